@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* The collectives, data types and reduction operations, one table each.
+ * Byte accounting and busbw factors follow nccl-tests (DESIGN.md):
+ * size = max(send, recv) bytes of one rank's buffer, count = the per-rank
+ * element count passed to the library (per peer for alltoall). */
+#ifndef NP_COLL_H
+#define NP_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum np_coll_id {
+	NP_COLL_ALLREDUCE,
+	NP_COLL_ALLGATHER,
+	NP_COLL_REDUCESCATTER,
+	NP_COLL_ALLTOALL,
+	NP_COLL_BROADCAST,
+	NP_COLL_REDUCE,
+	NP_COLL_SENDRECV,
+	NP_COLL_COUNT
+};
+
+/* Flags of a collective. */
+#define NP_COLL_F_REDUCE 0x1u  /* takes a reduction operation */
+#define NP_COLL_F_ROOTED 0x2u  /* takes a root */
+#define NP_COLL_F_INPLACE 0x4u /* has an in-place form */
+
+struct np_coll {
+	const char *name;
+	enum np_coll_id id;
+	unsigned flags;
+	bool send_n;   /* send buffer holds count*n elements (else count) */
+	bool recv_n;   /* recv buffer holds count*n elements (else count) */
+	double (*busbw_factor)(int nranks);
+};
+
+extern const struct np_coll np_colls[NP_COLL_COUNT];
+const struct np_coll *np_coll_find(const char *name); /* NULL if unknown */
+const char *np_coll_str(enum np_coll_id id);
+
+enum np_dtype {
+	NP_INT8,
+	NP_UINT8,
+	NP_INT32,
+	NP_UINT32,
+	NP_INT64,
+	NP_UINT64,
+	NP_HALF,
+	NP_FLOAT,
+	NP_DOUBLE,
+	NP_BFLOAT16,
+	NP_DTYPE_COUNT
+};
+
+struct np_dtype_info {
+	const char *name;
+	enum np_dtype id;
+	size_t size;     /* bytes per element */
+	bool is_float;
+	bool is_signed;
+};
+
+extern const struct np_dtype_info np_dtypes[NP_DTYPE_COUNT];
+const struct np_dtype_info *np_dtype_find(const char *name);
+const char *np_dtype_str(enum np_dtype id);
+
+enum np_redop { NP_OP_SUM, NP_OP_PROD, NP_OP_MAX, NP_OP_MIN, NP_OP_AVG, NP_OP_COUNT };
+
+const char *np_redop_str(enum np_redop op);
+int np_redop_find(const char *name); /* -1 if unknown */
+
+/* One rank's buffers for a collective of `size` bytes on n ranks. */
+struct np_layout {
+	size_t count;      /* elements passed to the library (per peer for alltoall) */
+	size_t send_bytes; /* bytes of the send buffer */
+	size_t recv_bytes; /* bytes of the recv buffer */
+	size_t size;       /* max(send, recv): the "size" column, after rounding */
+};
+
+/* Lay out a collective: count = floor(size / (elt * (n or 1))); count 0
+ * means the size rounds to no element (the caller skips it). */
+void np_coll_layout(const struct np_coll *c, size_t size, size_t elt, int nranks,
+		    struct np_layout *out);
+
+/* algbw (GB/s, 1e9 bytes) of `size` bytes in `seconds`, and busbw. */
+double np_algbw(size_t size, double seconds);
+double np_busbw(const struct np_coll *c, int nranks, double algbw);
+
+#endif

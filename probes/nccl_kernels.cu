@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+// Device kernels of the NCCL backend (being written).
+#include "nccl_kernels.h"

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Messages to the user: the only way src/ writes to stderr. Lowercase, no
+ * trailing period, names in quotes, and they say what to do. */
+#ifndef NP_MSG_H
+#define NP_MSG_H
+
+#include <stdbool.h>
+
+#include "status.h"
+
+#define NP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Rank and host used in prefixes of messages that concern one rank; set by
+ * src/world.c once MPI is up (-1 before). */
+extern int np_msg_rank;
+extern int np_msg_size;
+extern char np_msg_host[256];
+
+void np_note(const char *fmt, ...) NP_PRINTF(1, 2);   /* "note: ...", rank 0 only */
+void np_warn(const char *fmt, ...) NP_PRINTF(1, 2);   /* "warning: ...", rank 0 only */
+void np_error(const char *fmt, ...) NP_PRINTF(1, 2);  /* "error: ...", rank 0 only */
+/* "error: rank R on 'host': ...", printed by the calling rank, whatever it is */
+void np_rank_error(const char *fmt, ...) NP_PRINTF(1, 2);
+
+/* Print an error and end the whole job with code. Collective-safe only
+ * when every rank calls it (usage errors); a single rank's fatal error
+ * must use np_abort. */
+_Noreturn void np_die(int code, const char *fmt, ...) NP_PRINTF(2, 3);
+/* One rank's fatal error: prints with the rank prefix and aborts the job
+ * (MPI_Abort with code when MPI is up and there are other ranks). */
+_Noreturn void np_abort(int code, const char *fmt, ...) NP_PRINTF(2, 3);
+/* End the job with a status from a lower layer (its err->msg printed). */
+_Noreturn void np_abort_err(const struct np_err *err);
+
+/* Tear MPI down (if up) and exit with code: every rank calls it. */
+_Noreturn void np_exit(int code);
+
+#endif

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: MIT
+# Shell test library: TAP output, MPI launch helpers, prerequisites.
+# Source it from tests/tNNNN-area-what.sh:  . "$(dirname "$0")/lib.sh"
+#
+#   plan N | done_testing          TAP plan (up front, or at the end)
+#   ok COND-RC "desc"              one TAP line from a status
+#   expect_success "desc" CMD...   CMD exits 0
+#   expect_code CODE "desc" CMD... CMD exits CODE; its stderr is in $TEST_ERR
+#   expect_grep RE FILE "desc"     FILE has a line matching RE
+#   skip_all "why"                 skip the whole test (TAP 1..0 # SKIP)
+#   np ARGS...                     run the built nccl-probe directly
+#   np_mpi N ARGS...               run it on N local MPI ranks
+set -u
+
+: "${srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+NP_BIN=${NP_BIN:-$top_builddir/nccl-probe}
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/np-test.XXXXXX")
+TEST_ERR=$TEST_TMP/stderr
+TEST_OUT=$TEST_TMP/stdout
+trap 'rm -rf "$TEST_TMP"' EXIT
+_np_n=0
+_np_failed=0
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export NCCL_NVLS_ENABLE=0
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+plan() { echo "1..$1"; }
+done_testing() { echo "1..$_np_n"; [ "$_np_failed" -eq 0 ]; exit $?; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+
+ok() {
+	_np_n=$((_np_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_np_n - $2"
+	else
+		echo "not ok $_np_n - $2"
+		_np_failed=$((_np_failed + 1))
+	fi
+}
+
+diag() { printf '# %s\n' "$@"; }
+
+# Show a failed command's output as TAP diagnostics.
+_np_show() {
+	[ -s "$TEST_OUT" ] && sed 's/^/#   out: /' "$TEST_OUT" | head -n 20
+	[ -s "$TEST_ERR" ] && sed 's/^/#   err: /' "$TEST_ERR" | head -n 20
+	return 0
+}
+
+expect_success() {
+	local desc=$1 rc
+	shift
+	"$@" >"$TEST_OUT" 2>"$TEST_ERR"
+	rc=$?
+	ok "$rc" "$desc"
+	[ "$rc" -eq 0 ] || { diag "exit $rc: $*"; _np_show; }
+	return "$rc"
+}
+
+expect_code() {
+	local want=$1 desc=$2 rc
+	shift 2
+	"$@" >"$TEST_OUT" 2>"$TEST_ERR"
+	rc=$?
+	[ "$rc" -eq "$want" ]
+	ok $? "$desc"
+	[ "$rc" -eq "$want" ] || { diag "exit $rc, wanted $want: $*"; _np_show; }
+	return 0
+}
+
+expect_grep() {
+	grep -Eq -- "$1" "$2"
+	local rc=$?
+	ok "$rc" "$3"
+	[ "$rc" -eq 0 ] || { diag "no line matches /$1/ in $2:"; sed 's/^/#   /' "$2" | head -n 20; }
+	return 0
+}
+
+np() { "$NP_BIN" "$@"; }
+
+have_mpirun() { command -v mpirun >/dev/null 2>&1; }
+
+np_mpi() {
+	local n=$1
+	shift
+	mpirun -np "$n" --oversubscribe --bind-to none "$NP_BIN" "$@"
+}
+
+have_gpu() {
+	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
+
+have_nccl_build() { "$NP_BIN" --version 2>/dev/null | grep -q 'nccl backend: yes'; }
+
+need_fixtures() {
+	[ -n "${NP_FIXTURES:-}" ] && [ -d "$NP_FIXTURES/topology" ] ||
+		skip_all "NP_FIXTURES unset or missing (set it to ../shared/fixtures)"
+}

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# Tests: C unit tests and shell integration tests, all TAP.
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+SH_LOG_DRIVER = $(LOG_DRIVER)
+TEST_EXTENSIONS = .sh
+AM_TESTS_ENVIRONMENT = srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
+	export srcdir top_builddir;
+
+UNIT_LDADD = libnp.a $(HWLOC_LIBS) $(XML_LIBS) $(VERBS_LIBS) $(NCCL_LIBS)
+
+check_PROGRAMS += tests/unit/test_parse
+tests_unit_test_parse_SOURCES = tests/unit/test_parse.c tests/unit/tap.h
+tests_unit_test_parse_LDADD = $(UNIT_LDADD)
+
+TESTS += tests/unit/test_parse
+
+EXTRA_DIST += tests/lib.sh

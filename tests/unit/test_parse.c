@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests: size and sweep parsing, option errors, collective layout. */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "../../probes/coll.h"
+#include "../../src/opts.h"
+#include "tap.h"
+
+static int size_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0;
+	struct np_err err = { 0 };
+	return np_parse_size(s, &v, &err) == NP_OK && v == want;
+}
+
+static int size_bad(const char *s)
+{
+	uint64_t v = 0;
+	struct np_err err = { 0 };
+	return np_parse_size(s, &v, &err) == NP_EUSAGE && strstr(err.msg, s) != NULL;
+}
+
+static int parse(const char *a1, const char *a2, struct np_opts *o, struct np_err *err)
+{
+	char *argv[] = { "nccl-probe", (char *)a1, (char *)a2, NULL };
+	bool help, version;
+	return np_opts_parse(o, NP_CMD_SWEEP, a2 ? 3 : 2, argv, 1, &help, &version, err);
+}
+
+int main(void)
+{
+	struct np_opts o;
+	struct np_err err = { 0 };
+	struct np_layout lay;
+
+	tap_ok(size_ok("8", 8), "plain bytes");
+	tap_ok(size_ok("1K", 1024), "K is 1024");
+	tap_ok(size_ok("128M", 128ull << 20), "M");
+	tap_ok(size_ok("8G", 8ull << 30), "G");
+	tap_ok(size_ok("2T", 2ull << 40), "T");
+	tap_ok(size_ok("4k", 4096), "lowercase suffix");
+	tap_ok(size_ok("1MiB", 1ull << 20), "MiB spelling");
+	tap_ok(size_bad("abc"), "abc rejected, named");
+	tap_ok(size_bad("1Q"), "1Q rejected, named");
+	tap_ok(size_bad("99999999T"), "99999999T overflows, named");
+	tap_ok(size_bad("-1"), "negative rejected");
+	tap_ok(size_bad(""), "empty rejected");
+	tap_ok(size_bad("18446744073709551616"), "2^64 rejected");
+
+	tap_ok(parse("--sweep", "128M:8G", &o, &err) == NP_OK && o.min_bytes == 128ull << 20 &&
+		       o.max_bytes == 8ull << 30 && o.step_kind == NP_STEP_FACTOR && o.step_factor == 4,
+	       "--sweep MIN:MAX keeps the default factor");
+	tap_ok(parse("--sweep", "1K:1M:x2", &o, &err) == NP_OK && o.step_factor == 2, "factor x2");
+	tap_ok(parse("--sweep", "1K:1M:+4K", &o, &err) == NP_OK && o.step_kind == NP_STEP_ADD &&
+		       o.step_bytes == 4096, "step +4K");
+	tap_ok(parse("--sweep", "1M", &o, &err) == NP_OK && o.min_bytes == o.max_bytes, "single size");
+	tap_ok(parse("--sweep", "8G:1K", &o, &err) == NP_EUSAGE && strstr(err.msg, "8G:1K"), "8G:1K rejected");
+	tap_ok(parse("--sweep", "0:1M", &o, &err) == NP_EUSAGE && strstr(err.msg, "0:1M"), "0:1M rejected");
+	tap_ok(parse("--sweep", ":x1", &o, &err) == NP_EUSAGE && strstr(err.msg, ":x1"), ":x1 rejected");
+	tap_ok(parse("--sweep", "1K:1M:x1", &o, &err) == NP_EUSAGE && strstr(err.msg, "1K:1M:x1"),
+	       "factor 1 rejected");
+	tap_ok(parse("--sweep", "1K:1M:+0", &o, &err) == NP_EUSAGE, "step +0 rejected");
+	tap_ok(parse("--sweep", "1K:1M:y2", &o, &err) == NP_EUSAGE, "bad step letter rejected");
+	tap_ok(parse("--coll", "bogus", &o, &err) == NP_EUSAGE && strstr(err.msg, "bogus"), "--coll bogus");
+	tap_ok(parse("--coll", "all", &o, &err) == NP_OK && o.colls[NP_COLL_SENDRECV], "--coll all");
+	tap_ok(parse("--dtype", "bogus", &o, &err) == NP_EUSAGE && strstr(err.msg, "bogus"), "--dtype bogus");
+	tap_ok(parse("--dtype", "bfloat16", &o, &err) == NP_OK && o.dtype == NP_BFLOAT16, "--dtype bfloat16");
+	tap_ok(parse("--iters", "-3", &o, &err) == NP_EUSAGE && strstr(err.msg, "-3"), "--iters -3");
+	tap_ok(parse("--iters", "auto", &o, &err) == NP_OK && o.iters == 0, "--iters auto");
+	tap_ok(parse("-n", "20", &o, &err) == NP_OK && o.iters == 20, "-n 20");
+	tap_ok(parse("--output", "/nonexistent/x", &o, &err) == NP_EUSAGE &&
+		       strstr(err.msg, "/nonexistent/x"), "--output in a missing directory");
+	tap_ok(parse("--bogus", NULL, &o, &err) == NP_EUSAGE && strstr(err.msg, "--bogus"), "unknown option");
+	tap_ok(parse("-b", "1K", &o, &err) == NP_OK && o.min_bytes == 1024, "-b 1K");
+	tap_ok(parse("--op=max", NULL, &o, &err) == NP_OK && o.op == NP_OP_MAX, "--op=max");
+	tap_ok(parse("-c", "0", &o, &err) == NP_OK && !o.check, "-c 0 as in nccl-tests");
+	tap_ok(parse("--timeout", "abc", &o, &err) == NP_EUSAGE && strstr(err.msg, "abc"), "--timeout abc");
+
+	o.root = 99;
+	o.colls[NP_COLL_BROADCAST] = true;
+	tap_ok(np_opts_check_world(&o, 4, &err) == NP_EUSAGE && strstr(err.msg, "99"), "--root 99 on 4 ranks");
+
+	np_coll_layout(&np_colls[NP_COLL_ALLREDUCE], 1024, 4, 8, &lay);
+	tap_is_int(lay.count, 256, "allreduce count");
+	tap_is_int(lay.size, 1024, "allreduce size");
+	np_coll_layout(&np_colls[NP_COLL_ALLGATHER], 1024, 4, 8, &lay);
+	tap_is_int(lay.count, 32, "allgather count per rank");
+	tap_is_int(lay.send_bytes, 128, "allgather send bytes");
+	tap_is_int(lay.recv_bytes, 1024, "allgather recv bytes");
+	np_coll_layout(&np_colls[NP_COLL_REDUCESCATTER], 1000, 4, 8, &lay);
+	tap_is_int(lay.count, 31, "reducescatter rounds down");
+	tap_is_int(lay.size, 992, "reducescatter size after rounding");
+	np_coll_layout(&np_colls[NP_COLL_ALLTOALL], 16, 4, 8, &lay);
+	tap_is_int(lay.count, 0, "alltoall 16 B on 8 ranks rounds to 0 elements");
+
+	tap_is_dbl(np_colls[NP_COLL_ALLREDUCE].busbw_factor(8), 1.75, 1e-12, "allreduce factor 2(n-1)/n");
+	tap_is_dbl(np_colls[NP_COLL_ALLGATHER].busbw_factor(8), 0.875, 1e-12, "allgather factor (n-1)/n");
+	tap_is_dbl(np_colls[NP_COLL_REDUCESCATTER].busbw_factor(4), 0.75, 1e-12, "reducescatter factor");
+	tap_is_dbl(np_colls[NP_COLL_ALLTOALL].busbw_factor(16), 15.0 / 16, 1e-12, "alltoall factor");
+	tap_is_dbl(np_colls[NP_COLL_BROADCAST].busbw_factor(8), 1, 1e-12, "broadcast factor 1");
+	tap_is_dbl(np_colls[NP_COLL_REDUCE].busbw_factor(8), 1, 1e-12, "reduce factor 1");
+	tap_is_dbl(np_colls[NP_COLL_SENDRECV].busbw_factor(8), 1, 1e-12, "sendrecv factor 1");
+	tap_is_dbl(np_colls[NP_COLL_ALLREDUCE].busbw_factor(1), 0, 1e-12, "allreduce on 1 rank moves no bus bytes");
+	tap_is_dbl(np_algbw(1000000000, 0.5), 2.0, 1e-12, "algbw in GB/s of 1e9 bytes");
+	return tap_done();
+}
