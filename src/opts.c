@@ -465,6 +465,7 @@ static enum np_status apply(struct np_opts *o, const struct np_option *opt, cons
 			return NP_EUSAGE;
 		o->step_kind = NP_STEP_FACTOR;
 	} else if (!strcmp(n, "sweep")) {
+		o->sweep_arg = val;
 		return np_parse_sweep(val, o, err);
 	} else if (!strcmp(n, "timeout")) {
 		if (parse_double(n, val, 0, &o->timeout, err))
@@ -542,9 +543,10 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 			       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
 	if (cmd == NP_CMD_SWEEP && np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
 		return np_fail(err, NP_EUSAGE,
-			       "the sweep from %llu to %llu bytes has more than %d sizes; use a larger step",
-			       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
-			       NP_MAX_SIZES);
+			       "%s%s%sthe sweep from %llu to %llu bytes has more than %d sizes; use a larger step",
+			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
+			       o->sweep_arg ? "': " : "", (unsigned long long)o->min_bytes,
+			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
 	if (o->graph && o->backend == NP_BACKEND_MPI)
 		return np_fail(err, NP_EUSAGE, "--graph needs the NCCL backend; drop --graph or use --backend nccl");
 	if (cmd == NP_CMD_TOPO && o->check_gdr && o->recommend)

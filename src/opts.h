@@ -50,6 +50,7 @@ struct np_opts {
 	double min_busbw;          /* GB/s verdict threshold, 0 = none */
 	double min_eff;            /* fraction, 0 = none */
 	const char *gpu_map;       /* --gpu-map LIST or NULL */
+	const char *sweep_arg;     /* the last --sweep value, for messages */
 	/* both */
 	enum np_format format;
 	const char *output;        /* NULL = stdout */

@@ -156,7 +156,7 @@ static enum np_status timed_batch(struct sweep *s, const struct np_bench *b, int
 	double in[3], outv[3], t = 0;
 	enum np_status st;
 
-	np_watchdog_arm("%s of %zu B (%d iterations)", b->coll->name, b->lay.size, iters);
+	np_watchdog_arm("%s of %zu B (batch of %d)", b->coll->name, b->lay.size, iters);
 	stall_if_asked(s);
 	st = s->be.ops->run(&s->be, b, iters, &t);
 	if (st != NP_OK)
