@@ -232,12 +232,8 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 	}
 	res->iters = iters;
 	while (n < target) {
-		if (timed_batch(s, b, iters, t_start, &t, &el, &stop))
-			return false;
-		if (stop && n > 0)
-			break;
-		if (stop)
-			return false;
+		if (timed_batch(s, b, iters, t_start, &t, &el, &stop) || stop)
+			return false; /* interrupted: a row is reported whole or not at all */
 		s->samples[n++] = t / iters;
 		if (o->iters)
 			continue;
@@ -259,7 +255,7 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 	res->ci_half_rel = st.ci_half_rel;
 	res->algbw = np_algbw(b->lay.size, st.median);
 	res->busbw = np_busbw(b->coll, s->w->size, res->algbw);
-	return !stop;
+	return true;
 }
 
 static void add_row(struct sweep *s, const struct np_result *res)
@@ -650,7 +646,7 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 		whole = measure(s, &b, &res);
 		if (w.rank == 0)
 			progress_clear(s);
-		if (res.samples > 0)
+		if (whole)
 			add_row(s, &res);
 		s->done++;
 		if (!whole) {

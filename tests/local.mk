@@ -14,7 +14,10 @@ tests_unit_test_parse_LDADD = $(UNIT_LDADD)
 
 SWEEP_TESTS = \
 	tests/t0001-sweep-ranks.sh \
-	tests/t0002-sweep-bad-input.sh
+	tests/t0002-sweep-bad-input.sh \
+	tests/t0003-sweep-check.sh \
+	tests/t0004-sweep-output.sh \
+	tests/t0006-sweep-timeout.sh
 TESTS += tests/unit/test_parse $(SWEEP_TESTS)
 
 EXTRA_DIST += tests/lib.sh tests/check_report.py $(SWEEP_TESTS)
