@@ -24,7 +24,7 @@
 #define MAX_SAMPLES 10000
 #define MIN_SAMPLES_AUTO 5
 #define MIN_SAMPLES_BUDGET 3   /* when the budget runs out first */
-#define BATCH_TARGET 2e-3      /* seconds a batch should last with --iters auto */
+#define BATCH_TARGET 20e-3     /* seconds a batch should last with --iters auto */
 #define CI_TARGET 0.01         /* 95% CI half-width of the median, relative */
 #define MAX_ITERS (1 << 20)
 
@@ -213,15 +213,19 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 			np_rank_error("%s of %zu B: %llu of this rank's result elements are wrong",
 				      b->coll->name, b->lay.size, (unsigned long long)wrong);
 	}
+	t = 0;
 	if (o->warmup > 0) {
 		if (timed_batch(s, b, o->warmup, t_start, &t, &el, &stop) || stop)
 			return false;
+		t /= o->warmup;
 	}
 	if (o->iters) {
 		iters = o->iters;
 	} else {
-		/* one iteration, then as many as fill a batch of BATCH_TARGET */
-		if (timed_batch(s, b, 1, t_start, &t, &el, &stop) || stop)
+		/* as many iterations as fill a batch of BATCH_TARGET, so that the
+		 * barrier before a batch and the skew of its start are a small
+		 * part of it; the warm-up's time per iteration, else one timed */
+		if (o->warmup <= 0 && (timed_batch(s, b, 1, t_start, &t, &el, &stop) || stop))
 			return false;
 		iters = t > 0 ? (int)ceil(BATCH_TARGET / t) : MAX_ITERS;
 		if (iters < 1)

@@ -17,7 +17,13 @@ SWEEP_TESTS = \
 	tests/t0002-sweep-bad-input.sh \
 	tests/t0003-sweep-check.sh \
 	tests/t0004-sweep-output.sh \
+	tests/t0005-docs.sh \
 	tests/t0006-sweep-timeout.sh
 TESTS += tests/unit/test_parse $(SWEEP_TESTS)
 
 EXTRA_DIST += tests/lib.sh tests/check_report.py $(SWEEP_TESTS)
+
+# benchmarks (built by make check, run by hand: see tests/bench/*.sh)
+check_PROGRAMS += tests/bench/mpi_allreduce_loop
+tests_bench_mpi_allreduce_loop_SOURCES = tests/bench/mpi_allreduce_loop.c
+EXTRA_DIST += tests/bench/harness-overhead.sh
