@@ -483,7 +483,12 @@ static enum np_status open_output(struct sweep *s, struct np_err *err)
 		s->out = stdout;
 	}
 	s->stream = s->o->format == NP_FMT_TABLE;
-	s->progress = !s->o->quiet && isatty(STDERR_FILENO) &&
+	/* stderr on a terminal; under Open MPI a rank's stdout is a pty and
+	 * its stderr a pipe to mpirun's terminal, so stdout tells there.
+	 * A table streamed to the terminal is its own progress. */
+	s->progress = !s->o->quiet &&
+		      (isatty(STDERR_FILENO) ||
+		       (isatty(STDOUT_FILENO) && getenv("OMPI_COMM_WORLD_SIZE"))) &&
 		      (s->o->output || !isatty(STDOUT_FILENO) || s->o->format != NP_FMT_TABLE);
 	return NP_OK;
 }
