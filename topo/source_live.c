@@ -214,6 +214,12 @@ static void nccl_version(struct np_topo *t)
 	dlclose(lib);
 }
 
+/* GPU facts come from NVML here: hwloc's GPU components would only add OS
+ * devices, at the cost of initializing OpenCL, CUDA and X. Its libpciaccess
+ * component only adds names to what the Linux backend finds in sysfs (and
+ * leaks a little in every load). */
+static const char *const skip_components[] = { "opencl", "cuda", "nvml", "rsmi", "levelzero", "gl", "pci" };
+
 enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct np_err *err)
 {
 	struct np_sysfs fs;
@@ -231,6 +237,8 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 		return np_fail(err, NP_ESYS, "hwloc_topology_init failed: %s", strerror(errno));
 	}
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	for (size_t i = 0; i < sizeof(skip_components) / sizeof(skip_components[0]); i++)
+		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, skip_components[i]);
 	if (hwloc_topology_load(topo) != 0) {
 		hwloc_topology_destroy(topo);
 		np_sysfs_release(&fs);
