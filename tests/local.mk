@@ -12,6 +12,9 @@ check_PROGRAMS += tests/unit/test_parse
 tests_unit_test_parse_SOURCES = tests/unit/test_parse.c tests/unit/tap.h
 tests_unit_test_parse_LDADD = $(UNIT_LDADD)
 
-TESTS += tests/unit/test_parse
+SWEEP_TESTS = \
+	tests/t0001-sweep-ranks.sh \
+	tests/t0002-sweep-bad-input.sh
+TESTS += tests/unit/test_parse $(SWEEP_TESTS)
 
-EXTRA_DIST += tests/lib.sh
+EXTRA_DIST += tests/lib.sh tests/check_report.py $(SWEEP_TESTS)
