@@ -138,36 +138,28 @@ static enum np_status mpi_fail(struct np_backend *be, int rc, const char *what)
 	return np_fail(&be->err, NP_EMPI, "%s failed: %s", what, s);
 }
 
-/* Collective over the world: every rank learns whether one failed. The
- * first failing rank's message reaches the others, so that whichever rank
- * reports, it names the rank, host and cause; a failing rank keeps its own. */
+/* Collective over the world: every rank learns whether one failed, so that
+ * no rank goes on into NCCL's setup alone. A failing rank keeps its message
+ * (the caller prefixes rank and host); the others name the first failing
+ * rank, whose message says why. */
 static enum np_status agree(struct np_backend *be, enum np_status st)
 {
 	const struct np_world *w = be->world;
 	int mine[2] = { st == NP_OK ? 1 : 0, w->rank }, first[2];
-	struct {
-		int st;
-		char msg[NP_ERRLEN];
-	} m;
-	int rc;
+	int rc, fst = (int)st;
 
 	rc = MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, w->comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(be, rc, "MPI_Allreduce of the setup status");
 	if (first[0] == 1)
 		return NP_OK;
-	memset(&m, 0, sizeof(m));
-	if (w->rank == first[1]) {
-		m.st = (int)st;
-		snprintf(m.msg, sizeof(m.msg), "%s", be->err.msg);
-	}
-	rc = MPI_Bcast(&m, (int)sizeof(m), MPI_BYTE, first[1], w->comm);
+	rc = MPI_Bcast(&fst, 1, MPI_INT, first[1], w->comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(be, rc, "MPI_Bcast of the setup error");
 	if (st != NP_OK)
 		return st;
-	return np_fail(&be->err, (enum np_status)m.st, "rank %d on '%s' failed: %s", first[1],
-		       w->hosts ? w->hosts[first[1]] : "?", m.msg);
+	return np_fail(&be->err, (enum np_status)fst, "stopped because rank %d on '%s' failed",
+		       first[1], w->hosts ? w->hosts[first[1]] : "?");
 }
 
 /* ---- waiting without blocking forever ---------------------------------- */
@@ -275,7 +267,6 @@ static uint64_t fnv1a(const char *s)
 static enum np_status map_device(struct np_backend *be, const char *map, const char *src,
 				 int lrank, int ndev, int *dev)
 {
-	const struct np_world *w = be->world;
 	const char *s = map;
 	int i = 0;
 
@@ -293,9 +284,9 @@ static enum np_status map_device(struct np_backend *be, const char *map, const c
 		if (i == lrank) {
 			if ((int)v >= ndev)
 				return np_fail(&be->err, NP_ENODEV,
-					       "%s '%s' gives rank %d on '%s' GPU %lu, but %d %s visible there; give indices below %d",
-					       src, map, w->rank, w->host, v, ndev,
-					       ndev == 1 ? "is" : "are", ndev);
+					       "%s '%s' gives local rank %d GPU %lu, but %d %s visible; give indices below %d",
+					       src, map, lrank, v, ndev, ndev == 1 ? "is" : "are",
+					       ndev);
 			*dev = (int)v;
 			return NP_OK;
 		}
@@ -305,8 +296,8 @@ static enum np_status map_device(struct np_backend *be, const char *map, const c
 		s = end + 1;
 	}
 	return np_fail(&be->err, NP_EUSAGE,
-		       "%s '%s' lists %d GPU%s, but rank %d on '%s' is local rank %d; give one GPU index per local rank",
-		       src, map, i, i == 1 ? "" : "s", w->rank, w->host, lrank);
+		       "%s '%s' lists %d GPU%s, but this rank is local rank %d; give one GPU index per local rank",
+		       src, map, i, i == 1 ? "" : "s", lrank);
 }
 
 /* Choose this rank's GPU: collective over the node. Without a map, the GPU is
@@ -342,9 +333,8 @@ static enum np_status select_device(struct np_backend *be, int *dev)
 	if (ce != cudaSuccess || ndev <= 0) {
 		cudaGetLastError();
 		return np_fail(&be->err, NP_ENODEV,
-			       "rank %d on '%s' sees no CUDA device (%s); check the driver with nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend mpi",
-			       w->rank, w->host,
-			       ce != cudaSuccess ? cudaGetErrorString(ce) : "0 visible");
+			       "no CUDA device visible (%s); check the driver with nvidia-smi and CUDA_VISIBLE_DEVICES, or use --backend mpi",
+			       ce != cudaSuccess ? cudaGetErrorString(ce) : "0 devices");
 	}
 	if (!map || !*map) {
 		map = getenv("NCCL_PROBE_GPU_MAP");
@@ -354,8 +344,8 @@ static enum np_status select_device(struct np_backend *be, int *dev)
 		return map_device(be, map, src, lrank, ndev, dev);
 	if (idx >= ndev)
 		return np_fail(&be->err, NP_ENODEV,
-			       "rank %d on '%s' has no GPU (%d visible); launch at most %d rank%s per node or set CUDA_VISIBLE_DEVICES",
-			       w->rank, w->host, ndev, ndev, ndev == 1 ? "" : "s");
+			       "local rank %d has no GPU (%d visible); launch at most %d rank%s per node or set CUDA_VISIBLE_DEVICES",
+			       lrank, ndev, ndev, ndev == 1 ? "" : "s");
 	*dev = idx;
 	return NP_OK;
 }
@@ -426,9 +416,9 @@ static enum np_status check_unique_gpu(struct np_backend *be)
 		if (all[i].rank == w->rank || strcasecmp(all[i].bus, mine.bus))
 			continue;
 		st = np_fail(&be->err, NP_ENODEV,
-			     "ranks %d and %d on '%s' both use the GPU at %s (CUDA device %d); give each rank its own GPU with --gpu-map, NCCL_PROBE_GPU_MAP or CUDA_VISIBLE_DEVICES",
+			     "ranks %d and %d both use the GPU at %s (CUDA device %d); give each rank its own GPU with --gpu-map, NCCL_PROBE_GPU_MAP or CUDA_VISIBLE_DEVICES",
 			     all[i].rank < w->rank ? all[i].rank : w->rank,
-			     all[i].rank < w->rank ? w->rank : all[i].rank, w->host, mine.bus,
+			     all[i].rank < w->rank ? w->rank : all[i].rank, mine.bus,
 			     be->info.device);
 	}
 	free(all);

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The NCCL backend and its device kernels, built when configure found
-# CUDA and NCCL; the NCCL_* environment listing is built always.
+# CUDA and NCCL.
 EXTRA_DIST += probes/nccl_kernels.cu probes/nccl_kernels.h
-libnp_a_SOURCES += probes/nccl_env.c probes/nccl_env.h
 if HAVE_NCCL
 libnp_a_SOURCES += probes/backend_nccl.c
 libnp_a_LIBADD += probes/nccl_kernels.$(OBJEXT)
@@ -15,8 +14,10 @@ endif
 
 # GPU tests: they skip (TAP "1..0 # SKIP") without a GPU or without the
 # NCCL backend, so they are in every build's make check.
-TESTS += tests/t3001-gpu-backend.sh tests/t3002-gpu-abort.sh
-EXTRA_DIST += tests/t3001-gpu-backend.sh tests/t3002-gpu-abort.sh
+GPU_TESTS = tests/t3001-gpu-backend.sh tests/t3002-gpu-abort.sh tests/t3003-gpu-check.sh \
+	tests/t3004-gpu-memory.sh tests/t3005-gpu-timeout.sh tests/t3006-gpu-ranks.sh
+TESTS += $(GPU_TESTS)
+EXTRA_DIST += $(GPU_TESTS)
 if HAVE_NCCL
 check_PROGRAMS += tests/unit/test_nccl
 tests_unit_test_nccl_SOURCES = tests/unit/test_nccl.c tests/unit/tap.h

@@ -15,7 +15,6 @@
 #include <mpi.h>
 
 #include "../../probes/backend.h"
-#include "../../probes/nccl_env.h"
 #include "../../src/opts.h"
 #include "../../src/world.h"
 #include "tap.h"
