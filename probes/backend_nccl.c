@@ -653,6 +653,22 @@ static void parse_stall(struct nccl_priv *p)
 		p->stall = true;
 }
 
+/* Device choice, guards and the communicator, each step agreed over the
+ * world so that no rank enters NCCL's setup alone. */
+static enum np_status init_steps(struct np_backend *be)
+{
+	struct nccl_priv *p = be->priv;
+	enum np_status st;
+
+	if ((st = agree(be, select_device(be, &p->dev))) || (st = agree(be, open_device(be))) ||
+	    (st = agree(be, check_unique_gpu(be))))
+		return st;
+	st = comm_init(be);
+	if (st == NP_OK)
+		st = comm_check(be);
+	return agree(be, st);
+}
+
 static enum np_status nccl_init(struct np_backend *be)
 {
 	struct nccl_priv *p;
@@ -661,9 +677,11 @@ static enum np_status nccl_init(struct np_backend *be)
 	size_t freeb = 0, total = 0;
 	cudaError_t ce;
 	bool logging;
+	uint64_t h;
 
 	memset(save, 0, sizeof(save));
 	be->info.device = -1;
+	snprintf(be->info.device_name, sizeof(be->info.device_name), "none");
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return np_fail(&be->err, NP_ENOMEM, "out of memory");
@@ -673,37 +691,20 @@ static enum np_status nccl_init(struct np_backend *be)
 	p->nranks = be->world->size;
 	be->priv = p;
 	parse_stall(p);
-	fill_versions(&be->info);
-	snprintf(be->info.device_name, sizeof(be->info.device_name), "none");
-
-	st = agree(be, select_device(be, &p->dev));
-	if (st)
-		return st;
-	st = agree(be, open_device(be));
-	if (st)
-		return st;
-	st = agree(be, check_unique_gpu(be));
-	if (st)
-		return st;
-
+	/* before any NCCL call: NCCL reads its debug settings once */
 	logging = log_begin(p, save);
-	st = comm_init(be);
+	fill_versions(&be->info);
+	st = init_steps(be);
 	for (int i = 0; i < 3; i++)
 		env_restore(&save[i]);
 	if (logging)
 		log_read(p, &be->info);
-	if (st == NP_OK)
-		st = comm_check(be);
-	st = agree(be, st);
 	if (st)
 		return st;
-
 	if ((ce = cudaMemGetInfo(&freeb, &total)) != cudaSuccess)
 		return cuda_fail(be, ce, "cudaMemGetInfo");
-	{
-		uint64_t h = headroom(total, p->nranks);
-		be->info.mem_avail = freeb > h ? freeb - h : 0;
-	}
+	h = headroom(total, p->nranks);
+	be->info.mem_avail = freeb > h ? freeb - h : 0;
 	return NP_OK;
 }
 

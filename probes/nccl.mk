@@ -17,7 +17,7 @@ endif
 GPU_TESTS = tests/t3001-gpu-backend.sh tests/t3002-gpu-abort.sh tests/t3003-gpu-check.sh \
 	tests/t3004-gpu-memory.sh tests/t3005-gpu-timeout.sh tests/t3006-gpu-ranks.sh
 TESTS += $(GPU_TESTS)
-EXTRA_DIST += $(GPU_TESTS)
+EXTRA_DIST += $(GPU_TESTS) tests/bench/nccl-compare.sh
 if HAVE_NCCL
 check_PROGRAMS += tests/unit/test_nccl
 tests_unit_test_nccl_SOURCES = tests/unit/test_nccl.c tests/unit/tap.h
