@@ -6,8 +6,24 @@ if HAVE_NCCL
 libnp_a_SOURCES += probes/backend_nccl.c
 libnp_a_LIBADD += probes/nccl_kernels.$(OBJEXT)
 CLEANFILES += probes/nccl_kernels.$(OBJEXT)
-probes/nccl_kernels.$(OBJEXT): probes/nccl_kernels.cu probes/nccl_kernels.h probes/pattern.h probes/coll.h
+probes/nccl_kernels.$(OBJEXT): probes/nccl_kernels.cu probes/nccl_kernels.h probes/pattern.h probes/coll.h config.h
 	@$(MKDIR_P) probes
 	$(AM_V_GEN)$(NVCC) $(NVCCFLAGS) -I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/probes \
 		-Xcompiler -fPIC -c -o $@ $(top_srcdir)/probes/nccl_kernels.cu
+endif
+
+# GPU tests: they skip (TAP "1..0 # SKIP") without a GPU or without the
+# NCCL backend, so they are in every build's make check.
+GPU_TESTS = tests/t3001-gpu-backend.sh tests/t3002-gpu-abort.sh tests/t3003-gpu-check.sh \
+	tests/t3004-gpu-memory.sh tests/t3005-gpu-timeout.sh tests/t3006-gpu-ranks.sh
+TESTS += $(GPU_TESTS)
+EXTRA_DIST += $(GPU_TESTS) tests/bench/nccl-compare.sh
+if HAVE_NCCL
+check_PROGRAMS += tests/unit/test_nccl
+tests_unit_test_nccl_SOURCES = tests/unit/test_nccl.c tests/unit/tap.h
+tests_unit_test_nccl_LDADD = libnp.a $(HWLOC_LIBS) $(XML_LIBS) $(VERBS_LIBS) $(NCCL_LIBS)
+# the reference loop of the benchmark (tests/bench/nccl-compare.sh)
+noinst_PROGRAMS += tests/bench/nccl_allreduce_loop
+tests_bench_nccl_allreduce_loop_SOURCES = tests/bench/nccl_allreduce_loop.c
+tests_bench_nccl_allreduce_loop_LDADD = $(NCCL_LIBS)
 endif

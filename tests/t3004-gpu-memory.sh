@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Sizes that do not fit the GPU are skipped with one clear line, never an
+# out-of-memory crash; the sizes that fit still run.
+. "$(dirname "$0")/lib.sh"
+have_nccl_build || skip_all "built without the NCCL backend"
+have_gpu || skip_all "no GPU"
+
+expect_success "1 TiB all-reduce on a GPU: skipped, 1 GiB runs" \
+	np --backend nccl --sweep 1G:1T:x1024 --coll allreduce --iters 1 --samples 1 --warmup 1
+expect_grep '^# skipped allreduce 1 ?T(i)?B?:? .*needs .* of buffers per rank, .* available on the tightest rank' \
+	"$TEST_OUT" "the skip line says what it needs and what is there"
+expect_grep '^ +allreduce +1073741824 ' "$TEST_OUT" "the 1 GiB row ran"
+expect_success "4 TiB all-to-all and 64 TiB all-reduce: nothing fits, nothing crashes" \
+	np --backend nccl --sweep 4T:64T:x16 --coll allreduce,alltoall --iters 1 --samples 1 --format json
+expect_grep '"reason": "needs ' "$TEST_OUT" "every size is skipped with the reason"
+done_testing
