@@ -19,7 +19,8 @@ SWEEP_TESTS = \
 	tests/t0004-sweep-output.sh \
 	tests/t0005-docs.sh \
 	tests/t0006-sweep-timeout.sh \
-	tests/t0007-sweep-limits.sh
+	tests/t0007-sweep-limits.sh \
+	tests/t0008-validate.sh
 check_PROGRAMS += tests/unit/test_stats
 tests_unit_test_stats_SOURCES = tests/unit/test_stats.c tests/unit/tap.h
 tests_unit_test_stats_LDADD = $(UNIT_LDADD)
