@@ -123,11 +123,11 @@ static void gpu_table(FILE *f, const struct np_topo *t)
 		fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
 		return;
 	}
-	fprintf(f, "GPUs:\n  %-5s %-13s %-28s %-5s %-20s %-16s %-10s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
-		"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR");
+	fprintf(f, "GPUs:\n  %-5s %-13s %-28s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
+		"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR ATTR", "NEAREST NIC");
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
-		char numa[16], link[40], nv[32], bar[32];
+		char numa[16], link[40], nv[32], bar[32], near[128];
 		snprintf(numa, sizeof(numa), g->numa >= 0 ? "%d" : "N/A", g->numa);
 		link_str(&g->pcie, link, sizeof(link));
 		if (g->nvlinks && g->nvlink_gbps > 0)
@@ -140,8 +140,13 @@ static void gpu_table(FILE *f, const struct np_topo *t)
 			snprintf(bar, sizeof(bar), "%llu MiB", (unsigned long long)g->bar1_mib);
 		else
 			snprintf(bar, sizeof(bar), "unknown");
-		fprintf(f, "  %-5d %-13s %-28.28s %-5s %-20s %-16s %-10s %s\n", i, g->busid, g->name, numa, link, nv, bar,
-			np_tri_str(g->gdr));
+		near[0] = '\0';
+		for (int k = 0; k < t->near[i].n && strlen(near) < sizeof(near) - 24; k++)
+			snprintf(near + strlen(near), sizeof(near) - strlen(near), "%sNIC%d", k ? "," : "", t->near[i].nics[k]);
+		if (t->near[i].n)
+			snprintf(near + strlen(near), sizeof(near) - strlen(near), " (%s)", np_path_str(t->near[i].path));
+		fprintf(f, "  %-5d %-13s %-28.28s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid, g->name, numa, link, nv, bar,
+			np_tri_str(g->gdr), near[0] ? near : "-");
 	}
 }
 

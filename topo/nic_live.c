@@ -260,6 +260,7 @@ void np_nic_live(struct np_topo *t, const struct np_sysfs *fs)
 		sysfs_ports(t, fs, devs[i]);
 	if (n >= 0)
 		np_sysfs_free_list(devs, n);
+	np_topo_sort_nics(t);
 #ifdef HAVE_VERBS
 	if (!fs->fake && n > 0)
 		verbs_ports(t);
