@@ -90,9 +90,11 @@ extern const struct np_backend_ops np_backend_nccl;
 bool np_nccl_gpu_visible(void);
 #endif
 
-/* Pick the backend for opts->backend; *why says why auto chose what it did.
- * Returns NP_ENOTSUP when the asked backend is not built. */
-enum np_status np_backend_select(const struct np_opts *opts, const struct np_backend_ops **ops,
-				 char *why, size_t whylen, struct np_err *err);
+/* Pick the backend for opts->backend; gpus_everywhere: every rank sees a
+ * GPU (the caller agrees on it over the world). *why says why auto chose
+ * what it did. Returns NP_ENOTSUP when the asked backend is not built. */
+enum np_status np_backend_select(const struct np_opts *opts, bool gpus_everywhere,
+				 const struct np_backend_ops **ops, char *why, size_t whylen,
+				 struct np_err *err);
 
 #endif

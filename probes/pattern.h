@@ -166,7 +166,13 @@ NP_HD uint16_t np_pat_f2h(float f)
 		return (uint16_t)(sign | 0x7c00u);
 	if (e <= 0) /* subnormal half */
 		return (uint16_t)(sign | ((m | 0x800000u) >> (14 - e)));
-	return (uint16_t)(sign | ((uint32_t)e << 10) | (m >> 13));
+	{
+		/* round to nearest even; a carry moves into the exponent */
+		uint32_t h = sign | ((uint32_t)e << 10) | (m >> 13), rem = m & 0x1fffu;
+		if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+			h++;
+		return (uint16_t)h;
+	}
 }
 
 NP_HD float np_pat_h2f(uint16_t h)

@@ -74,6 +74,31 @@ const char *np_backend_choice_str(enum np_backend_choice b)
 	return "unknown";
 }
 
+size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	uint64_t s = o->min_bytes;
+
+	while (s <= o->max_bytes && n <= NP_MAX_SIZES) {
+		uint64_t next;
+		if (out && n < cap)
+			out[n] = s;
+		n++;
+		if (o->step_kind == NP_STEP_FACTOR) {
+			double d = (double)s * o->step_factor;
+			next = d >= 1.8e19 ? UINT64_MAX : (uint64_t)d;
+		} else {
+			next = s + o->step_bytes < s ? UINT64_MAX : s + o->step_bytes;
+		}
+		if (next <= s)
+			next = s + 1;
+		if (next == UINT64_MAX)
+			break;
+		s = next;
+	}
+	return n;
+}
+
 static void defaults(struct np_opts *o, unsigned cmd)
 {
 	memset(o, 0, sizeof(*o));
@@ -440,6 +465,7 @@ static enum np_status apply(struct np_opts *o, const struct np_option *opt, cons
 			return NP_EUSAGE;
 		o->step_kind = NP_STEP_FACTOR;
 	} else if (!strcmp(n, "sweep")) {
+		o->sweep_arg = val;
 		return np_parse_sweep(val, o, err);
 	} else if (!strcmp(n, "timeout")) {
 		if (parse_double(n, val, 0, &o->timeout, err))
@@ -515,6 +541,12 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		return np_fail(err, NP_EUSAGE,
 			       "smallest size %llu is larger than largest size %llu; swap them",
 			       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
+	if (cmd == NP_CMD_SWEEP && np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
+		return np_fail(err, NP_EUSAGE,
+			       "%s%s%sthe sweep from %llu to %llu bytes has more than %d sizes; use a larger step",
+			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
+			       o->sweep_arg ? "': " : "", (unsigned long long)o->min_bytes,
+			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
 	if (o->graph && o->backend == NP_BACKEND_MPI)
 		return np_fail(err, NP_EUSAGE, "--graph needs the NCCL backend; drop --graph or use --backend nccl");
 	if (cmd == NP_CMD_TOPO && o->check_gdr && o->recommend)
@@ -524,12 +556,7 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 
 enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct np_err *err)
 {
-	bool rooted = false;
-
-	for (int i = 0; i < NP_COLL_COUNT; i++)
-		if (o->colls[i] && (np_colls[i].flags & NP_COLL_F_ROOTED))
-			rooted = true;
-	if (rooted && o->root >= nranks)
+	if (o->root >= nranks)
 		return np_fail(err, NP_EUSAGE, "invalid --root %d: there are %d ranks; give 0 to %d",
 			       o->root, nranks, nranks - 1);
 	if (o->ranks_per_node && nranks % o->ranks_per_node)

@@ -50,6 +50,7 @@ struct np_opts {
 	double min_busbw;          /* GB/s verdict threshold, 0 = none */
 	double min_eff;            /* fraction, 0 = none */
 	const char *gpu_map;       /* --gpu-map LIST or NULL */
+	const char *sweep_arg;     /* the last --sweep value, for messages */
 	/* both */
 	enum np_format format;
 	const char *output;        /* NULL = stdout */
@@ -86,6 +87,12 @@ enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct n
 enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err);
 /* Parse "MIN:MAX[:xFACTOR|:+STEP]" or "SIZE" into o. */
 enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *err);
+
+#define NP_MAX_SIZES 10000
+
+/* The sweep's sizes in order into out[0..cap); returns how many there are
+ * (at most NP_MAX_SIZES + 1, which parsing rejects). out may be NULL. */
+size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap);
 
 void np_opts_usage(FILE *f, unsigned cmd);
 

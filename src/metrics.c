@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* The metric table. */
+#include "config.h"
+
+#include <math.h>
+
+#include "metrics.h"
+
+static void g_coll(const struct np_result *r, struct np_value *v) { v->s = r->coll->name; }
+static void g_size(const struct np_result *r, struct np_value *v) { v->u = r->lay.size; }
+static void g_count(const struct np_result *r, struct np_value *v) { v->u = r->lay.count; }
+static void g_type(const struct np_result *r, struct np_value *v) { v->s = np_dtype_str(r->dtype); }
+
+static void g_redop(const struct np_result *r, struct np_value *v)
+{
+	v->null = !(r->coll->flags & NP_COLL_F_REDUCE);
+	v->s = v->null ? "none" : np_redop_str(r->op);
+}
+
+static void g_root(const struct np_result *r, struct np_value *v)
+{
+	v->null = r->root < 0;
+	v->i = r->root;
+}
+
+static void g_inplace(const struct np_result *r, struct np_value *v) { v->b = r->inplace; }
+static void g_time(const struct np_result *r, struct np_value *v) { v->d = r->t_med; }
+static void g_tmin(const struct np_result *r, struct np_value *v) { v->d = r->t_min; }
+static void g_tmax(const struct np_result *r, struct np_value *v) { v->d = r->t_max; }
+static void g_ci(const struct np_result *r, struct np_value *v)
+{
+	v->null = !isfinite(r->ci_half_rel);
+	v->d = r->ci_half_rel;
+}
+static void g_algbw(const struct np_result *r, struct np_value *v) { v->d = r->algbw; }
+static void g_busbw(const struct np_result *r, struct np_value *v) { v->d = r->busbw; }
+
+static void g_wrong(const struct np_result *r, struct np_value *v)
+{
+	v->null = !r->checked;
+	v->u = r->wrong;
+}
+
+static void g_limit(const struct np_result *r, struct np_value *v)
+{
+	v->null = !(r->limit > 0);
+	v->d = r->limit;
+}
+
+static void g_eff(const struct np_result *r, struct np_value *v)
+{
+	v->null = !isfinite(r->eff);
+	v->d = r->eff;
+}
+
+static void g_samples(const struct np_result *r, struct np_value *v) { v->u = (uint64_t)r->samples; }
+static void g_iters(const struct np_result *r, struct np_value *v) { v->u = (uint64_t)r->iters; }
+static void g_conv(const struct np_result *r, struct np_value *v) { v->b = r->converged; }
+
+const struct np_metric np_metrics[] = {
+	{ "coll", "coll", "", NP_MT_STR, 13, 0, 1, g_coll, "collective" },
+	{ "size", "size", "B", NP_MT_UINT, 12, 0, 1, g_size,
+	  "bytes of one rank's larger buffer, max(send, recv)" },
+	{ "count", "count", "elements", NP_MT_UINT, 12, 0, 1, g_count,
+	  "elements per rank passed to the library (per peer for alltoall)" },
+	{ "type", "type", "", NP_MT_STR, 8, 0, 1, g_type, "data type" },
+	{ "redop", "redop", "", NP_MT_STR, 6, 0, 1, g_redop,
+	  "reduction operation; null (table: none) for collectives without one" },
+	{ "root", "root", "", NP_MT_INT, 5, 0, 1, g_root,
+	  "root rank; null (table: -1) for collectives without one" },
+	{ "inplace", "", "", NP_MT_BOOL, 0, 0, 1, g_inplace, "in-place run" },
+	{ "time", "time(us)", "s", NP_MT_NUM, 10, 2, 1e6, g_time,
+	  "median over samples of the slowest rank's time per iteration" },
+	{ "time_min", "min(us)", "s", NP_MT_NUM, 10, 2, 1e6, g_tmin, "fastest sample" },
+	{ "time_max", "max(us)", "s", NP_MT_NUM, 10, 2, 1e6, g_tmax, "slowest sample" },
+	{ "time_ci", "", "", NP_MT_NUM, 0, 0, 1, g_ci,
+	  "half-width of the 95% confidence interval of the median, relative to it" },
+	{ "algbw", "algbw", "GB/s", NP_MT_NUM, 8, 2, 1, g_algbw, "size / time, GB = 1e9 bytes" },
+	{ "busbw", "busbw", "GB/s", NP_MT_NUM, 8, 2, 1, g_busbw,
+	  "algbw times the collective's bus factor (see BUS BANDWIDTH)" },
+	{ "wrong", "#wrong", "elements", NP_MT_UINT, 7, 0, 1, g_wrong,
+	  "wrong elements summed over ranks; null (table: -) without --check" },
+	{ "limit", "limit", "GB/s", NP_MT_NUM, 7, 1, 1, g_limit,
+	  "busbw that this machine's links allow (see LIMITS); null when unknown" },
+	{ "eff", "eff", "", NP_MT_NUM, 6, 0, 100, g_eff,
+	  "busbw / limit as a fraction (table: percent); null when the limit is unknown" },
+	{ "samples", "samples", "", NP_MT_UINT, 7, 0, 1, g_samples, "timed samples" },
+	{ "iters", "iters", "", NP_MT_UINT, 7, 0, 1, g_iters, "iterations per sample" },
+	{ "converged", "", "", NP_MT_BOOL, 0, 0, 1, g_conv,
+	  "the median met the 1% confidence target (--iters auto) before the budget ran out" },
+};
+const int np_metrics_count = sizeof(np_metrics) / sizeof(np_metrics[0]);

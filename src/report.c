@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared parts of the sinks: summary, value formatting, whole-file output. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+int np_report_summary(const struct np_sweep_report *rep, struct np_summary *out, int cap)
+{
+	int n = 0;
+
+	for (int c = 0; c < NP_COLL_COUNT; c++) {
+		struct np_summary s = { .coll = NULL, .last_eff = NAN };
+		for (size_t i = 0; i < rep->nrows; i++) {
+			const struct np_result *r = &rep->rows[i];
+			if (r->coll->id != (enum np_coll_id)c)
+				continue;
+			s.coll = r->coll;
+			if (r->busbw > s.peak_busbw || !s.peak_size) {
+				s.peak_busbw = r->busbw;
+				s.peak_size = r->lay.size;
+			}
+			if (r->lay.size >= s.last_size) {
+				s.last_size = r->lay.size;
+				s.last_busbw = r->busbw;
+				s.last_eff = r->eff;
+				s.last_limit = r->limit;
+			}
+		}
+		if (s.coll && n < cap)
+			out[n++] = s;
+	}
+	return n;
+}
+
+void np_human_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	double v = (double)bytes;
+
+	while (v >= 1024 && u < 4 && fmod(v, 1024) == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0 && bytes >= 1024) {
+		while (v >= 1024 && u < 4) {
+			v /= 1024;
+			u++;
+		}
+		snprintf(buf, len, "%.2f %s", v, units[u]);
+		return;
+	}
+	snprintf(buf, len, "%.0f %s", v, units[u]);
+}
+
+void np_metric_format(const struct np_metric *m, const struct np_value *v, bool human, char *buf,
+		      size_t len)
+{
+	if (v->null) {
+		snprintf(buf, len, "%s", human ? "-" : "");
+		return;
+	}
+	switch (m->type) {
+	case NP_MT_STR: snprintf(buf, len, "%s", v->s); break;
+	case NP_MT_UINT: snprintf(buf, len, "%" PRIu64, v->u); break;
+	case NP_MT_INT: snprintf(buf, len, "%" PRId64, v->i); break;
+	case NP_MT_BOOL: snprintf(buf, len, "%s", v->b ? "true" : "false"); break;
+	case NP_MT_NUM:
+		if (human)
+			snprintf(buf, len, "%.*f", m->prec, v->d * m->scale);
+		else
+			snprintf(buf, len, "%.10g", v->d);
+		break;
+	}
+}
+
+enum np_status np_outfile_open(struct np_outfile *of, const char *path, struct np_err *err)
+{
+	int fd;
+
+	memset(of, 0, sizeof(*of));
+	of->path = path;
+	if (snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(of->tmp))
+		return np_fail(err, NP_EUSAGE, "output path '%s' is too long", path);
+	fd = mkstemp(of->tmp);
+	if (fd < 0)
+		return np_fail(err, NP_ESYS, "cannot create '%s': %s; choose a writable directory",
+			       of->tmp, strerror(errno));
+	of->f = fdopen(fd, "w");
+	if (!of->f) {
+		close(fd);
+		unlink(of->tmp);
+		return np_fail(err, NP_ESYS, "cannot open '%s': %s", of->tmp, strerror(errno));
+	}
+	return NP_OK;
+}
+
+enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err)
+{
+	int bad = fflush(of->f) != 0 || ferror(of->f);
+
+	if (!bad && fsync(fileno(of->f)) != 0 && errno != EINVAL)
+		bad = 1;
+	if (fclose(of->f) != 0)
+		bad = 1;
+	of->f = NULL;
+	if (bad) {
+		int e = errno;
+		unlink(of->tmp);
+		return np_fail(err, NP_ESYS, "cannot write '%s': %s; check the disk", of->path,
+			       strerror(e));
+	}
+	if (rename(of->tmp, of->path) != 0) {
+		int e = errno;
+		unlink(of->tmp);
+		return np_fail(err, NP_ESYS, "cannot rename '%s' to '%s': %s", of->tmp, of->path,
+			       strerror(e));
+	}
+	return NP_OK;
+}
+
+void np_outfile_discard(struct np_outfile *of)
+{
+	if (of->f)
+		fclose(of->f);
+	of->f = NULL;
+	if (of->tmp[0])
+		unlink(of->tmp);
+}

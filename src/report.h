@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* Output sinks of the sweep report: the human table (streamed row by
+ * row), JSON and CSV (written whole), and files written to a temporary
+ * name and renamed so a crash never leaves half a file. */
+#ifndef NP_REPORT_H
+#define NP_REPORT_H
+
+#include <stdio.h>
+
+#include "metrics.h"
+#include "sweep.h"
+
+/* Per collective: the peak busbw and the busbw at the largest size. */
+struct np_summary {
+	const struct np_coll *coll;
+	double peak_busbw;
+	uint64_t peak_size;
+	double last_busbw;
+	uint64_t last_size;
+	double last_eff; /* NaN when unknown */
+	double last_limit;
+};
+
+/* Fills out[] (one per collective that has rows), returns how many. */
+int np_report_summary(const struct np_sweep_report *rep, struct np_summary *out, int cap);
+
+/* Format a metric value for the human table or CSV into buf. */
+void np_metric_format(const struct np_metric *m, const struct np_value *v, bool human, char *buf,
+		      size_t len);
+/* "128 MiB", "8 B", "1.5 GiB" */
+void np_human_size(uint64_t bytes, char *buf, size_t len);
+
+void np_report_table_header(FILE *f, const struct np_sweep_report *rep);
+void np_report_table_columns(FILE *f);
+void np_report_table_row(FILE *f, const struct np_result *r);
+void np_report_table_skip(FILE *f, const struct np_skip *s);
+void np_report_table_footer(FILE *f, const struct np_sweep_report *rep);
+
+void np_report_json(FILE *f, const struct np_sweep_report *rep);
+void np_report_csv(FILE *f, const struct np_sweep_report *rep);
+
+/* A file written whole: open a temporary beside path, commit renames it. */
+struct np_outfile {
+	FILE *f;
+	char tmp[4096];
+	const char *path;
+};
+
+enum np_status np_outfile_open(struct np_outfile *of, const char *path, struct np_err *err);
+enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err);
+void np_outfile_discard(struct np_outfile *of);
+
+#endif

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* The JSON report (schema "nccl-probe/sweep", documented in the man page). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+#include "version.h"
+
+static void metric_json(struct np_json *j, const struct np_metric *m, const struct np_result *r)
+{
+	struct np_value v = { 0 };
+
+	m->get(r, &v);
+	if (v.null) {
+		np_json_null(j, m->name);
+		return;
+	}
+	switch (m->type) {
+	case NP_MT_STR: np_json_str(j, m->name, v.s); break;
+	case NP_MT_UINT: np_json_uint(j, m->name, v.u); break;
+	case NP_MT_INT: np_json_int(j, m->name, v.i); break;
+	case NP_MT_NUM: np_json_num(j, m->name, v.d); break;
+	case NP_MT_BOOL: np_json_bool(j, m->name, v.b); break;
+	}
+}
+
+static void opt_num_or_null(struct np_json *j, const char *key, bool set, double v)
+{
+	if (set)
+		np_json_num(j, key, v);
+	else
+		np_json_null(j, key);
+}
+
+void np_report_json(FILE *f, const struct np_sweep_report *rep)
+{
+	const struct np_opts *o = rep->opts;
+	const struct np_world *w = rep->world;
+	struct np_summary sum[NP_COLL_COUNT];
+	int nsum = np_report_summary(rep, sum, NP_COLL_COUNT);
+	struct np_json j;
+
+	np_json_init(&j, f, true);
+	np_json_obj_begin(&j, NULL);
+	np_json_str(&j, "schema", NP_SWEEP_SCHEMA);
+	np_json_int(&j, "schema_version", NP_SWEEP_SCHEMA_VERSION);
+	np_json_obj_begin(&j, "tool");
+	np_json_str(&j, "name", PACKAGE_NAME);
+	np_json_str(&j, "version", PACKAGE_VERSION);
+	np_json_obj_end(&j);
+	np_json_bool(&j, "complete", rep->complete);
+	np_json_bool(&j, "interrupted", rep->interrupted);
+	np_json_num(&j, "wall_time", rep->wall_seconds);
+
+	np_json_obj_begin(&j, "backend");
+	np_json_str(&j, "name", rep->backend);
+	np_json_str(&j, "reason", rep->backend_why);
+	np_json_str(&j, "library", rep->info.library);
+	np_json_str(&j, "runtime", rep->info.runtime[0] ? rep->info.runtime : NULL);
+	np_json_str(&j, "transport", rep->info.transport[0] ? rep->info.transport : NULL);
+	np_json_str(&j, "mpi", w->mpi_version);
+	np_json_obj_end(&j);
+
+	np_json_obj_begin(&j, "world");
+	np_json_int(&j, "ranks", w->size);
+	np_json_int(&j, "nodes", w->nnodes);
+	if (w->ranks_per_node)
+		np_json_int(&j, "ranks_per_node", w->ranks_per_node);
+	else
+		np_json_null(&j, "ranks_per_node");
+	np_json_bool(&j, "virtual_nodes", w->virtual_nodes);
+	np_json_int(&j, "hosts", w->real_nnodes);
+	np_json_obj_end(&j);
+
+	np_json_obj_begin(&j, "options");
+	np_json_uint(&j, "min_bytes", o->min_bytes);
+	np_json_uint(&j, "max_bytes", o->max_bytes);
+	opt_num_or_null(&j, "step_factor", o->step_kind == NP_STEP_FACTOR, o->step_factor);
+	if (o->step_kind == NP_STEP_ADD)
+		np_json_uint(&j, "step_bytes", o->step_bytes);
+	else
+		np_json_null(&j, "step_bytes");
+	np_json_str(&j, "dtype", np_dtype_str(o->dtype));
+	np_json_str(&j, "op", np_redop_str(o->op));
+	np_json_int(&j, "root", o->root);
+	if (o->iters)
+		np_json_int(&j, "iters", o->iters);
+	else
+		np_json_str(&j, "iters", "auto");
+	np_json_int(&j, "samples", o->samples);
+	np_json_int(&j, "warmup", o->warmup);
+	np_json_num(&j, "budget", o->budget);
+	np_json_bool(&j, "check", o->check);
+	np_json_bool(&j, "inplace", o->inplace);
+	np_json_bool(&j, "graph", o->graph);
+	np_json_num(&j, "timeout", o->timeout);
+	opt_num_or_null(&j, "min_busbw", o->min_busbw > 0, o->min_busbw);
+	opt_num_or_null(&j, "min_eff", o->min_eff > 0, o->min_eff);
+	np_json_obj_end(&j);
+
+	np_json_arr_begin(&j, "ranks");
+	for (int r = 0; r < w->size && rep->ranks; r++) {
+		const struct np_rank_info *ri = &rep->ranks[r];
+		np_json_obj_begin(&j, NULL);
+		np_json_int(&j, "rank", ri->rank);
+		np_json_str(&j, "host", ri->host);
+		np_json_int(&j, "pid", ri->pid);
+		np_json_int(&j, "local_rank", ri->local_rank);
+		np_json_int(&j, "node", ri->node);
+		if (ri->device >= 0)
+			np_json_int(&j, "device", ri->device);
+		else
+			np_json_null(&j, "device");
+		np_json_str(&j, "bus_id", ri->bus_id[0] ? ri->bus_id : NULL);
+		np_json_str(&j, "device_name", ri->device_name);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+
+	np_json_obj_begin(&j, "nccl_env");
+	for (char **e = rep->nccl_env; e && *e; e++) {
+		char key[128];
+		const char *eq = strchr(*e, '=');
+		size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+		if (len >= sizeof(key))
+			len = sizeof(key) - 1;
+		memcpy(key, *e, len);
+		key[len] = '\0';
+		np_json_str(&j, key, eq ? eq + 1 : "");
+	}
+	np_json_obj_end(&j);
+
+	np_json_arr_begin(&j, "notes");
+	for (int i = 0; i < rep->nnotes; i++)
+		np_json_str(&j, NULL, rep->notes[i]);
+	np_json_arr_end(&j);
+
+	np_json_arr_begin(&j, "results");
+	for (size_t i = 0; i < rep->nrows; i++) {
+		np_json_obj_begin(&j, NULL);
+		for (int m = 0; m < np_metrics_count; m++)
+			metric_json(&j, &np_metrics[m], &rep->rows[i]);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+
+	np_json_arr_begin(&j, "skipped");
+	for (size_t i = 0; i < rep->nskips; i++) {
+		np_json_obj_begin(&j, NULL);
+		np_json_str(&j, "coll", rep->skips[i].coll->name);
+		if (rep->skips[i].size)
+			np_json_uint(&j, "size", rep->skips[i].size);
+		else
+			np_json_null(&j, "size");
+		np_json_str(&j, "reason", rep->skips[i].reason);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+
+	np_json_arr_begin(&j, "summary");
+	for (int i = 0; i < nsum; i++) {
+		np_json_obj_begin(&j, NULL);
+		np_json_str(&j, "coll", sum[i].coll->name);
+		np_json_num(&j, "peak_busbw", sum[i].peak_busbw);
+		np_json_uint(&j, "peak_size", sum[i].peak_size);
+		np_json_num(&j, "max_size_busbw", sum[i].last_busbw);
+		np_json_uint(&j, "max_size", sum[i].last_size);
+		opt_num_or_null(&j, "max_size_limit", sum[i].last_limit > 0, sum[i].last_limit);
+		opt_num_or_null(&j, "max_size_eff", isfinite(sum[i].last_eff), sum[i].last_eff);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+
+	np_json_obj_begin(&j, "verdict");
+	np_json_int(&j, "exit_code", rep->exit_code);
+	np_json_bool(&j, "ok", rep->exit_code == 0);
+	np_json_arr_begin(&j, "reasons");
+	for (int i = 0; i < rep->nverdict; i++)
+		np_json_str(&j, NULL, rep->verdict[i]);
+	np_json_arr_end(&j);
+	np_json_obj_end(&j);
+	np_json_obj_end(&j);
+}

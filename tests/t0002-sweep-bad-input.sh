@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every malformed or impossible input: exit 64 and one message that names
+# the bad value.
+. "$(dirname "$0")/lib.sh"
+have_mpirun || skip_all "mpirun not found"
+
+# bad_input VALUE-IN-MESSAGE ARGS...: run on 1 rank (or $RANKS)
+bad_input() {
+	want=$1
+	shift
+	expect_code 64 "rejects $* (exit 64)" np_mpi "${RANKS:-1}" "$@"
+	grep -F -q -- "$want" "$TEST_ERR"
+	ok $? "message for $* names '$want'"
+	n=$(grep -c '^error:' "$TEST_ERR")
+	[ "$n" -eq 1 ]
+	ok $? "one error line for $* (got $n)"
+}
+
+bad_input abc --sweep abc
+bad_input 8G:1K --sweep 8G:1K
+bad_input 0:1M --sweep 0:1M
+bad_input 1Q --sweep 1Q
+bad_input 99999999T --sweep 99999999T
+bad_input :x1 --sweep :x1
+bad_input 1K:1M:x1 --sweep 1K:1M:x1
+bad_input 1K:1M:+0 --sweep 1K:1M:+0
+bad_input bogus --coll bogus
+bad_input bogus --dtype bogus
+bad_input bogus --op bogus
+bad_input -3 --iters -3
+bad_input /nonexistent/x --output /nonexistent/x
+bad_input --bogus --bogus
+bad_input -Z -Z
+bad_input xyz --backend xyz
+bad_input xml --format xml
+bad_input abc --timeout abc
+bad_input 1:2T:+1 --sweep 1:2T:+1
+bad_input --sweep --sweep
+bad_input stray stray
+bad_input 1,x --gpu-map 1,x
+RANKS=4 bad_input 99 --root 99 --coll broadcast
+RANKS=4 bad_input 4 --root 4
+RANKS=4 bad_input 3 --ranks-per-node 3
+bad_input '-c' -c 2
+
+expect_code 64 "unknown command" "$NP_BIN" frobnicate
+grep -q "frobnicate" "$TEST_ERR"
+ok $? "unknown command is named"
+
+# nothing half-written: a rejected run leaves no output file
+expect_code 64 "bad --dtype with --output" np_mpi 1 --dtype bogus --output "$TEST_TMP/x.json"
+[ ! -e "$TEST_TMP/x.json" ] && [ -z "$(ls "$TEST_TMP" | grep 'x.json')" ]
+ok $? "no output file written on a usage error"
+
+expect_success "--help exits 0" np_mpi 1 --help
+expect_grep '^usage: ' "$TEST_OUT" "--help prints usage"
+expect_success "--version exits 0" "$NP_BIN" --version
+expect_grep '^nccl-probe [0-9]' "$TEST_OUT" "--version prints the version"
+done_testing
