@@ -285,6 +285,9 @@ bool np_topo_report_gdr(FILE *f, const struct np_topo *t)
 {
 	int bad = 0;
 
+	fprintf(f, "Peer memory: %s%s%s%s; NIC dma-buf: %s\n", np_tri_str(t->host.peermem_loaded),
+		t->host.peermem[0] ? " (" : "", t->host.peermem, t->host.peermem[0] ? ")" : "",
+		np_tri_str(t->host.dmabuf_nic));
 	if (!t->ngpus)
 		fprintf(f, "GDR: no NVIDIA GPU on this node; there is nothing to check\n");
 	else if (!t->nnics)

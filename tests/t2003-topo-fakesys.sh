@@ -182,7 +182,25 @@ ln -s ../../../bus/pci/devices/0000:20:00.0 "$R/sys/class/net/eth0/device"
 expect_success "a virtual interface first" topo --recommend
 expect_grep "^export NCCL_SOCKET_IFNAME==eth0  # net-socket-iface: NCCL would bootstrap over 'virbr0'" "$TEST_OUT" "  NCCL_SOCKET_IFNAME names the PCI interface exactly"
 
-# 8. nothing at all
+# 8. an H200 virtual machine: one GPU straight under the host bridge,
+# PCIe Gen5 x16, NUMA -1, no NIC, no peer memory
+R=$TEST_TMP/i
+pci "$R" pci0000:00/0000:00:06.0 0x10de 0x030200
+echo 0x2335 >"$R/sys/bus/pci/devices/0000:00:06.0/device"
+echo -1 >"$R/sys/bus/pci/devices/0000:00:06.0/numa_node"
+link "$R" 0000:00:06.0 32.0 16 32.0 16
+mkdir -p "$R/sys/hypervisor" && echo kvm >"$R/sys/hypervisor/type"
+expect_success "an H200 VM" topo
+expect_grep '^  0 +0000:00:06.0 +NVIDIA \[10de:2335\] +N/A +Gen5 x16/Gen5 x16 ' "$TEST_OUT" "  the GPU with its PCIe Gen5 x16 link and no NUMA node"
+expect_grep '^NICs: none' "$TEST_OUT" "  no NIC"
+expect_grep '^Host: peer memory no,' "$TEST_OUT" "  no peer memory"
+expect_grep 'numa-unknown' "$TEST_OUT" "  the unknown NUMA node is a note"
+! grep -q vm-flattened "$TEST_OUT"
+ok $? "  one GPU alone has no path to distrust"
+expect_code 1 "  --check-gdr exits 1" topo --check-gdr
+expect_grep 'no RDMA NIC' "$TEST_OUT" "  and says there is no NIC"
+
+# 9. nothing at all
 R=$TEST_TMP/f
 mkdir -p "$R"
 expect_code 1 "an empty tree: --check-gdr exits 1" topo --check-gdr
