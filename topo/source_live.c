@@ -207,7 +207,8 @@ static void interfaces(struct np_topo *t, const struct np_sysfs *fs)
 
 static void nccl_version(struct np_topo *t)
 {
-	void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+	/* NODELETE: NCCL may be in use in this process (the sweep links it) */
+	void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	int (*get)(int *);
 	int v = 0;
 
