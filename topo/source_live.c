@@ -224,7 +224,9 @@ static void nccl_version(struct np_topo *t)
  * devices, at the cost of initializing OpenCL, CUDA and X. Its libpciaccess
  * component only adds names to what the Linux backend finds in sysfs (and
  * leaks a little in every load). */
+#if HWLOC_API_VERSION >= 0x00020100 /* hwloc_topology_set_components came with 2.1 */
 static const char *const skip_components[] = { "opencl", "cuda", "nvml", "rsmi", "levelzero", "gl", "pci" };
+#endif
 
 enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct np_err *err)
 {
@@ -243,8 +245,10 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 		return np_fail(err, NP_ESYS, "hwloc_topology_init failed: %s", strerror(errno));
 	}
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+#if HWLOC_API_VERSION >= 0x00020100
 	for (size_t i = 0; i < sizeof(skip_components) / sizeof(skip_components[0]); i++)
 		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, skip_components[i]);
+#endif
 	if (hwloc_topology_load(topo) != 0) {
 		hwloc_topology_destroy(topo);
 		np_sysfs_release(&fs);
