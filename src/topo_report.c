@@ -426,6 +426,7 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		json_str_or_null(j, "speed", n->speed);
 		json_int_or_null(j, "mtu", n->mtu, n->mtu > 0);
 		json_int_or_null(j, "gid_index", n->gid_index, n->gid_index >= 0);
+		json_int_or_null(j, "gid_index_ipv6", n->gid_index6, n->gid_index6 >= 0);
 		json_str_or_null(j, "netdev", n->netdev);
 		json_pcie(j, &n->pcie);
 		np_topo_pci_chain(t, n->pci, buf, sizeof(buf));

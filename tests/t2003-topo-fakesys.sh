@@ -132,6 +132,22 @@ expect_grep 'roce-no-v2-gid \[mlx5_1:1\]' "$TEST_OUT" "  mlx5_1 cannot be auto-s
 ! grep -q NCCL_IB_GID_INDEX "$TEST_OUT"
 ok $? "  no NCCL_IB_GID_INDEX without an NCCL older than 2.21"
 
+# 4b. RoCE with IPv6 RoCE v2 GIDs only: auto-selection cannot work
+R=$TEST_TMP/d6
+node "$R"
+for d in mlx5_0 mlx5_1; do
+	p=$R/sys/class/infiniband/$d/ports/1
+	echo Ethernet >"$p/link_layer"
+	mkdir -p "$p/gids" "$p/gid_attrs/types"
+	echo fe80:0000:0000:0000:0000:0000:0000:0001 >"$p/gids/0"
+	echo "RoCE v2" >"$p/gid_attrs/types/0"
+	echo 2001:0db8:0000:0000:0000:0000:0000:0001 >"$p/gids/1"
+	echo "RoCE v2" >"$p/gid_attrs/types/1"
+done
+expect_success "RoCE with IPv6 GIDs only" topo --recommend
+expect_grep '^export NCCL_IB_GID_INDEX=1  # roce-no-v2-gid' "$TEST_OUT" "  NCCL_IB_GID_INDEX points at the IPv6 RoCE v2 GID"
+expect_grep '^export NCCL_IB_ADDR_FAMILY=AF_INET6  # roce-no-v2-gid' "$TEST_OUT" "  with NCCL_IB_ADDR_FAMILY=AF_INET6"
+
 # 5. a flattened virtual machine
 R=$TEST_TMP/e
 pci "$R" pci0000:00/0000:00:05.0 0x10de 0x030200

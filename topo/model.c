@@ -273,6 +273,7 @@ struct np_nic *np_topo_nic_add(struct np_topo *t, const char *name, int port)
 	n->pci = -1;
 	n->numa = -1;
 	n->gid_index = -1;
+	n->gid_index6 = -1;
 	return n;
 }
 

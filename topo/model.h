@@ -106,6 +106,7 @@ struct np_nic {
 	char speed[16];             /* "HDR", "NDR", ... "" unknown */
 	int mtu;                    /* bytes, 0 unknown */
 	int gid_index;              /* RoCE v2 IPv4 GID index, -1 none/unknown */
+	int gid_index6;             /* first RoCE v2 global IPv6 GID index, -1 none */
 	bool gid_checked;           /* the GID table was read */
 	char netdev[NP_NAME_LEN];
 	struct np_pcie pcie;

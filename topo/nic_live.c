@@ -59,6 +59,8 @@ static void roce_gid(const struct np_sysfs *fs, const char *dev, int port, struc
 			n->gid_index = idx;
 			break;
 		}
+		if (n->gid_index6 < 0 && strncmp(gid, "fe80:", 5) && strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
+			n->gid_index6 = idx;
 	}
 	np_sysfs_free_list(names, cnt);
 }
