@@ -19,7 +19,7 @@ TESTS += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
 	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh
 EXTRA_DIST += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
 	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh \
-	tests/topo/README tests/topo/golden.sh $(TOPO_GOLDEN) man/topo-section.roff
+	tests/topo/README tests/topo/golden.sh $(TOPO_GOLDEN)
 TOPO_GOLDEN = \
 	tests/topo/aws-p4d.txt tests/topo/aws-p4d.json \
 	tests/topo/aws-p4d-24xl-topo.txt tests/topo/aws-p4d-24xl-topo.json \
