@@ -3,6 +3,7 @@
 # Every option of the option table is in --help and in the man page; every
 # JSON field the sweep writes is in the man page.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fakesys.sh"
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
 
@@ -32,7 +33,13 @@ done
 np_mpi 2 --sweep 1K:4K --coll all --iters 1 --samples 1 --format json --output "$TEST_TMP/s.json" \
 	>/dev/null 2>&1
 ok $? "a JSON report to read the fields from"
-python3 - "$TEST_TMP/s.json" >"$TEST_TMP/keys.txt" <<'PY'
+# topo: a fake node with a GPU and two NICs, so nested objects have members
+node "$TEST_TMP/root"
+NCCL_PROBE_FSROOT=$TEST_TMP/root "$NP_BIN" topo --quiet --format json --output "$TEST_TMP/t.json" \
+	>/dev/null 2>&1
+[ -s "$TEST_TMP/t.json" ]
+ok $? "a topo JSON report to read the fields from"
+python3 - "$TEST_TMP/s.json" "$TEST_TMP/t.json" >"$TEST_TMP/keys.txt" <<'PY'
 import json, sys
 keys = set()
 def walk(v, parent=None):
@@ -44,7 +51,8 @@ def walk(v, parent=None):
     elif isinstance(v, list):
         for x in v:
             walk(x, parent)
-walk(json.load(open(sys.argv[1])))
+for path in sys.argv[1:]:
+    walk(json.load(open(path)))
 print("\n".join(sorted(keys)))
 PY
 for k in $(cat "$TEST_TMP/keys.txt"); do
