@@ -22,6 +22,7 @@
 
 #include "backend.h"
 #include "nccl_kernels.h"
+#include "nccl_log.h"
 #include "pattern.h"
 
 /* Collectives captured in one CUDA graph at most; longer batches launch the
@@ -480,30 +481,9 @@ static bool log_begin(struct nccl_priv *p, struct env_save save[3])
 	return true;
 }
 
-/* Copy the text after `key` up to ';' or the end of the line. */
-static void after(char *dst, size_t len, const char *line, const char *key)
-{
-	const char *s = strstr(line, key);
-	size_t n;
-
-	if (!s) {
-		*dst = '\0';
-		return;
-	}
-	s += strlen(key);
-	while (*s == ' ')
-		s++;
-	n = strcspn(s, ";\n");
-	while (n && s[n - 1] == ' ')
-		n--;
-	snprintf(dst, len, "%.*s", (int)n, s);
-}
-
-/* Fill info->transport from NCCL's log: "Using network IB" and the devices
- * of "NET/IB : Using [0]mlx5_0:1/IB ..."; for sockets, why IB was not used. */
+/* Fill info->transport from NCCL's log (probes/nccl_log.c). */
 static void log_read(struct nccl_priv *p, struct np_backend_info *in)
 {
-	char line[1024], net[64] = "", devs[160] = "", why[96] = "";
 	FILE *f;
 
 	if (!p->logpath[0])
@@ -513,25 +493,8 @@ static void log_read(struct nccl_priv *p, struct np_backend_info *in)
 	p->logpath[0] = '\0';
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!net[0] && strstr(line, "NCCL INFO Using network "))
-			after(net, sizeof(net), line, "NCCL INFO Using network ");
-		else if (!devs[0] && strstr(line, "NCCL INFO NET/") && strstr(line, " : Using "))
-			after(devs, sizeof(devs), line, " : Using ");
-		else if (!why[0] && strstr(line, "NET/IB : No device found"))
-			snprintf(why, sizeof(why), "NET/IB: no device found");
-		else if (!why[0] && strstr(line, "libibverbs"))
-			snprintf(why, sizeof(why), "libibverbs not loaded");
-	}
+	np_nccl_log_transport(f, in->transport, sizeof(in->transport));
 	fclose(f);
-	if (!net[0])
-		return;
-	if (devs[0] && why[0] && !strncmp(net, "Socket", 6))
-		snprintf(in->transport, sizeof(in->transport), "%s (%s; %s)", net, devs, why);
-	else if (devs[0])
-		snprintf(in->transport, sizeof(in->transport), "%s (%s)", net, devs);
-	else
-		snprintf(in->transport, sizeof(in->transport), "%s", net);
 }
 
 static enum np_status comm_init(struct np_backend *be)
