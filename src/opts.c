@@ -556,12 +556,7 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 
 enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct np_err *err)
 {
-	bool rooted = false;
-
-	for (int i = 0; i < NP_COLL_COUNT; i++)
-		if (o->colls[i] && (np_colls[i].flags & NP_COLL_F_ROOTED))
-			rooted = true;
-	if (rooted && o->root >= nranks)
+	if (o->root >= nranks)
 		return np_fail(err, NP_EUSAGE, "invalid --root %d: there are %d ranks; give 0 to %d",
 			       o->root, nranks, nranks - 1);
 	if (o->ranks_per_node && nranks % o->ranks_per_node)

@@ -101,6 +101,19 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	opt_num_or_null(&j, "min_eff", o->min_eff > 0, o->min_eff);
 	np_json_obj_end(&j);
 
+	np_json_obj_begin(&j, "limits");
+	opt_num_or_null(&j, "gpu_gbps", rep->bw.gpu_gbps > 0, rep->bw.gpu_gbps);
+	np_json_str(&j, "gpu_evidence", rep->bw_known ? rep->bw.gpu_src : NULL);
+	if (rep->bw_known)
+		np_json_int(&j, "gpu_rank", rep->bw_gpu_rank);
+	else
+		np_json_null(&j, "gpu_rank");
+	opt_num_or_null(&j, "proto_gbps", rep->bw.proto_gbps > 0, rep->bw.proto_gbps);
+	opt_num_or_null(&j, "node_gbps", rep->bw.node_gbps > 0, rep->bw.node_gbps);
+	np_json_str(&j, "node_evidence", rep->bw_known && rep->bw.node_src[0] ? rep->bw.node_src : NULL);
+	opt_num_or_null(&j, "nic_gbps", rep->bw.nic_gbps > 0, rep->bw.nic_gbps);
+	np_json_obj_end(&j);
+
 	np_json_arr_begin(&j, "ranks");
 	for (int r = 0; r < w->size && rep->ranks; r++) {
 		const struct np_rank_info *ri = &rep->ranks[r];

@@ -40,6 +40,18 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 		fprintf(f, "iters auto (1%% of median, budget %g s per size)", o->budget);
 	fprintf(f, "; warmup %d; check %s%s\n", o->warmup, o->check ? "on" : "off",
 		o->graph ? "; CUDA graphs" : "");
+	if (rep->bw_known) {
+		const struct np_bw_facts *bw = &rep->bw;
+		char g[48] = "unknown", n[48] = "unknown";
+		if (bw->gpu_gbps > 0)
+			snprintf(g, sizeof(g), "%.1f GB/s", bw->gpu_gbps);
+		if (bw->node_gbps > 0)
+			snprintf(n, sizeof(n), "%.1f GB/s", bw->node_gbps);
+		fprintf(f, "# limits: B_gpu %s (%s, rank %d)", g, bw->gpu_src, rep->bw_gpu_rank);
+		if (bw->proto_gbps > 0)
+			fprintf(f, ", NCCL protocol ceiling %.1f GB/s", bw->proto_gbps);
+		fprintf(f, "; B_node %s (%s)\n", n, bw->node_src[0] ? bw->node_src : "no NIC");
+	}
 	for (int i = 0; i < rep->nnotes; i++)
 		fprintf(f, "# note: %s\n", rep->notes[i]);
 	fprintf(f, "#\n# %5s  %-20s %8s %5s %4s %6s  %-14s %s\n", "rank", "host", "pid", "local",
@@ -126,6 +138,11 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 		fprintf(f, "#   %-13s %10.2f %12s  %10.2f %12s %8s\n", sum[i].coll->name,
 			sum[i].peak_busbw, a, sum[i].last_busbw, b, eff);
 	}
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].eff > 1) {
+			fprintf(f, "# eff above 100%%: NVLS, SHARP or tree algorithms can beat the flat link model; the figure is not clipped\n");
+			break;
+		}
 	if (rep->interrupted)
 		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
 	fprintf(f, "# wall time %.1f s\n", rep->wall_seconds);

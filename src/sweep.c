@@ -24,7 +24,7 @@
 #define MAX_SAMPLES 10000
 #define MIN_SAMPLES_AUTO 5
 #define MIN_SAMPLES_BUDGET 3   /* when the budget runs out first */
-#define BATCH_TARGET 2e-3      /* seconds a batch should last with --iters auto */
+#define BATCH_TARGET 20e-3     /* seconds a batch should last with --iters auto */
 #define CI_TARGET 0.01         /* 95% CI half-width of the median, relative */
 #define MAX_ITERS (1 << 20)
 
@@ -213,15 +213,19 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 			np_rank_error("%s of %zu B: %llu of this rank's result elements are wrong",
 				      b->coll->name, b->lay.size, (unsigned long long)wrong);
 	}
+	t = 0;
 	if (o->warmup > 0) {
 		if (timed_batch(s, b, o->warmup, t_start, &t, &el, &stop) || stop)
 			return false;
+		t /= o->warmup;
 	}
 	if (o->iters) {
 		iters = o->iters;
 	} else {
-		/* one iteration, then as many as fill a batch of BATCH_TARGET */
-		if (timed_batch(s, b, 1, t_start, &t, &el, &stop) || stop)
+		/* as many iterations as fill a batch of BATCH_TARGET, so that the
+		 * barrier before a batch and the skew of its start are a small
+		 * part of it; the warm-up's time per iteration, else one timed */
+		if (o->warmup <= 0 && (timed_batch(s, b, 1, t_start, &t, &el, &stop) || stop))
 			return false;
 		iters = t > 0 ? (int)ceil(BATCH_TARGET / t) : MAX_ITERS;
 		if (iters < 1)
@@ -232,12 +236,8 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 	}
 	res->iters = iters;
 	while (n < target) {
-		if (timed_batch(s, b, iters, t_start, &t, &el, &stop))
-			return false;
-		if (stop && n > 0)
-			break;
-		if (stop)
-			return false;
+		if (timed_batch(s, b, iters, t_start, &t, &el, &stop) || stop)
+			return false; /* interrupted: a row is reported whole or not at all */
 		s->samples[n++] = t / iters;
 		if (o->iters)
 			continue;
@@ -259,7 +259,7 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 	res->ci_half_rel = st.ci_half_rel;
 	res->algbw = np_algbw(b->lay.size, st.median);
 	res->busbw = np_busbw(b->coll, s->w->size, res->algbw);
-	return !stop;
+	return true;
 }
 
 static void add_row(struct sweep *s, const struct np_result *res)
@@ -412,6 +412,56 @@ static char **nccl_env(void)
 	return v;
 }
 
+/* Link limits: each rank's facts, reduced to the world's bottleneck (the
+ * slowest GPU link, the node with the least NIC bandwidth, the slowest
+ * nearest NIC); discovery failures only leave the limits unknown. */
+static void gather_limits(struct sweep *s)
+{
+	struct np_bw_facts f;
+	struct np_err err = { 0 };
+	struct { double v; int rank; } in[3], out[3];
+
+	if (np_bw_facts_local(s->be.info.bus_id, &f, &err) != NP_OK) {
+		memset(&f, 0, sizeof(f));
+		snprintf(f.gpu_src, sizeof(f.gpu_src), "unknown: %.80s", err.msg);
+	}
+	/* a zero (unknown) on any rank makes the world's value unknown */
+	in[0].v = f.gpu_gbps > 0 ? f.gpu_gbps : -1;
+	in[1].v = f.node_gbps > 0 ? f.node_gbps : -1;
+	in[2].v = f.nic_gbps > 0 ? f.nic_gbps : -1;
+	for (int i = 0; i < 3; i++)
+		in[i].rank = s->w->rank;
+	MPI_Allreduce(in, out, 3, MPI_DOUBLE_INT, MPI_MINLOC, s->w->comm);
+	/* the evidence of the bottleneck ranks */
+	MPI_Bcast(f.gpu_src, sizeof(f.gpu_src), MPI_CHAR, out[0].rank, s->w->comm);
+	MPI_Bcast(f.node_src, sizeof(f.node_src), MPI_CHAR, out[1].rank, s->w->comm);
+	MPI_Bcast(&f.proto_gbps, 1, MPI_DOUBLE, out[0].rank, s->w->comm);
+	s->rep.bw = f;
+	s->rep.bw.gpu_gbps = out[0].v > 0 ? out[0].v : 0;
+	s->rep.bw.node_gbps = out[1].v > 0 ? out[1].v : 0;
+	s->rep.bw.nic_gbps = out[2].v > 0 ? out[2].v : 0;
+	if (!(s->rep.bw.gpu_gbps > 0))
+		s->rep.bw.proto_gbps = 0;
+	s->rep.bw_gpu_rank = out[0].rank;
+	s->rep.bw_known = true;
+}
+
+/* limit and eff of one row (DESIGN.md Limits); one rank: no bus traffic */
+static void row_limit(const struct sweep *s, struct np_result *res)
+{
+	const struct np_world *w = s->w;
+	int L = w->ranks_per_node ? w->ranks_per_node : w->local_size;
+
+	res->limit = 0;
+	res->eff = NAN;
+	if (w->size < 2 || !s->rep.bw_known)
+		return;
+	res->limit = np_limit_busbw(res->coll->id, w->size, L, s->rep.bw.gpu_gbps,
+				    s->rep.bw.node_gbps, s->rep.bw.nic_gbps);
+	if (res->limit > 0)
+		res->eff = res->busbw / res->limit;
+}
+
 static void host_notes(struct sweep *s)
 {
 	const struct np_world *w = s->w;
@@ -483,7 +533,12 @@ static enum np_status open_output(struct sweep *s, struct np_err *err)
 		s->out = stdout;
 	}
 	s->stream = s->o->format == NP_FMT_TABLE;
-	s->progress = !s->o->quiet && isatty(STDERR_FILENO) &&
+	/* stderr on a terminal; under Open MPI a rank's stdout is a pty and
+	 * its stderr a pipe to mpirun's terminal, so stdout tells there.
+	 * A table streamed to the terminal is its own progress. */
+	s->progress = !s->o->quiet &&
+		      (isatty(STDERR_FILENO) ||
+		       (isatty(STDOUT_FILENO) && getenv("OMPI_COMM_WORLD_SIZE"))) &&
 		      (s->o->output || !isatty(STDOUT_FILENO) || s->o->format != NP_FMT_TABLE);
 	return NP_OK;
 }
@@ -614,6 +669,7 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	s->rep.info = s->be.info;
 	MPI_Bcast(&s->rep.info, (int)sizeof(s->rep.info), MPI_BYTE, 0, w.comm);
 	s->rep.nccl_env = nccl_env();
+	gather_limits(s);
 	host_notes(s);
 	if (w.rank == 0 && s->stream) {
 		if (!o.quiet)
@@ -650,8 +706,10 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 		whole = measure(s, &b, &res);
 		if (w.rank == 0)
 			progress_clear(s);
-		if (res.samples > 0)
+		if (whole) {
+			row_limit(s, &res);
 			add_row(s, &res);
+		}
 		s->done++;
 		if (!whole) {
 			s->rep.interrupted = true;

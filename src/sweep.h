@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../probes/backend.h"
+#include "../topo/limits.h"
 #include "opts.h"
 #include "world.h"
 
@@ -58,6 +59,9 @@ struct np_sweep_report {
 	size_t nrows, rows_cap;
 	struct np_skip *skips;
 	size_t nskips, skips_cap;
+	struct np_bw_facts bw;       /* the world's link limits: min over ranks */
+	bool bw_known;               /* discovery ran (bw may still hold zeros) */
+	int bw_gpu_rank;             /* rank whose GPU link is the slowest */
 	char notes[8][256];          /* header notes (e.g. hosts that look alike) */
 	int nnotes;
 	bool complete;               /* every planned row ran */

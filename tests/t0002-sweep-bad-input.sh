@@ -40,6 +40,7 @@ bad_input --sweep --sweep
 bad_input stray stray
 bad_input 1,x --gpu-map 1,x
 RANKS=4 bad_input 99 --root 99 --coll broadcast
+RANKS=4 bad_input 4 --root 4
 RANKS=4 bad_input 3 --ranks-per-node 3
 bad_input '-c' -c 2
 

@@ -1,3 +1,33 @@
 # SPDX-License-Identifier: MIT
 # The topology module (topo/) and the topo command (src/cmd_topo.c).
-libnp_a_SOURCES += src/cmd_topo.c
+libnp_a_SOURCES += src/cmd_topo.c src/topo_report.c src/topo_report.h \
+	topo/model.c topo/model.h topo/topo.h topo/internal.h \
+	topo/sysfs.c topo/sysfs.h \
+	topo/source_hwloc.c topo/source_nccl.c topo/source_live.c \
+	topo/gpu_live.c topo/gpu_live.h topo/nic_live.c \
+	topo/discover.c topo/paths.c topo/checks.c topo/recommend.c \
+	topo/snapshot.c topo/limits.c topo/limits.h
+
+check_PROGRAMS += tests/unit/test_topo_limits tests/unit/test_topo_model
+tests_unit_test_topo_limits_SOURCES = tests/unit/test_topo_limits.c tests/unit/tap.h
+tests_unit_test_topo_limits_LDADD = $(UNIT_LDADD)
+tests_unit_test_topo_model_SOURCES = tests/unit/test_topo_model.c tests/unit/tap.h
+tests_unit_test_topo_model_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_topo_limits tests/unit/test_topo_model
+
+TESTS += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
+	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh
+EXTRA_DIST += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
+	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh \
+	tests/topo/README tests/topo/golden.sh $(TOPO_GOLDEN) man/topo-section.roff
+TOPO_GOLDEN = \
+	tests/topo/aws-p4d.txt tests/topo/aws-p4d.json \
+	tests/topo/aws-p4d-24xl-topo.txt tests/topo/aws-p4d-24xl-topo.json \
+	tests/topo/azure-ndv2-topo.txt tests/topo/azure-ndv2-topo.json \
+	tests/topo/azure-ndv4-topo.txt tests/topo/azure-ndv4-topo.json \
+	tests/topo/h200-vm-1gpu.txt tests/topo/h200-vm-1gpu.json \
+	tests/topo/hwloc-24em64t-2n6c2t-pci.txt tests/topo/hwloc-24em64t-2n6c2t-pci.json \
+	tests/topo/hwloc-32em64t-2n8c2t-pci-wholeio.txt tests/topo/hwloc-32em64t-2n8c2t-pci-wholeio.json \
+	tests/topo/hwloc-96em64t-4n4d3ca2co-pci.txt tests/topo/hwloc-96em64t-4n4d3ca2co-pci.json \
+	tests/topo/hwloc-nvidiaDGX2.txt tests/topo/hwloc-nvidiaDGX2.json \
+	tests/topo/hwloc-power8gpudistances.txt tests/topo/hwloc-power8gpudistances.json

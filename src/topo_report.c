@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/* Formatting of the topology model: table (matrix and legend as
+ * nvidia-smi topo -m shows them, GPU and NIC tables, findings,
+ * recommendations), JSON, the GDR check and the export lines. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+#include "topo_report.h"
+#include "topo.h"
+#include "version.h"
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static void path_cell(const struct np_topo *t, int i, int j, bool gpu_gpu, char *buf, size_t len)
+{
+	if (gpu_gpu && t->gg[i][j] == NP_PATH_NV)
+		snprintf(buf, len, "NV%d", t->gg_nv[i][j]);
+	else
+		snprintf(buf, len, "%s", np_path_str(gpu_gpu ? t->gg[i][j] : t->gn[i][j]));
+}
+
+static const char *numa_cpus(const struct np_topo *t, int numa)
+{
+	int k = numa >= 0 ? np_topo_numa_index(t, numa) : -1;
+
+	return k >= 0 && t->numa[k].cpus[0] ? t->numa[k].cpus : "N/A";
+}
+
+static void matrix(FILE *f, const struct np_topo *t)
+{
+	char cell[16];
+	int cw = 16; /* CPU Affinity column: as wide as its longest list */
+
+	for (int i = 0; i < t->ngpus; i++) {
+		int l = (int)strlen(numa_cpus(t, t->gpus[i].numa)) + 2;
+		if (l > cw)
+			cw = l;
+	}
+
+	if (t->ngpus + t->nnics == 0)
+		return;
+	fprintf(f, "%-8s", "");
+	for (int i = 0; i < t->ngpus; i++) {
+		snprintf(cell, sizeof(cell), "GPU%d", i);
+		fprintf(f, "%-8s", cell);
+	}
+	for (int k = 0; k < t->nnics; k++) {
+		snprintf(cell, sizeof(cell), "NIC%d", k);
+		fprintf(f, "%-8s", cell);
+	}
+	fprintf(f, "%-*s%-16s%s\n", cw, "CPU Affinity", "NUMA Affinity", "GPU NUMA ID");
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct np_gpu *g = &t->gpus[i];
+		char numa[16];
+		snprintf(cell, sizeof(cell), "GPU%d", i);
+		fprintf(f, "%-8s", cell);
+		for (int j = 0; j < t->ngpus; j++) {
+			path_cell(t, i, j, true, cell, sizeof(cell));
+			fprintf(f, " %-7s", cell);
+		}
+		for (int k = 0; k < t->nnics; k++) {
+			path_cell(t, i, k, false, cell, sizeof(cell));
+			fprintf(f, " %-7s", cell);
+		}
+		snprintf(numa, sizeof(numa), g->numa >= 0 ? "%d" : "N/A", g->numa);
+		fprintf(f, "%-*s%-16s%s\n", cw, numa_cpus(t, g->numa), numa, numa);
+	}
+	for (int k = 0; k < t->nnics; k++) {
+		snprintf(cell, sizeof(cell), "NIC%d", k);
+		fprintf(f, "%-8s", cell);
+		for (int i = 0; i < t->ngpus; i++) {
+			path_cell(t, i, k, false, cell, sizeof(cell));
+			fprintf(f, " %-7s", cell);
+		}
+		for (int l = 0; l < t->nnics; l++)
+			fprintf(f, " %-7s", np_path_str(t->nn[k][l]));
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\nLegend:\n\n"
+		   "  X    = Self\n"
+		   "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
+		   "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+		   "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+		   "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+		   "  PIX  = Connection traversing at most a single PCIe bridge\n"
+		   "  NV#  = Connection traversing a bonded set of # NVLinks\n"
+		   "  ?    = Path unknown to this source\n");
+	if (t->nnics) {
+		fprintf(f, "\nNIC Legend:\n\n");
+		for (int k = 0; k < t->nnics; k++)
+			if (t->nics[k].port != 1)
+				fprintf(f, "  NIC%d: %s port %d\n", k, t->nics[k].name, t->nics[k].port);
+			else
+				fprintf(f, "  NIC%d: %s\n", k, t->nics[k].name);
+	}
+}
+
+static void link_str(const struct np_pcie *l, char *buf, size_t len)
+{
+	if (l->gen_cur && l->width_cur) {
+		if (l->gen_max && l->width_max)
+			snprintf(buf, len, "Gen%d x%d/Gen%d x%d", l->gen_cur, l->width_cur, l->gen_max, l->width_max);
+		else
+			snprintf(buf, len, "Gen%d x%d", l->gen_cur, l->width_cur);
+	} else if (l->gbps > 0) {
+		snprintf(buf, len, "%.1f GB/s", l->gbps);
+	} else {
+		snprintf(buf, len, "unknown");
+	}
+}
+
+static void gpu_table(FILE *f, const struct np_topo *t)
+{
+	if (!t->ngpus) {
+		fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
+		return;
+	}
+	fprintf(f, "GPUs:\n  %-5s %-13s %-28s %-5s %-20s %-16s %-10s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
+		"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR");
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct np_gpu *g = &t->gpus[i];
+		char numa[16], link[40], nv[32], bar[32];
+		snprintf(numa, sizeof(numa), g->numa >= 0 ? "%d" : "N/A", g->numa);
+		link_str(&g->pcie, link, sizeof(link));
+		if (g->nvlinks && g->nvlink_gbps > 0)
+			snprintf(nv, sizeof(nv), "%d x %.1f GB/s", g->nvlinks, g->nvlink_gbps);
+		else if (g->nvlinks)
+			snprintf(nv, sizeof(nv), "%d", g->nvlinks);
+		else
+			snprintf(nv, sizeof(nv), "%s", t->nvlink_known ? "none" : "unknown");
+		if (g->bar1_mib)
+			snprintf(bar, sizeof(bar), "%llu MiB", (unsigned long long)g->bar1_mib);
+		else
+			snprintf(bar, sizeof(bar), "unknown");
+		fprintf(f, "  %-5d %-13s %-28.28s %-5s %-20s %-16s %-10s %s\n", i, g->busid, g->name, numa, link, nv, bar,
+			np_tri_str(g->gdr));
+	}
+}
+
+static void nic_rate(const struct np_nic *n, char *buf, size_t len)
+{
+	if (n->rate_gbit > 0 && n->width && n->speed[0])
+		snprintf(buf, len, "%g Gb/s (%dX %s)", n->rate_gbit, n->width, n->speed);
+	else if (n->rate_gbit > 0)
+		snprintf(buf, len, "%g Gb/s", n->rate_gbit);
+	else
+		snprintf(buf, len, "unknown");
+}
+
+static void nic_table(FILE *f, const struct np_topo *t)
+{
+	if (!t->nnics) {
+		fprintf(f, "NICs: none (no RDMA device found)\n");
+		return;
+	}
+	fprintf(f, "NICs:\n  %-5s %-20s %-4s %-8s %-7s %-22s %-10s %-5s %s\n", "NIC", "DEVICE", "PORT", "STATE", "LINK",
+		"RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
+	for (int k = 0; k < t->nnics; k++) {
+		const struct np_nic *n = &t->nics[k];
+		char id[16], rate[48], numa[16], link[40];
+		snprintf(id, sizeof(id), "NIC%d", k);
+		nic_rate(n, rate, sizeof(rate));
+		snprintf(numa, sizeof(numa), n->numa >= 0 ? "%d" : "N/A", n->numa);
+		link_str(&n->pcie, link, sizeof(link));
+		fprintf(f, "  %-5s %-20.20s %-4d %-8s %-7s %-22s %-10.10s %-5s %s\n", id, n->name, n->port,
+			np_port_state_str(n->state), np_link_layer_str(n->ll), rate, n->netdev[0] ? n->netdev : "-", numa,
+			link);
+	}
+}
+
+static void host_line(FILE *f, const struct np_topo *t)
+{
+	fprintf(f, "Host: peer memory %s%s%s%s, NIC dma-buf %s, IOMMU %s, virtualized %s", np_tri_str(t->host.peermem_loaded),
+		t->host.peermem[0] ? " (" : "", t->host.peermem, t->host.peermem[0] ? ")" : "",
+		np_tri_str(t->host.dmabuf_nic), np_tri_str(t->host.iommu), np_tri_str(t->host.virtualized));
+	if (t->host.nccl_version)
+		fprintf(f, ", NCCL %d.%d.%d", t->host.nccl_version / 10000, t->host.nccl_version / 100 % 100,
+			t->host.nccl_version % 100);
+	fprintf(f, "\n");
+}
+
+static void findings(FILE *f, const struct np_topo *t, bool gdr_only)
+{
+	int shown = 0;
+
+	for (int i = 0; i < t->nfindings; i++)
+		shown += !gdr_only || t->findings[i].gdr;
+	if (!shown) {
+		fprintf(f, "Findings: none\n");
+		return;
+	}
+	fprintf(f, "Findings:\n");
+	for (int i = 0; i < t->nfindings; i++) {
+		const struct np_finding *x = &t->findings[i];
+		if (gdr_only && !x->gdr)
+			continue;
+		fprintf(f, "  %-8s %s [%s]: %s\n", np_severity_str(x->sev), x->id, x->subject, x->message);
+		fprintf(f, "           evidence: %s\n           remedy: %s\n", x->evidence, x->remedy);
+	}
+}
+
+void np_topo_report_recommend(FILE *f, const struct np_topo *t)
+{
+	int exports = 0;
+
+	for (int i = 0; i < t->nrecs; i++) {
+		const struct np_rec *r = &t->recs[i];
+		if (r->diagnostic)
+			fprintf(f, "# diagnostic to try, not to keep: %s=%s  # %s\n", r->var, r->value, r->reason);
+		else
+			fprintf(f, "export %s=%s  # %s\n", r->var, r->value, r->reason), exports++;
+	}
+	if (!exports)
+		fprintf(f, "# no NCCL setting to export: NCCL's defaults fit what was found\n");
+}
+
+static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
+{
+	int differ = 0;
+
+	if (!fl || fl->nnodes < 1)
+		return;
+	for (int i = 0; i < fl->nnodes; i++)
+		differ += strcmp(fl->summaries[i], fl->summaries[fl->majority]) != 0;
+	fprintf(f, "\nFleet: %d node%s, %d like '%s'", fl->nnodes, fl->nnodes == 1 ? "" : "s", fl->nnodes - differ,
+		fl->hosts[fl->majority]);
+	fprintf(f, "%s\n  %s: %s\n", differ ? ", these differ:" : "", fl->hosts[fl->majority], fl->summaries[fl->majority]);
+	for (int i = 0; i < fl->nnodes; i++)
+		if (strcmp(fl->summaries[i], fl->summaries[fl->majority]))
+			fprintf(f, "  %s: %s\n", fl->hosts[i], fl->summaries[i]);
+}
+
+void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet)
+{
+	if (t->kind == NP_SRC_LIVE)
+		fprintf(f, "nccl-probe topo: live on '%s'\n\n", t->host.hostname);
+	else
+		fprintf(f, "nccl-probe topo: %s '%s'%s%s%s\n\n", np_topo_kind_str(t->kind), base_name(t->source),
+			t->host.hostname[0] ? " of '" : "", t->host.hostname, t->host.hostname[0] ? "'" : "");
+	matrix(f, t);
+	if (t->ngpus + t->nnics)
+		fprintf(f, "\n");
+	gpu_table(f, t);
+	fprintf(f, "\n");
+	nic_table(f, t);
+	fprintf(f, "\n");
+	host_line(f, t);
+	fprintf(f, "\n");
+	findings(f, t, false);
+	fprintf(f, "\nRecommendations:\n");
+	if (t->nrecs == 0)
+		fprintf(f, "  none\n");
+	for (int i = 0; i < t->nrecs; i++) {
+		const struct np_rec *r = &t->recs[i];
+		fprintf(f, "  %s%s=%s  # %s\n", r->diagnostic ? "# diagnostic to try, not to keep: " : "export ", r->var,
+			r->value, r->reason);
+	}
+	fleet_text(f, fleet);
+}
+
+bool np_topo_gdr_all_ok(const struct np_topo *t)
+{
+	if (!t->ngpus || !t->nnics)
+		return false;
+	for (int i = 0; i < t->ngpus; i++)
+		if (!np_topo_gpu_gdr_ok(t, i))
+			return false;
+	return true;
+}
+
+bool np_topo_report_gdr(FILE *f, const struct np_topo *t)
+{
+	int bad = 0;
+
+	if (!t->ngpus)
+		fprintf(f, "GDR: no NVIDIA GPU on this node; there is nothing to check\n");
+	else if (!t->nnics)
+		fprintf(f, "GDR: no RDMA NIC on this node; NCCL will use sockets between nodes\n");
+	for (int i = 0; t->nnics && i < t->ngpus; i++) {
+		char why[NP_MSG_LEN];
+		bool ok = np_topo_gpu_gdr_why(t, i, why, sizeof(why));
+		bad += !ok;
+		fprintf(f, "GPU%d %s: %s: %s\n", i, t->gpus[i].busid, ok ? "GDR" : "no GDR", why);
+	}
+	fprintf(f, "\n");
+	findings(f, t, true);
+	if (t->ngpus && t->nnics)
+		fprintf(f, "\nGDR: %s\n", bad ? "not available on every GPU" : "every GPU has a GDR path to a NIC");
+	return np_topo_gdr_all_ok(t);
+}
+
+static void json_tri(struct np_json *j, const char *key, enum np_tri v)
+{
+	if (v == NP_UNKNOWN)
+		np_json_null(j, key);
+	else
+		np_json_bool(j, key, v == NP_YES);
+}
+
+static void json_int_or_null(struct np_json *j, const char *key, long long v, bool known)
+{
+	if (known)
+		np_json_int(j, key, v);
+	else
+		np_json_null(j, key);
+}
+
+static void json_str_or_null(struct np_json *j, const char *key, const char *s)
+{
+	np_json_str(j, key, s && *s ? s : NULL);
+}
+
+static void json_pcie(struct np_json *j, const struct np_pcie *l)
+{
+	np_json_obj_begin(j, "pcie");
+	json_int_or_null(j, "gen", l->gen_cur, l->gen_cur > 0);
+	json_int_or_null(j, "width", l->width_cur, l->width_cur > 0);
+	json_int_or_null(j, "gen_max", l->gen_max, l->gen_max > 0);
+	json_int_or_null(j, "width_max", l->width_max, l->width_max > 0);
+	if (l->gbps > 0)
+		np_json_num(j, "gbps", l->gbps);
+	else
+		np_json_null(j, "gbps");
+	np_json_obj_end(j);
+}
+
+static void json_model(struct np_json *j, const struct np_topo *t)
+{
+	char buf[1024];
+
+	np_json_obj_begin(j, "source");
+	np_json_str(j, "kind", np_topo_kind_str(t->kind));
+	np_json_str(j, "origin", np_topo_kind_str(t->origin));
+	np_json_str(j, "file", t->kind == NP_SRC_LIVE ? NULL : t->source);
+	np_json_obj_end(j);
+
+	np_json_obj_begin(j, "host");
+	json_str_or_null(j, "hostname", t->host.hostname);
+	json_tri(j, "peermem", t->host.peermem_loaded);
+	json_str_or_null(j, "peermem_file", t->host.peermem);
+	json_tri(j, "dmabuf_nic", t->host.dmabuf_nic);
+	json_tri(j, "iommu", t->host.iommu);
+	json_tri(j, "virtualized", t->host.virtualized);
+	json_tri(j, "acs_readable", t->host.acs_readable);
+	json_tri(j, "nvml", t->host.nvml);
+	json_int_or_null(j, "nccl_version", t->host.nccl_version, t->host.nccl_version > 0);
+	json_str_or_null(j, "socket_iface_default", t->host.iface_nccl);
+	json_str_or_null(j, "socket_iface_pci", t->host.iface_pci);
+	np_json_obj_end(j);
+
+	np_json_arr_begin(j, "numa");
+	for (int i = 0; i < t->nnuma; i++) {
+		np_json_obj_begin(j, NULL);
+		np_json_int(j, "os_index", t->numa[i].os_index);
+		np_json_str(j, "cpus", t->numa[i].cpus);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+
+	np_json_arr_begin(j, "gpus");
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct np_gpu *g = &t->gpus[i];
+		char why[NP_MSG_LEN];
+		bool ok = np_topo_gpu_gdr_why(t, i, why, sizeof(why));
+		np_json_obj_begin(j, NULL);
+		np_json_int(j, "index", i);
+		np_json_str(j, "bus_id", g->busid);
+		np_json_str(j, "name", g->name);
+		json_int_or_null(j, "numa", g->numa, g->numa >= 0);
+		json_pcie(j, &g->pcie);
+		np_json_int(j, "nvlinks", g->nvlinks);
+		if (g->nvlink_gbps > 0)
+			np_json_num(j, "nvlink_gbps", g->nvlink_gbps);
+		else
+			np_json_null(j, "nvlink_gbps");
+		np_json_int(j, "nvswitch_links", g->nvswitch_links);
+		json_int_or_null(j, "bar1_mib", (long long)g->bar1_mib, g->bar1_mib > 0);
+		json_tri(j, "gdr_supported", g->gdr);
+		json_tri(j, "dmabuf_supported", g->dmabuf);
+		np_topo_pci_chain(t, g->pci, buf, sizeof(buf));
+		json_str_or_null(j, "pci_path", buf);
+		np_json_str(j, "nearest_path", t->near[i].n ? np_path_str(t->near[i].path) : NULL);
+		np_json_arr_begin(j, "nearest_nics");
+		for (int k = 0; k < t->near[i].n; k++)
+			np_json_int(j, NULL, t->near[i].nics[k]);
+		np_json_arr_end(j);
+		np_json_bool(j, "gdr_ok", ok);
+		np_json_str(j, "gdr_reason", why);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+
+	np_json_arr_begin(j, "nics");
+	for (int k = 0; k < t->nnics; k++) {
+		const struct np_nic *n = &t->nics[k];
+		np_json_obj_begin(j, NULL);
+		np_json_int(j, "index", k);
+		np_json_str(j, "name", n->name);
+		np_json_int(j, "port", n->port);
+		json_str_or_null(j, "bus_id", n->busid);
+		json_int_or_null(j, "numa", n->numa, n->numa >= 0);
+		np_json_str(j, "state", np_port_state_str(n->state));
+		np_json_str(j, "phys_state", np_port_state_str(n->phys));
+		np_json_str(j, "link_layer", np_link_layer_str(n->ll));
+		if (n->rate_gbit > 0)
+			np_json_num(j, "rate_gbit", n->rate_gbit);
+		else
+			np_json_null(j, "rate_gbit");
+		json_int_or_null(j, "lanes", n->width, n->width > 0);
+		json_str_or_null(j, "speed", n->speed);
+		json_int_or_null(j, "mtu", n->mtu, n->mtu > 0);
+		json_int_or_null(j, "gid_index", n->gid_index, n->gid_index >= 0);
+		json_str_or_null(j, "netdev", n->netdev);
+		json_pcie(j, &n->pcie);
+		np_topo_pci_chain(t, n->pci, buf, sizeof(buf));
+		json_str_or_null(j, "pci_path", buf);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+
+	np_json_obj_begin(j, "paths");
+	np_json_arr_begin(j, "gpu_gpu");
+	for (int i = 0; i < t->ngpus; i++) {
+		np_json_arr_begin(j, NULL);
+		for (int k = 0; k < t->ngpus; k++) {
+			path_cell(t, i, k, true, buf, sizeof(buf));
+			np_json_str(j, NULL, buf);
+		}
+		np_json_arr_end(j);
+	}
+	np_json_arr_end(j);
+	np_json_arr_begin(j, "gpu_nic");
+	for (int i = 0; i < t->ngpus; i++) {
+		np_json_arr_begin(j, NULL);
+		for (int k = 0; k < t->nnics; k++)
+			np_json_str(j, NULL, np_path_str(t->gn[i][k]));
+		np_json_arr_end(j);
+	}
+	np_json_arr_end(j);
+	np_json_arr_begin(j, "nic_nic");
+	for (int k = 0; k < t->nnics; k++) {
+		np_json_arr_begin(j, NULL);
+		for (int l = 0; l < t->nnics; l++)
+			np_json_str(j, NULL, np_path_str(t->nn[k][l]));
+		np_json_arr_end(j);
+	}
+	np_json_arr_end(j);
+	np_json_obj_end(j);
+}
+
+static void json_findings(struct np_json *j, const struct np_topo *t, bool gdr_only)
+{
+	np_json_arr_begin(j, "findings");
+	for (int i = 0; i < t->nfindings; i++) {
+		const struct np_finding *x = &t->findings[i];
+		if (gdr_only && !x->gdr)
+			continue;
+		np_json_obj_begin(j, NULL);
+		np_json_str(j, "id", x->id);
+		np_json_str(j, "severity", np_severity_str(x->sev));
+		np_json_str(j, "subject", x->subject);
+		np_json_str(j, "message", x->message);
+		np_json_str(j, "evidence", x->evidence);
+		np_json_str(j, "remedy", x->remedy);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+}
+
+void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only)
+{
+	struct np_json j;
+
+	np_json_init(&j, f, true);
+	np_json_obj_begin(&j, NULL);
+	np_json_str(&j, "schema", NP_TOPO_SCHEMA);
+	np_json_int(&j, "schema_version", NP_TOPO_SCHEMA_VERSION);
+	json_model(&j, t);
+	json_findings(&j, t, gdr_only);
+	np_json_arr_begin(&j, "recommendations");
+	for (int i = 0; !gdr_only && i < t->nrecs; i++) {
+		const struct np_rec *r = &t->recs[i];
+		np_json_obj_begin(&j, NULL);
+		np_json_str(&j, "variable", r->var);
+		np_json_str(&j, "value", r->value);
+		np_json_str(&j, "reason", r->reason);
+		np_json_str(&j, "finding", r->finding);
+		np_json_bool(&j, "diagnostic", r->diagnostic);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+	if (gdr_only)
+		np_json_bool(&j, "gdr_ok", np_topo_gdr_all_ok(t));
+	np_json_arr_begin(&j, "notes");
+	for (int i = 0; i < t->nnotes; i++)
+		np_json_str(&j, NULL, t->notes[i]);
+	np_json_arr_end(&j);
+	if (fleet && fleet->nnodes > 0) {
+		np_json_obj_begin(&j, "fleet");
+		np_json_int(&j, "nodes", fleet->nnodes);
+		np_json_str(&j, "majority", fleet->hosts[fleet->majority]);
+		np_json_arr_begin(&j, "summaries");
+		for (int i = 0; i < fleet->nnodes; i++) {
+			np_json_obj_begin(&j, NULL);
+			np_json_str(&j, "host", fleet->hosts[i]);
+			np_json_str(&j, "summary", fleet->summaries[i]);
+			np_json_bool(&j, "differs", strcmp(fleet->summaries[i], fleet->summaries[fleet->majority]) != 0);
+			np_json_obj_end(&j);
+		}
+		np_json_arr_end(&j);
+		np_json_obj_end(&j);
+	}
+	np_json_obj_end(&j);
+	fprintf(f, "\n");
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Output of the topo command: the nvidia-smi-style matrix with its legend,
+ * GPU and NIC tables, findings and recommendations (table), the same model
+ * as JSON (schema nccl-probe/topo), the --check-gdr report and the
+ * --recommend export lines. */
+#ifndef NP_TOPO_REPORT_H
+#define NP_TOPO_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../topo/model.h"
+
+/* Fleet mode: one summary per node, gathered to rank 0. */
+struct np_topo_fleet {
+	int nnodes;
+	char (*hosts)[64];
+	char (*summaries)[1024];
+	int majority;            /* index of a node with the most common summary */
+};
+
+void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet);
+void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only);
+/* --check-gdr as text; returns true when every GPU has a GDR path. */
+bool np_topo_report_gdr(FILE *f, const struct np_topo *t);
+bool np_topo_gdr_all_ok(const struct np_topo *t);
+void np_topo_report_recommend(FILE *f, const struct np_topo *t);
+
+#endif

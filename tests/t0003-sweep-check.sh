@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# --check: every collective, data type and reduction gives exact results
+# on 3 ranks (odd, so rings wrap unevenly), in and out of place; a wrong
+# element is counted in #wrong, named per rank, and makes exit 2.
+. "$(dirname "$0")/lib.sh"
+have_mpirun || skip_all "mpirun not found"
+
+run() { np_mpi 3 --backend mpi --sweep 1K:64K:x64 --iters 1 --samples 1 --warmup 0 --format csv "$@"; }
+
+# wrong_col FILE: the #wrong column of every row is 0, and there are rows
+no_wrong() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wrong") c = i; next }
+		 { rows++; if ($c != "0") bad++ } END { exit !(c && rows && !bad) }' "$TEST_OUT"
+}
+
+for t in int8 uint8 int32 uint32 int64 uint64 half float double bfloat16; do
+	expect_success "$t: every collective, sum" run --coll all --dtype "$t" --op sum
+	no_wrong
+	ok $? "$t: no wrong element"
+done
+for op in prod max min avg; do
+	for t in int8 half bfloat16 float; do
+		expect_success "$t $op: reductions" run --coll allreduce,reducescatter,reduce --dtype "$t" --op "$op"
+		no_wrong
+		ok $? "$t $op: no wrong element"
+	done
+done
+expect_success "in place: every collective that has the form" run --coll all --inplace --dtype int32 --root 2
+no_wrong
+ok $? "in place: no wrong element"
+grep -q 'alltoall' "$TEST_ERR"
+ok $? "in place: alltoall is skipped with a note"
+
+# a corrupted input on rank 1 is caught, counted and named
+NCCL_PROBE_TEST_CORRUPT=1 expect_code 2 "a wrong element makes exit 2" run --coll allreduce
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wrong") c = i; next } $c + 0 > 0 { n++ } END { exit !n }' "$TEST_OUT"
+ok $? "#wrong counts the wrong elements"
+grep -q "rank 1 on .*wrong" "$TEST_ERR"
+ok $? "the wrong rank is named"
+expect_code 0 "--no-check skips the check" env NCCL_PROBE_TEST_CORRUPT=1 \
+	mpirun -np 3 --oversubscribe --bind-to none "$NP_BIN" --sweep 1K --iters 1 --samples 1 --no-check --coll allreduce --format csv
+done_testing

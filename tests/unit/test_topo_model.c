@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* The topology model's helpers and path classes on hand-made trees. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "topo.h"
+
+int main(void)
+{
+	char b[32];
+	struct np_topo *t = malloc(sizeof(*t));
+	struct np_gpu *g;
+	struct np_nic *n;
+
+	tap_ok(np_busid_norm("0000:19:00.0", b, sizeof(b)) && !strcmp(b, "0000:19:00.0"), "bus id kept");
+	tap_ok(np_busid_norm("00000000:1A:00.0", b, sizeof(b)) && !strcmp(b, "0000:1a:00.0"), "NVML's 8-digit domain, upper case");
+	tap_ok(np_busid_norm("3b:00.1", b, sizeof(b)) && !strcmp(b, "0000:3b:00.1"), "no domain");
+	tap_ok(np_busid_norm("10001:00:00.0", b, sizeof(b)) && !strcmp(b, "10001:00:00.0"), "a domain above 0xffff");
+	tap_ok(!np_busid_norm("mlx5_0", b, sizeof(b)), "not a bus id");
+	tap_ok(!np_busid_norm("0000:19:00", b, sizeof(b)), "no function");
+	tap_is_dbl(np_pcie_gbps(5, 16), 63.015384615, 1e-6, "Gen5 x16 = 63.0 GB/s");
+	tap_is_dbl(np_pcie_gbps(3, 16), 15.753846, 1e-5, "Gen3 x16 = 15.75 GB/s");
+	tap_is_dbl(np_pcie_gbps(1, 1), 0.25, 1e-9, "Gen1 x1 = 0.25 GB/s");
+	tap_is_int(np_pcie_gen_of_gts(16.0), 4, "16 GT/s is Gen4");
+	tap_is_int(np_pcie_gen_of_gts(2.5), 1, "2.5 GT/s is Gen1");
+	tap_is_int(np_port_state_parse("4: ACTIVE"), NP_PORT_ACTIVE, "sysfs ACTIVE");
+	tap_is_int(np_port_state_parse("2: Polling"), NP_PORT_POLLING, "sysfs Polling");
+	tap_is_int(np_port_state_parse("1: DOWN"), NP_PORT_DOWN, "sysfs DOWN");
+	tap_is_int(np_link_layer_parse("Ethernet"), NP_LL_ROCE, "Ethernet link layer is RoCE");
+	tap_is_str(np_path_str(NP_PATH_NODE), "NODE", "path names");
+	tap_is_int(np_path_parse("pxb"), NP_PATH_PXB, "path names parse back");
+	tap_is_str(np_severity_str((enum np_severity)99), "unknown", "enum names have an unknown default");
+
+	/* two sockets; socket 0: host bridge A with a switch (GPU0, GPU1, NIC0)
+	 * and a nested switch (GPU2); host bridge B (GPU3); socket 1: GPU4 */
+	np_topo_init(t);
+	t->nnuma = 2;
+	t->numa[0].os_index = 0;
+	t->numa[1].os_index = 1;
+	g = np_topo_gpu_add(t, "0000:19:00.0");
+	g->numa = 0;
+	g->pci = np_topo_pci_add_chain(t, "pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:00.0/0000:19:00.0", 0);
+	g = np_topo_gpu_add(t, "0000:1a:00.0");
+	g->numa = 0;
+	g->pci = np_topo_pci_add_chain(t, "pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:01.0/0000:1a:00.0", 0);
+	g = np_topo_gpu_add(t, "0000:1c:00.0");
+	g->numa = 0;
+	g->pci = np_topo_pci_add_chain(t, "pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:02.0/0000:1b:00.0/0000:1b:01.0/0000:1c:00.0", 0);
+	g = np_topo_gpu_add(t, "0000:30:00.0");
+	g->numa = 0;
+	g->pci = np_topo_pci_add_chain(t, "pci0000:2f/0000:2f:01.0/0000:30:00.0", 0);
+	g = np_topo_gpu_add(t, "0000:90:00.0");
+	g->numa = 1;
+	g->pci = np_topo_pci_add_chain(t, "pci0000:8f/0000:8f:01.0/0000:90:00.0", 1);
+	n = np_topo_nic_add(t, "mlx5_0", 1);
+	n->numa = 0;
+	n->state = NP_PORT_ACTIVE;
+	n->pci = np_topo_pci_add_chain(t, "pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:03.0/0000:1d:00.0", 0);
+	t->gpus[0].nvpeer[1] = 4;
+	np_topo_paths(t);
+	tap_is_str(np_path_str(t->gg[0][1]), "NV", "direct NVLinks win over PCIe");
+	tap_is_int(t->gg_nv[0][1], 4, "NV4");
+	tap_is_str(np_path_str(t->gn[0][0]), "PIX", "GPU and NIC on one switch: PIX");
+	tap_is_str(np_path_str(t->gg[0][2]), "PXB", "through a nested switch: PXB");
+	tap_is_str(np_path_str(t->gg[0][3]), "NODE", "two host bridges of one NUMA node: NODE");
+	tap_is_str(np_path_str(t->gg[0][4]), "SYS", "across sockets: SYS");
+	tap_is_str(np_path_str(t->gn[4][0]), "SYS", "NIC across sockets: SYS");
+	tap_is_int(t->near[0].n, 1, "GPU0 has one nearest NIC");
+	tap_is_str(np_path_str(t->near[3].path), "NODE", "GPU3's nearest NIC is NODE away");
+	{
+		char chain[256];
+		np_topo_pci_chain(t, t->gpus[3].pci, chain, sizeof(chain));
+		tap_is_str(chain, "pci0000:2f/0000:2f:01.0/0000:30:00.0", "a chain reads back as written");
+	}
+	np_topo_check(t);
+	tap_ok(np_topo_has_finding(t, "numa-gpu-no-nic"), "GPU4 has no NIC on NUMA 1");
+	tap_ok(np_topo_has_finding(t, "numa-nics-one-node"), "the only NIC is on one NUMA node of two");
+	tap_ok(np_topo_has_finding(t, "gdr-path"), "GPU3 and GPU4 are too far from the NIC for GDR");
+	tap_ok(!np_topo_gpu_gdr_ok(t, 0), "peer memory unknown: GDR cannot be confirmed");
+	t->host.peermem_loaded = NP_YES;
+	tap_ok(np_topo_gpu_gdr_ok(t, 0), "with peer memory, GPU0 has GDR to mlx5_0 (PIX)");
+	tap_ok(!np_topo_gpu_gdr_ok(t, 3), "GPU3 (NODE) has not");
+	t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
+	tap_ok(!np_topo_gpu_gdr_ok(t, 0), "ACS redirect on the switch between them takes GDR away");
+	np_topo_release(t);
+	free(t);
+	return tap_done();
+}

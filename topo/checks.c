@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/* Checks over the model: GPUDirect RDMA (peer memory, dma-buf, the GPU's
+ * attribute, path class against NCCL's default GDR level, BAR1, ACS),
+ * placement (NUMA of GPUs and NICs, ranks' CPU binding), links (ports,
+ * rates, PCIe training) and flattened virtual machines. Each finding has
+ * an id, a severity, a subject, a message, the evidence and a remedy. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hwloc.h>
+
+#include "topo.h"
+
+#define BAR1_MIN_MIB 1024 /* below this, NCCL's GDR buffers crowd BAR1 */
+
+static void fmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
+static void fmt(char *buf, size_t len, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(buf, len, f, ap);
+	va_end(ap);
+}
+
+#define SET(field, ...) fmt(field, sizeof(field), __VA_ARGS__)
+
+static void gpu_name(int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "GPU%d", i);
+}
+
+static void nic_label(const struct np_nic *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%d", n->name, n->port);
+}
+
+/* The first bridge with ACS redirect on the way between two PCI nodes. */
+static int acs_on_path(const struct np_topo *t, int a, int b)
+{
+	for (int side = 0; side < 2; side++) {
+		int from = side ? b : a, other = side ? a : b;
+		for (int i = from; i >= 0; i = t->pci[i].parent) {
+			bool above_other = false;
+			for (int j = other; j >= 0; j = t->pci[j].parent)
+				if (j == i)
+					above_other = true;
+			if (t->pci[i].kind == NP_PCI_BRIDGE && t->pci[i].acs == NP_YES)
+				return i;
+			if (above_other)
+				break;
+		}
+	}
+	return -1;
+}
+
+bool np_topo_gpu_gdr_why(const struct np_topo *t, int i, char *why, size_t len)
+{
+	const struct np_gpu *g = &t->gpus[i];
+	const struct np_near *nr = &t->near[i];
+	bool dmabuf = t->host.dmabuf_nic == NP_YES && g->dmabuf == NP_YES;
+
+	if (t->nnics == 0)
+		return snprintf(why, len, "no RDMA NIC"), false;
+	if (nr->n == 0 || nr->path == NP_PATH_UNKNOWN)
+		return snprintf(why, len, "the path to the NICs is unknown"), false;
+	if (nr->path > NP_PATH_PXB)
+		return snprintf(why, len, "nearest NIC %s is %s, worse than PXB (NCCL's default GDR level)",
+				t->nics[nr->nics[0]].name, np_path_str(nr->path)), false;
+	if (g->gdr == NP_NO)
+		return snprintf(why, len, "the GPU does not support GPUDirect RDMA"), false;
+	if (t->host.peermem_loaded != NP_YES && !dmabuf)
+		return snprintf(why, len, "%s",
+				t->host.peermem_loaded == NP_NO ? "no peer-memory module and no dma-buf on both sides"
+								: "peer memory and dma-buf are unknown in this source"),
+		       false;
+	if (acs_on_path(t, g->pci, t->nics[nr->nics[0]].pci) >= 0)
+		return snprintf(why, len, "ACS redirect is on between the GPU and %s", t->nics[nr->nics[0]].name), false;
+	snprintf(why, len, "%s to %s via %s", np_path_str(nr->path), t->nics[nr->nics[0]].name,
+		 t->host.peermem_loaded == NP_YES ? "peer memory" : "dma-buf");
+	return true;
+}
+
+bool np_topo_gpu_gdr_ok(const struct np_topo *t, int gpu)
+{
+	char why[NP_MSG_LEN];
+
+	return np_topo_gpu_gdr_why(t, gpu, why, sizeof(why));
+}
+
+static void check_gdr(struct np_topo *t)
+{
+	struct np_finding *f;
+	char s[NP_NAME_LEN];
+	bool dmabuf_all = t->host.dmabuf_nic == NP_YES;
+
+	if (t->ngpus == 0) {
+		f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
+		SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
+		SET(f->evidence, "%s", t->origin == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
+							     : "the file has no NVIDIA GPU");
+		SET(f->remedy, "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
+	}
+	if (t->nnics == 0) {
+		f = np_topo_finding(t, "gdr-no-nic", NP_SEV_INFO, "node");
+		SET(f->message, "no RDMA NIC found; NCCL will use sockets between nodes");
+		SET(f->evidence, "%s", t->origin == NP_SRC_LIVE ? "sysfs class/infiniband is empty or absent"
+							     : "the file has no RDMA NIC");
+		SET(f->remedy, "for multi-node jobs install the NIC driver (rdma-core, MLNX_OFED or EFA) or use a node with RDMA NICs");
+	}
+	if (t->ngpus == 0 || t->nnics == 0)
+		return;
+	for (int i = 0; i < t->ngpus; i++)
+		dmabuf_all = dmabuf_all && t->gpus[i].dmabuf == NP_YES;
+	if (t->host.peermem_loaded == NP_NO) {
+		f = np_topo_finding(t, "gdr-peermem-missing", dmabuf_all ? NP_SEV_INFO : NP_SEV_WARNING, "node");
+		SET(f->message, "no GPU peer-memory module is loaded%s",
+		    dmabuf_all ? "; dma-buf can carry GPUDirect RDMA instead" : "; without it or dma-buf NCCL cannot use GPUDirect RDMA");
+		SET(f->evidence, "none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version, /sys/module/nvidia_peermem/version exists");
+		SET(f->remedy, "modprobe nvidia-peermem (and load it at boot), or use dma-buf: open GPU kernel modules, Linux 5.12+, NCCL 2.19+");
+	}
+	if (t->host.dmabuf_nic == NP_NO) {
+		f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, "node");
+		SET(f->message, "the RDMA stack refuses dma-buf memory registration");
+		SET(f->evidence, "ibv_reg_dmabuf_mr answered EOPNOTSUPP");
+		SET(f->remedy, "update rdma-core and the kernel (5.12+) to use dma-buf, or rely on the peer-memory module");
+	}
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct np_gpu *g = &t->gpus[i];
+		const struct np_near *nr = &t->near[i];
+		gpu_name(i, s, sizeof(s));
+		if (g->dmabuf == NP_NO && t->host.peermem_loaded != NP_YES) {
+			f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, s);
+			SET(f->message, "%s (%s) does not support dma-buf", s, g->busid);
+			SET(f->evidence, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0");
+			SET(f->remedy, "use the open GPU kernel modules (dma-buf needs them) or load nvidia-peermem");
+		}
+		if (g->gdr == NP_NO) {
+			f = np_topo_finding(t, "gdr-gpu-unsupported", NP_SEV_ERROR, s);
+			SET(f->message, "%s (%s) does not support GPUDirect RDMA", s, g->busid);
+			SET(f->evidence, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0");
+			SET(f->remedy, "GDR needs a data-center GPU and driver; NCCL will stage through host memory");
+		}
+		if (nr->n > 0 && nr->path != NP_PATH_UNKNOWN && nr->path > NP_PATH_PXB) {
+			char nics[NP_MSG_LEN] = "";
+			for (int k = 0; k < nr->n; k++)
+				snprintf(nics + strlen(nics), sizeof(nics) - strlen(nics), "%s%s", k ? ", " : "",
+					 t->nics[nr->nics[k]].name);
+			f = np_topo_finding(t, "gdr-path", NP_SEV_WARNING, s);
+			SET(f->message, "%s's nearest NIC is %s away; NCCL's default GDR level is PXB, so it will not use GPUDirect RDMA", s,
+			    np_path_str(nr->path));
+			SET(f->evidence, "%s -> %s: %s", s, nics, np_path_str(nr->path));
+			SET(f->remedy, "put a NIC under the GPU's PCIe switch (rail-optimized layout); NCCL_NET_GDR_LEVEL can be tried as a diagnostic");
+		}
+		if (g->bar1_mib && g->bar1_mib < BAR1_MIN_MIB) {
+			f = np_topo_finding(t, "gdr-bar1-small", NP_SEV_WARNING, s);
+			SET(f->message, "%s's BAR1 is %llu MiB; GPUDirect RDMA buffers need more", s, (unsigned long long)g->bar1_mib);
+			SET(f->evidence, "NVML BAR1 total %llu MiB < %d MiB", (unsigned long long)g->bar1_mib, BAR1_MIN_MIB);
+			SET(f->remedy, "enable large BAR (resizable BAR / above-4G decoding) in the firmware");
+		}
+		if (nr->n > 0 && g->pci >= 0) {
+			int b = acs_on_path(t, g->pci, t->nics[nr->nics[0]].pci);
+			if (b >= 0) {
+				f = np_topo_finding(t, "gdr-acs", NP_SEV_ERROR, s);
+				SET(f->message, "ACS redirect is enabled on bridge %s between %s and %s; peer traffic is sent up to the root complex",
+				    t->pci[b].id, s, t->nics[nr->nics[0]].name);
+				SET(f->evidence, "ACS control of %s has P2P request/completion redirect set", t->pci[b].id);
+				SET(f->remedy, "disable ACS on the bridges below the root port (firmware option or setpci at boot)");
+			}
+		}
+	}
+	if (t->host.acs_readable == NP_NO) {
+		f = np_topo_finding(t, "gdr-acs-unknown", NP_SEV_INFO, "node");
+		SET(f->message, "ACS on the bridges between GPUs and NICs is unknown, needs root");
+		SET(f->evidence, "PCI config space beyond 64 bytes is not readable by this user");
+		SET(f->remedy, "run 'nccl-probe topo' as root to check ACS");
+	}
+}
+
+static void check_placement(struct np_topo *t)
+{
+	char list[NP_MSG_LEN] = "", ev[NP_MSG_LEN] = "";
+	int first_nic_numa = -2, gpu_numa_a = -1, gpu_numa_b = -1, unknown = 0, nolist = 0;
+	bool nics_one = true;
+	struct np_finding *f;
+
+	for (int i = 0; i < t->ngpus; i++) {
+		int numa = t->gpus[i].numa;
+		bool has = false;
+		if (numa < 0) {
+			unknown++;
+			continue;
+		}
+		if (gpu_numa_a < 0)
+			gpu_numa_a = numa;
+		else if (numa != gpu_numa_a)
+			gpu_numa_b = numa;
+		for (int k = 0; k < t->nnics; k++)
+			has |= t->nics[k].numa == numa;
+		if (!has && t->nnics) {
+			nolist++;
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%sGPU%d", list[0] ? "," : "", i);
+			snprintf(ev + strlen(ev), sizeof(ev) - strlen(ev), "%sGPU%d NUMA %d", ev[0] ? ", " : "", i, numa);
+		}
+	}
+	if (list[0]) {
+		char nics[160] = "";
+		for (int k = 0; k < t->nnics && strlen(nics) < sizeof(nics) - 32; k++)
+			snprintf(nics + strlen(nics), sizeof(nics) - strlen(nics), "%s%s NUMA %d", k ? ", " : "",
+				 t->nics[k].name, t->nics[k].numa);
+		f = np_topo_finding(t, "numa-gpu-no-nic", NP_SEV_WARNING, list);
+		SET(f->message, "%s %s no NIC on %s NUMA node; %s network traffic crosses the CPU interconnect", list,
+		    nolist > 1 ? "have" : "has", nolist > 1 ? "their" : "its", nolist > 1 ? "their" : "its");
+		SET(f->evidence, "%s; %s", ev, nics);
+		SET(f->remedy, "place a NIC on each GPU NUMA node, or pin these ranks' jobs to GPUs near a NIC");
+	}
+	for (int k = 0; k < t->nnics; k++) {
+		if (t->nics[k].numa < 0)
+			continue;
+		if (first_nic_numa == -2)
+			first_nic_numa = t->nics[k].numa;
+		else if (t->nics[k].numa != first_nic_numa)
+			nics_one = false;
+	}
+	if (t->nnics && first_nic_numa >= 0 && nics_one && gpu_numa_b >= 0) {
+		f = np_topo_finding(t, "numa-nics-one-node", NP_SEV_WARNING, "node");
+		SET(f->message, "all NICs are on NUMA node %d while the GPUs span NUMA nodes %d and %d", first_nic_numa,
+		    gpu_numa_a, gpu_numa_b);
+		SET(f->evidence, "%d NIC port(s) on NUMA %d; GPUs on NUMA %d and %d", t->nnics, first_nic_numa, gpu_numa_a, gpu_numa_b);
+		SET(f->remedy, "spread the NICs over the sockets (one per GPU NUMA node at least)");
+	}
+	if (unknown && t->ngpus) {
+		f = np_topo_finding(t, "numa-unknown", NP_SEV_INFO, "node");
+		SET(f->message, "the NUMA node of %d GPU(s) is unknown; CPU binding and NUMA placement cannot be checked", unknown);
+		SET(f->evidence, "%s", t->origin == NP_SRC_LIVE ? "sysfs numa_node is -1 (virtual machines often hide it)"
+							 : "the file places the GPUs above any NUMA node");
+		SET(f->remedy, "on a virtual machine, ask the provider for NUMA-aware placement or use its NCCL topology file");
+	}
+}
+
+static void check_links(struct np_topo *t)
+{
+	struct np_finding *f;
+	double rmin = 0, rmax = 0;
+	char rates[NP_MSG_LEN] = "", s[NP_NAME_LEN];
+
+	for (int k = 0; k < t->nnics; k++) {
+		struct np_nic *n = &t->nics[k];
+		nic_label(n, s, sizeof(s));
+		if (n->phys == NP_PORT_POLLING) {
+			f = np_topo_finding(t, "nic-port-polling", NP_SEV_WARNING, s);
+			SET(f->message, "%s port %d is polling: the link is trying to come up", n->name, n->port);
+			SET(f->evidence, "state %s, physical state Polling", np_port_state_str(n->state));
+			SET(f->remedy, "check the cable and the switch port; leave it out of NCCL_IB_HCA until it is up");
+		} else if (n->state == NP_PORT_DOWN || n->state == NP_PORT_INIT || n->state == NP_PORT_ARMED) {
+			f = np_topo_finding(t, "nic-port-down", NP_SEV_WARNING, s);
+			SET(f->message, "%s port %d is %s", n->name, n->port, np_port_state_str(n->state));
+			SET(f->evidence, "port state %s%s", np_port_state_str(n->state),
+			    n->state == NP_PORT_INIT ? " (no subnet manager has configured it)" : "");
+			SET(f->remedy, "%s", n->state == NP_PORT_INIT ? "start or check the subnet manager (opensm / UFM)"
+								     : "check the cable and the switch port, or leave the port out with NCCL_IB_HCA");
+		}
+		if (n->state == NP_PORT_ACTIVE && n->rate_gbit > 0 && n->ll != NP_LL_EFA) {
+			if (!rmin || n->rate_gbit < rmin)
+				rmin = n->rate_gbit;
+			if (n->rate_gbit > rmax)
+				rmax = n->rate_gbit;
+			snprintf(rates + strlen(rates), sizeof(rates) - strlen(rates), "%s%s %g", rates[0] ? ", " : "", s,
+				 n->rate_gbit);
+		}
+		if (n->ll == NP_LL_ROCE && n->gid_checked && n->gid_index < 0 && n->state == NP_PORT_ACTIVE) {
+			f = np_topo_finding(t, "roce-no-v2-gid", NP_SEV_WARNING, s);
+			SET(f->message, "%s port %d has no RoCE v2 GID with an IPv4 address; NCCL's GID auto-selection cannot work", n->name, n->port);
+			SET(f->evidence, "no 'RoCE v2' entry with an ::ffff:a.b.c.d GID in its GID table");
+			SET(f->remedy, "give %s an IPv4 address", n->netdev[0] ? n->netdev : "its netdev");
+		}
+	}
+	if (rmin > 0 && rmax > rmin) {
+		f = np_topo_finding(t, "nic-rate-mixed", NP_SEV_WARNING, "node");
+		SET(f->message, "active NIC ports run at different rates (%g to %g Gb/s); NCCL's rings go at the slowest", rmin, rmax);
+		SET(f->evidence, "Gb/s: %s", rates);
+		SET(f->remedy, "fix the slow link (cable, switch port speed) or select the fast ports with NCCL_IB_HCA");
+	}
+	for (int i = 0; i < t->ngpus + t->nnics; i++) {
+		bool gpu = i < t->ngpus;
+		const struct np_pcie *l = gpu ? &t->gpus[i].pcie : &t->nics[i - t->ngpus].pcie;
+		bool width = l->width_max && l->width_cur && l->width_cur < l->width_max;
+		bool gen = l->gen_max && l->gen_cur && l->gen_cur < l->gen_max;
+		if (gpu)
+			gpu_name(i, s, sizeof(s));
+		else
+			nic_label(&t->nics[i - t->ngpus], s, sizeof(s));
+		if (!width && !gen)
+			continue;
+		/* idle GPUs lower their PCIe generation to save power: only a
+		 * narrower link is sure to be a fault there */
+		f = np_topo_finding(t, "pcie-downtrained", gpu && !width ? NP_SEV_INFO : NP_SEV_WARNING, s);
+		SET(f->message, "%s's PCIe link runs at Gen%d x%d, below its maximum Gen%d x%d%s", s, l->gen_cur, l->width_cur,
+		    l->gen_max, l->width_max, gpu && !width ? " (an idle GPU lowers its generation; check under load)" : "");
+		SET(f->evidence, "current Gen%d x%d, max Gen%d x%d (%s)", l->gen_cur, l->width_cur, l->gen_max, l->width_max,
+		    gpu ? t->gpus[i].busid : t->nics[i - t->ngpus].busid);
+		SET(f->remedy, "reseat the card or check the slot and riser; see 'lspci -vv' LnkSta against LnkCap");
+	}
+}
+
+static void check_vm(struct np_topo *t)
+{
+	int devices = 0, flat = 0;
+	struct np_finding *f;
+
+	if (t->origin == NP_SRC_NCCL || t->host.virtualized == NP_NO)
+		return;
+	for (int i = 0; i < t->ngpus + t->nnics; i++) {
+		int p = i < t->ngpus ? t->gpus[i].pci : t->nics[i - t->ngpus].pci;
+		if (p < 0)
+			continue;
+		devices++;
+		if (t->pci[p].parent >= 0 && t->pci[t->pci[p].parent].kind == NP_PCI_HOSTBRIDGE)
+			flat++;
+	}
+	if (devices < 2 || flat != devices)
+		return;
+	f = np_topo_finding(t, "vm-flattened", NP_SEV_WARNING, "node");
+	SET(f->message, "every GPU and NIC sits straight under a host bridge with no PCIe switch: a virtual machine's flattened tree; the paths above cannot be trusted");
+	SET(f->evidence, "%d of %d GPUs and NICs have a host bridge as parent%s", flat, devices,
+	    t->host.virtualized == NP_YES ? "; a hypervisor is present" : "");
+	SET(f->remedy, "give NCCL the real topology: NCCL_TOPO_FILE with the provider's file for this instance type");
+}
+
+static void check_iface(struct np_topo *t)
+{
+	struct np_finding *f;
+
+	if (!t->host.iface_nccl[0] || !t->host.iface_pci[0] || !strcmp(t->host.iface_nccl, t->host.iface_pci))
+		return;
+	if (!strncmp(t->host.iface_nccl, "ib", 2))
+		return;
+	f = np_topo_finding(t, "net-socket-iface", NP_SEV_WARNING, t->host.iface_nccl);
+	SET(f->message, "NCCL's default socket interface would be '%s', which is not backed by a network device", t->host.iface_nccl);
+	SET(f->evidence, "'%s' is UP and comes first; '%s' is the first UP interface on a PCI NIC", t->host.iface_nccl,
+	    t->host.iface_pci);
+	SET(f->remedy, "set NCCL_SOCKET_IFNAME=%s", t->host.iface_pci);
+}
+
+void np_topo_check(struct np_topo *t)
+{
+	check_gdr(t);
+	check_placement(t);
+	check_links(t);
+	check_vm(t);
+	check_iface(t);
+}
+
+void np_topo_check_binding(struct np_topo *t, const struct np_rank_bind *b, int n)
+{
+	hwloc_bitmap_t rank = hwloc_bitmap_alloc(), node = hwloc_bitmap_alloc();
+	char unbound[NP_MSG_LEN] = "";
+
+	if (!rank || !node)
+		goto out_free;
+	for (int r = 0; r < n; r++) {
+		int gi = b[r].gpu, ni;
+		char s[NP_NAME_LEN];
+		if (gi < 0 || gi >= t->ngpus || t->gpus[gi].numa < 0)
+			continue;
+		ni = np_topo_numa_index(t, t->gpus[gi].numa);
+		if (ni < 0 || hwloc_bitmap_list_sscanf(node, t->numa[ni].cpus) != 0 ||
+		    hwloc_bitmap_list_sscanf(rank, b[r].cpus) != 0)
+			continue;
+		snprintf(s, sizeof(s), "rank %d", b[r].rank);
+		if (hwloc_bitmap_isincluded(rank, node))
+			continue;
+		if (!hwloc_bitmap_intersects(rank, node)) {
+			struct np_finding *f = np_topo_finding(t, "cpu-binding-cross-numa", NP_SEV_WARNING, s);
+			SET(f->message, "rank %d runs on CPUs %s, none on GPU%d's NUMA node %d", b[r].rank, b[r].cpus, gi,
+			    t->gpus[gi].numa);
+			SET(f->evidence, "sched_getaffinity %s; NUMA %d CPUs %s", b[r].cpus, t->gpus[gi].numa, t->numa[ni].cpus);
+			SET(f->remedy, "bind each rank to its GPU's NUMA node (mpirun --map-by ppr:N:numa --bind-to numa, or srun --cpu-bind)");
+		} else if (t->nnuma > 1) {
+			snprintf(unbound + strlen(unbound), sizeof(unbound) - strlen(unbound), "%s%d", unbound[0] ? "," : "",
+				 b[r].rank);
+		}
+	}
+	if (unbound[0]) {
+		struct np_finding *f = np_topo_finding(t, "cpu-binding-loose", NP_SEV_INFO, "ranks");
+		SET(f->message, "ranks %s may run on CPUs outside their GPU's NUMA node", unbound);
+		SET(f->evidence, "their sched_getaffinity sets span more than the GPU's NUMA node");
+		SET(f->remedy, "bind each rank to its GPU's NUMA node (mpirun --bind-to numa)");
+	}
+out_free:
+	hwloc_bitmap_free(rank);
+	hwloc_bitmap_free(node);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Live GPU and NIC discovery back-ends of topo/source_live.c. */
+#ifndef NP_TOPO_GPU_LIVE_H
+#define NP_TOPO_GPU_LIVE_H
+
+#include "model.h"
+#include "sysfs.h"
+
+/* Add the GPUs NVML lists (names, PCIe, BAR1, NVLinks) to t and their bus
+ * ids to busids. Returns how many, or -1 when NVML is not usable (a note
+ * says why). */
+int np_gpu_live_nvml(struct np_topo *t, char busids[][NP_BUSID_LEN], int max);
+/* GDR-supported and DMA-BUF-supported attributes of t's GPUs (CUDA builds). */
+void np_gpu_live_cuda(struct np_topo *t);
+
+/* NIC ports from sysfs (class/infiniband), refined by libibverbs when the
+ * root is the real one; also probes ibv_reg_dmabuf_mr. */
+void np_nic_live(struct np_topo *t, const struct np_sysfs *fs);
+/* PCIe link (current and maximum gen and width) of a device from sysfs. */
+void np_pcie_live(const struct np_sysfs *fs, const char *busid, struct np_pcie *l);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the sources inside topo/ (not for src/). */
+#ifndef NP_TOPO_INTERNAL_H
+#define NP_TOPO_INTERNAL_H
+
+#include <hwloc.h>
+
+#include "model.h"
+#include "status.h"
+
+/* NUMA nodes and host name from an hwloc topology. */
+void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo);
+/* The PCI chain of an hwloc PCI object into t->pci; returns its index. */
+int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj);
+/* NUMA node of an I/O object's locality, -1 when not below one node. */
+int np_hwloc_numa_of(hwloc_topology_t topo, hwloc_obj_t obj);
+
+/* Snapshot records (topo/snapshot.c): true when the topology carries
+ * nccl-probe's records, which then fill GPUs, NICs and host facts. */
+bool np_snapshot_present(hwloc_topology_t topo);
+enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct np_err *err);
+
+#endif

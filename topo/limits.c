@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* Bandwidth limits (DESIGN.md "Limits"): the per-collective formula and
+ * one rank's facts (B_gpu, B_node, nearest NIC) from live discovery. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "topo.h"
+
+static double min2(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+double np_limit_busbw(enum np_coll_id coll, int n, int L, double b_gpu, double b_node, double b_nic)
+{
+	int nodes;
+
+	if (n < 1 || L < 1)
+		return 0;
+	if (L > n)
+		L = n;
+	nodes = (n + L - 1) / L;
+	switch (coll) {
+	case NP_COLL_ALLREDUCE:
+	case NP_COLL_ALLGATHER:
+	case NP_COLL_REDUCESCATTER:
+	case NP_COLL_BROADCAST:
+	case NP_COLL_REDUCE:
+		if (nodes == 1)
+			return b_gpu > 0 ? b_gpu : 0;
+		return b_gpu > 0 && b_node > 0 ? min2(b_gpu, b_node) : 0;
+	case NP_COLL_ALLTOALL: {
+		double net, intra;
+		if (nodes == 1)
+			return b_gpu > 0 ? b_gpu : 0;
+		if (b_node <= 0)
+			return 0;
+		/* each rank sends (n-L)/(n-1) of its data off the node, and the
+		 * node's L ranks share B_node */
+		net = b_node * (n - 1) / ((double)L * (n - L));
+		if (L == 1)
+			return net;
+		if (b_gpu <= 0)
+			return 0;
+		intra = b_gpu * (n - 1) / (double)(L - 1);
+		return min2(intra, net);
+	}
+	case NP_COLL_SENDRECV:
+		if (nodes == 1)
+			return b_gpu > 0 ? b_gpu : 0;
+		return b_gpu > 0 && b_nic > 0 ? min2(b_gpu, b_nic) : 0;
+	case NP_COLL_COUNT:
+		break;
+	}
+	return 0;
+}
+
+static void node_facts(const struct np_topo *t, struct np_bw_facts *out)
+{
+	int active = 0, same = 1, first = -1, last = -1;
+	double sum = 0, rate0 = 0;
+
+	for (int k = 0; k < t->nnics; k++) {
+		const struct np_nic *n = &t->nics[k];
+		if (n->state != NP_PORT_ACTIVE || n->rate_gbit <= 0)
+			continue;
+		if (first < 0) {
+			first = k;
+			rate0 = n->rate_gbit;
+		}
+		same &= n->rate_gbit == rate0;
+		last = k;
+		active++;
+		sum += n->rate_gbit;
+	}
+	out->node_gbps = sum / 8.0;
+	if (!active)
+		snprintf(out->node_src, sizeof(out->node_src), "%s", t->nnics ? "no active NIC port with a known rate" : "no RDMA NIC");
+	else if (same)
+		snprintf(out->node_src, sizeof(out->node_src), "%d x %s%s%g Gb/s (%.24s%s%.24s)", active, t->nics[first].speed,
+			 t->nics[first].speed[0] ? " " : "", rate0, t->nics[first].name, active > 1 ? ".." : "",
+			 active > 1 ? t->nics[last].name : "");
+	else
+		snprintf(out->node_src, sizeof(out->node_src), "%d ports, %g Gb/s in all (mixed rates)", active, sum);
+}
+
+enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, struct np_err *err)
+{
+	struct np_topo *t;
+	enum np_status st;
+	char want[NP_BUSID_LEN] = "";
+	int gi = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (bus_id && *bus_id && !np_busid_norm(bus_id, want, sizeof(want)))
+		return np_fail(err, NP_EUSAGE, "'%s' is not a PCI bus id; give one like 0000:19:00.0", bus_id);
+	t = malloc(sizeof(*t));
+	if (!t)
+		return np_fail(err, NP_ENOMEM, "out of memory for the topology model");
+	np_topo_init(t);
+	st = np_topo_discover_live(t, false, err);
+	if (st)
+		goto out_release;
+	np_topo_paths(t);
+	node_facts(t, out);
+	if (!want[0]) {
+		snprintf(out->gpu_src, sizeof(out->gpu_src), "host memory");
+		goto out_release;
+	}
+	for (int i = 0; i < t->ngpus; i++)
+		if (!strcmp(t->gpus[i].busid, want))
+			gi = i;
+	if (gi < 0) {
+		snprintf(out->gpu_src, sizeof(out->gpu_src), "no GPU at %s", want);
+		goto out_release;
+	}
+	{
+		const struct np_gpu *g = &t->gpus[gi];
+		const struct np_near *nr = &t->near[gi];
+		int gen = g->pcie.gen_max ? g->pcie.gen_max : g->pcie.gen_cur;
+		int width = g->pcie.width_max ? g->pcie.width_max : g->pcie.width_cur;
+		if (g->nvlinks > 0 && g->nvlink_gbps > 0) {
+			out->gpu_gbps = g->nvlinks * g->nvlink_gbps;
+			out->proto_gbps = NP_NVLINK_PROTO_FRACTION * out->gpu_gbps;
+			snprintf(out->gpu_src, sizeof(out->gpu_src), "%d NVLink x %.1f GB/s (NVML)", g->nvlinks, g->nvlink_gbps);
+		} else if (gen && width) {
+			out->gpu_gbps = np_pcie_gbps(gen, width);
+			snprintf(out->gpu_src, sizeof(out->gpu_src), "PCIe Gen%d x%d", gen, width);
+		} else {
+			snprintf(out->gpu_src, sizeof(out->gpu_src), "GPU %s link unknown", want);
+		}
+		for (int k = 0; k < nr->n; k++) {
+			const struct np_nic *n = &t->nics[nr->nics[k]];
+			if (n->state == NP_PORT_ACTIVE && n->rate_gbit / 8.0 > out->nic_gbps)
+				out->nic_gbps = n->rate_gbit / 8.0;
+		}
+	}
+out_release:
+	np_topo_release(t);
+	free(t);
+	return st;
+}

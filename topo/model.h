@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* The topology model (DESIGN.md "Topology model"): GPUs, NICs, NUMA nodes,
+ * the PCI tree between them, host facts, and what the analysis adds to it
+ * (paths, findings, recommendations, notes). Every source (live, hwloc XML,
+ * NCCL topology XML, snapshot) fills the same struct np_topo. */
+#ifndef NP_TOPO_MODEL_H
+#define NP_TOPO_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define NP_BUSID_LEN 16   /* "dddd:bb:dd.f" plus room for a wider domain */
+#define NP_NAME_LEN 64
+#define NP_CPUSET_LEN 256 /* CPU list "0-23,48-71" */
+#define NP_MSG_LEN 320
+
+/* Tri-state facts: what a source could not see stays unknown. */
+enum np_tri { NP_UNKNOWN = -1, NP_NO = 0, NP_YES = 1 };
+const char *np_tri_str(enum np_tri t); /* "unknown" / "no" / "yes" */
+
+/* Path classes as nvidia-smi topo -m names them, best first. */
+enum np_path {
+	NP_PATH_X,    /* self */
+	NP_PATH_NV,   /* a bonded set of NVLinks (count beside it) */
+	NP_PATH_PIX,  /* at most one PCIe bridge (one switch) */
+	NP_PATH_PXB,  /* several PCIe bridges, no host bridge */
+	NP_PATH_PHB,  /* through a PCIe host bridge */
+	NP_PATH_NODE, /* between host bridges of one NUMA node */
+	NP_PATH_SYS,  /* across the SMP interconnect between NUMA nodes */
+	NP_PATH_UNKNOWN,
+};
+const char *np_path_str(enum np_path p); /* "X", "NV", "PIX", ... "?" */
+/* Parse a class name ("PXB"); NP_PATH_UNKNOWN when not one. */
+enum np_path np_path_parse(const char *s);
+
+enum np_pci_kind { NP_PCI_HOSTBRIDGE, NP_PCI_BRIDGE, NP_PCI_DEVICE };
+const char *np_pci_kind_str(enum np_pci_kind k);
+
+/* One node of the PCI tree. Host bridges are named "pciDDDD:BB" (their
+ * domain and first bus), bridges and devices by bus id. */
+struct np_pci {
+	char id[NP_BUSID_LEN];
+	enum np_pci_kind kind;
+	int parent;        /* index in topo->pci, -1 at a host bridge */
+	int numa;          /* NUMA node of the host bridge's locality, -1 unknown */
+	enum np_tri acs;   /* bridges: ACS redirect enabled (P2P forced upstream) */
+	bool virtual_sw;   /* a switch that an NCCL topology file declares */
+};
+
+enum np_port_state {
+	NP_PORT_UNKNOWN,
+	NP_PORT_DOWN,
+	NP_PORT_INIT,
+	NP_PORT_ARMED,
+	NP_PORT_ACTIVE,
+	NP_PORT_POLLING, /* physical state: the link is trying to train */
+};
+const char *np_port_state_str(enum np_port_state s);
+enum np_port_state np_port_state_parse(const char *s);
+
+enum np_link_layer { NP_LL_UNKNOWN, NP_LL_IB, NP_LL_ROCE, NP_LL_EFA };
+const char *np_link_layer_str(enum np_link_layer l);
+enum np_link_layer np_link_layer_parse(const char *s);
+
+/* PCIe link of a device: generation and lanes, current and maximum. */
+struct np_pcie {
+	int gen_cur, gen_max;     /* 1..6, 0 unknown */
+	int width_cur, width_max; /* lanes, 0 unknown */
+	double gbps;              /* one direction, GB/s: gen x width, or what a file says */
+};
+
+#define NP_MAX_GPUS 64
+#define NP_MAX_NICS 64
+#define NP_MAX_NUMA 64
+
+struct np_gpu {
+	int index;                  /* NVML/nvidia-smi order, else by bus id */
+	char busid[NP_BUSID_LEN];
+	char name[NP_NAME_LEN];
+	int pci;                    /* index in topo->pci, -1 when the path is unknown */
+	int numa;                   /* -1 unknown */
+	struct np_pcie pcie;
+	int nvlinks;                /* active NVLinks */
+	double nvlink_gbps;         /* per link, one direction, GB/s */
+	int nvswitch_links;         /* of those, links that end at an NVSwitch */
+	int nvpeer[NP_MAX_GPUS];    /* links straight to GPU i (model index) */
+	uint64_t bar1_mib;          /* 0 unknown */
+	enum np_tri gdr;            /* CUDA GPUDirect RDMA supported attribute */
+	enum np_tri dmabuf;         /* CUDA DMA-BUF supported attribute */
+};
+
+struct np_nic {
+	char name[NP_NAME_LEN];     /* RDMA device, "mlx5_0"; "nic@BUSID" when a file has none */
+	int port;                   /* 1-based */
+	char busid[NP_BUSID_LEN];
+	int pci;
+	int numa;
+	enum np_port_state state;
+	enum np_port_state phys;    /* NP_PORT_POLLING / NP_PORT_ACTIVE (LinkUp) / DOWN */
+	enum np_link_layer ll;
+	double rate_gbit;           /* Gb/s, 0 unknown */
+	int width;                  /* lanes (1, 2, 4, 8, 12), 0 unknown */
+	char speed[16];             /* "HDR", "NDR", ... "" unknown */
+	int mtu;                    /* bytes, 0 unknown */
+	int gid_index;              /* RoCE v2 IPv4 GID index, -1 none/unknown */
+	bool gid_checked;           /* the GID table was read */
+	char netdev[NP_NAME_LEN];
+	struct np_pcie pcie;
+};
+
+struct np_numa {
+	int os_index;
+	char cpus[NP_CPUSET_LEN];   /* CPU list */
+};
+
+enum np_topo_kind { NP_SRC_LIVE, NP_SRC_HWLOC, NP_SRC_NCCL, NP_SRC_SNAPSHOT };
+const char *np_topo_kind_str(enum np_topo_kind k);
+
+struct np_host {
+	char hostname[NP_NAME_LEN];
+	char peermem[NP_NAME_LEN];  /* which peer-memory file was found, "" none */
+	enum np_tri peermem_loaded;
+	enum np_tri dmabuf_nic;     /* ibv_reg_dmabuf_mr accepted by the verbs provider */
+	enum np_tri iommu;
+	enum np_tri virtualized;
+	enum np_tri acs_readable;   /* PCI config space beyond 64 bytes was readable */
+	int nccl_version;           /* NCCL_VERSION_CODE of libnccl found, 0 unknown */
+	enum np_tri nvml;           /* NVML answered */
+	char iface_nccl[NP_NAME_LEN]; /* the interface NCCL's default choice would take */
+	char iface_pci[NP_NAME_LEN];  /* the first UP interface backed by a PCI device */
+};
+
+/* Analysis output. */
+enum np_severity { NP_SEV_INFO, NP_SEV_WARNING, NP_SEV_ERROR };
+const char *np_severity_str(enum np_severity s);
+
+struct np_finding {
+	char id[32];
+	enum np_severity sev;
+	char subject[NP_NAME_LEN];
+	char message[NP_MSG_LEN];
+	char evidence[NP_MSG_LEN];
+	char remedy[NP_MSG_LEN];
+	bool gdr;                   /* one of the GDR checks (--check-gdr) */
+};
+
+struct np_rec {
+	char var[40];
+	char value[256];
+	char reason[NP_MSG_LEN];
+	char finding[32];           /* id of the finding it answers */
+	bool diagnostic;            /* debugging-only variable: try it, do not export */
+};
+
+/* How each GPU reaches NICs: the best class and the NICs at it. */
+struct np_near {
+	enum np_path path;
+	int nics[NP_MAX_NICS];
+	int n;
+};
+
+struct np_topo {
+	enum np_topo_kind kind;
+	enum np_topo_kind origin;   /* where the facts were taken: a snapshot's original source */
+	char source[256];           /* file name, or "live" */
+	struct np_host host;
+	struct np_numa numa[NP_MAX_NUMA];
+	int nnuma;
+	struct np_pci *pci;
+	int npci, cap_pci;
+	struct np_gpu gpus[NP_MAX_GPUS];
+	int ngpus;
+	struct np_nic nics[NP_MAX_NICS];
+	int nnics;
+	bool nvlink_known;          /* the source can tell NVLinks (NVML, distances, file) */
+
+	/* filled by np_topo_paths() */
+	enum np_path gg[NP_MAX_GPUS][NP_MAX_GPUS];
+	int gg_nv[NP_MAX_GPUS][NP_MAX_GPUS];
+	enum np_path gn[NP_MAX_GPUS][NP_MAX_NICS];
+	enum np_path nn[NP_MAX_NICS][NP_MAX_NICS];
+	struct np_near near[NP_MAX_GPUS];
+
+	/* filled by np_topo_check() and np_topo_recommend() */
+	struct np_finding *findings;
+	int nfindings, cap_findings;
+	struct np_rec *recs;
+	int nrecs, cap_recs;
+	char (*notes)[NP_MSG_LEN];  /* what a source could not see */
+	int nnotes, cap_notes;
+
+	void *hwloc;                /* hwloc_topology_t kept for --export, or NULL */
+};
+
+void np_topo_init(struct np_topo *t);
+void np_topo_release(struct np_topo *t);
+
+/* Add a PCI node (deduplicated by id); returns its index or -1 (no memory). */
+int np_topo_pci_add(struct np_topo *t, const char *id, enum np_pci_kind kind, int parent);
+int np_topo_pci_find(const struct np_topo *t, const char *id);
+/* Add a chain "pciDDDD:BB/BRIDGE/.../DEVICE"; returns the last node's index. */
+int np_topo_pci_add_chain(struct np_topo *t, const char *chain, int numa);
+/* Write the chain of node i into buf ("" when i < 0). */
+void np_topo_pci_chain(const struct np_topo *t, int i, char *buf, size_t len);
+
+struct np_gpu *np_topo_gpu_add(struct np_topo *t, const char *busid);
+struct np_nic *np_topo_nic_add(struct np_topo *t, const char *name, int port);
+int np_topo_numa_index(const struct np_topo *t, int os_index); /* -1 if absent */
+
+void np_topo_note(struct np_topo *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct np_finding *np_topo_finding(struct np_topo *t, const char *id, enum np_severity sev,
+				   const char *subject);
+struct np_rec *np_topo_rec(struct np_topo *t, const char *var, const char *finding);
+bool np_topo_has_finding(const struct np_topo *t, const char *id);
+
+/* Normalize a PCI bus id to lowercase "dddd:bb:dd.f" (domain widened when
+ * above 0xffff). false when s is not a bus id. */
+bool np_busid_norm(const char *s, char *out, size_t len);
+/* Per-lane GT/s of a PCIe generation and the one-direction GB/s of a link. */
+double np_pcie_gbps(int gen, int width);
+int np_pcie_gen_of_gts(double gts); /* 2.5 -> 1, ... 64 -> 6, 0 unknown */
+
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* NCCL settings that answer findings, each with its reason. Variables that
+ * NCCL documents as debugging-only (NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL,
+ * NCCL_BUFFSIZE, NCCL_IB_QPS_PER_CONNECTION, ...) are only ever proposed
+ * as diagnostics to try, never as exports. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "topo.h"
+
+static bool selectable(const struct np_nic *n)
+{
+	return n->ll == NP_LL_IB || n->ll == NP_LL_ROCE || n->ll == NP_LL_UNKNOWN;
+}
+
+/* NCCL_IB_HCA with '=' (exact names: prefix matching would make mlx5_1
+ * select mlx5_10 too) listing the active ports at the top rate, when some
+ * port is down, polling or slower. */
+static void rec_ib_hca(struct np_topo *t)
+{
+	double top = 0;
+	int active = 0, bad = 0;
+	const char *why = NULL;
+	struct np_rec *r;
+	size_t off;
+
+	for (int k = 0; k < t->nnics; k++) {
+		const struct np_nic *n = &t->nics[k];
+		if (!selectable(n))
+			continue;
+		if (n->state == NP_PORT_ACTIVE && n->phys != NP_PORT_POLLING) {
+			active++;
+			if (n->rate_gbit > top)
+				top = n->rate_gbit;
+		} else if (n->state != NP_PORT_UNKNOWN) {
+			bad++;
+		}
+	}
+	if (!active)
+		return;
+	if (bad)
+		why = np_topo_has_finding(t, "nic-port-polling") ? "nic-port-polling" : "nic-port-down";
+	else if (np_topo_has_finding(t, "nic-rate-mixed"))
+		why = "nic-rate-mixed";
+	if (!why)
+		return;
+	r = np_topo_rec(t, "NCCL_IB_HCA", why);
+	snprintf(r->value, sizeof(r->value), "=");
+	off = 1;
+	for (int k = 0; k < t->nnics && off < sizeof(r->value); k++) {
+		const struct np_nic *n = &t->nics[k];
+		if (!selectable(n) || n->state != NP_PORT_ACTIVE || n->phys == NP_PORT_POLLING)
+			continue;
+		if (top > 0 && n->rate_gbit > 0 && n->rate_gbit < top)
+			continue;
+		off += (size_t)snprintf(r->value + off, sizeof(r->value) - off, "%s%s:%d", off > 1 ? "," : "", n->name, n->port);
+	}
+	snprintf(r->reason, sizeof(r->reason), "%s: use only the active ports%s, by exact name",
+		 why, !strcmp(why, "nic-rate-mixed") ? " at the top rate" : "");
+}
+
+static void rec_socket(struct np_topo *t)
+{
+	struct np_rec *r;
+
+	if (!np_topo_has_finding(t, "net-socket-iface"))
+		return;
+	r = np_topo_rec(t, "NCCL_SOCKET_IFNAME", "net-socket-iface");
+	snprintf(r->value, sizeof(r->value), "=%s", t->host.iface_pci);
+	snprintf(r->reason, sizeof(r->reason), "net-socket-iface: NCCL would bootstrap over '%s'", t->host.iface_nccl);
+}
+
+/* NCCL 2.21 and later pick the RoCE v2 IPv4 GID themselves. */
+static void rec_gid(struct np_topo *t)
+{
+	struct np_rec *r;
+
+	if (!t->host.nccl_version || t->host.nccl_version >= 22100)
+		return;
+	for (int k = 0; k < t->nnics; k++) {
+		const struct np_nic *n = &t->nics[k];
+		if (n->ll != NP_LL_ROCE || n->state != NP_PORT_ACTIVE || n->gid_index < 0)
+			continue;
+		{
+			struct np_finding *f = np_topo_finding(t, "roce-gid-old-nccl", NP_SEV_INFO, n->name);
+			snprintf(f->message, sizeof(f->message), "NCCL %d.%d.%d does not select the RoCE v2 GID by itself",
+				 t->host.nccl_version / 10000, t->host.nccl_version / 100 % 100, t->host.nccl_version % 100);
+			snprintf(f->evidence, sizeof(f->evidence), "%s port %d: RoCE v2 IPv4 GID at index %d", n->name, n->port,
+				 n->gid_index);
+			snprintf(f->remedy, sizeof(f->remedy), "set NCCL_IB_GID_INDEX=%d or upgrade NCCL to 2.21+", n->gid_index);
+		}
+		r = np_topo_rec(t, "NCCL_IB_GID_INDEX", "roce-gid-old-nccl");
+		snprintf(r->value, sizeof(r->value), "%d", n->gid_index);
+		snprintf(r->reason, sizeof(r->reason), "roce-gid-old-nccl: RoCE v2 IPv4 GID of %s:%d; NCCL before 2.21 does not find it",
+			 n->name, n->port);
+		return;
+	}
+}
+
+static void rec_topo_file(struct np_topo *t)
+{
+	struct np_rec *r;
+
+	if (!np_topo_has_finding(t, "vm-flattened"))
+		return;
+	r = np_topo_rec(t, "NCCL_TOPO_FILE", "vm-flattened");
+	snprintf(r->value, sizeof(r->value), "/path/to/provider-topo.xml");
+	snprintf(r->reason, sizeof(r->reason), "vm-flattened: the hypervisor hides the PCIe switches; use the provider's file for this instance type");
+}
+
+static void rec_cross_nic(struct np_topo *t)
+{
+	struct np_rec *r;
+	int usable = 0;
+
+	for (int k = 0; k < t->nnics; k++)
+		usable += t->nics[k].state != NP_PORT_DOWN;
+	if (!np_topo_has_finding(t, "numa-gpu-no-nic") || usable < 2)
+		return;
+	r = np_topo_rec(t, "NCCL_CROSS_NIC", "numa-gpu-no-nic");
+	snprintf(r->value, sizeof(r->value), "1");
+	snprintf(r->reason, sizeof(r->reason), "numa-gpu-no-nic: some GPUs have no NIC of their own rail; let rings use different NICs on each node");
+}
+
+static void rec_diagnostics(struct np_topo *t)
+{
+	struct np_rec *r;
+	enum np_path worst = NP_PATH_X;
+
+	if (!np_topo_has_finding(t, "gdr-path"))
+		return;
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->near[i].n && t->near[i].path != NP_PATH_UNKNOWN && t->near[i].path > worst)
+			worst = t->near[i].path;
+	r = np_topo_rec(t, "NCCL_NET_GDR_LEVEL", "gdr-path");
+	snprintf(r->value, sizeof(r->value), "%s", np_path_str(worst));
+	snprintf(r->reason, sizeof(r->reason), "gdr-path: diagnostic only; compare busbw with and without it, then fix the placement");
+	r->diagnostic = true;
+}
+
+void np_topo_recommend(struct np_topo *t)
+{
+	rec_ib_hca(t);
+	rec_socket(t);
+	rec_gid(t);
+	rec_topo_file(t);
+	rec_cross_nic(t);
+	rec_diagnostics(t);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Every read of /sys and /proc goes through one root directory fd, which
+ * the environment variable NCCL_PROBE_FSROOT can point at a fake tree
+ * (tests build such trees). Paths given here are relative ("sys/..."). */
+#ifndef NP_TOPO_SYSFS_H
+#define NP_TOPO_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "status.h"
+
+struct np_sysfs {
+	int root_fd;
+	bool fake;          /* NCCL_PROBE_FSROOT was set */
+	char root[512];
+};
+
+/* Open the root ("/" or $NCCL_PROBE_FSROOT). */
+enum np_status np_sysfs_open(struct np_sysfs *fs, struct np_err *err);
+void np_sysfs_release(struct np_sysfs *fs);
+
+/* Read a small file whole, trailing newline removed; false if unreadable. */
+bool np_sysfs_read(const struct np_sysfs *fs, const char *rel, char *buf, size_t len);
+bool np_sysfs_readf(const struct np_sysfs *fs, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Read up to len bytes of a binary file; returns bytes read, -1 on error. */
+long np_sysfs_read_bin(const struct np_sysfs *fs, const char *rel, void *buf, size_t len);
+bool np_sysfs_exists(const struct np_sysfs *fs, const char *rel);
+/* readlink, relative to the root; false if not a link. */
+bool np_sysfs_readlink(const struct np_sysfs *fs, const char *rel, char *buf, size_t len);
+/* Names in a directory (no "." / ".."), sorted; the caller frees *names
+ * and each name with np_sysfs_free_list. Returns the count, -1 on error. */
+int np_sysfs_list(const struct np_sysfs *fs, const char *rel, char ***names);
+void np_sysfs_free_list(char **names, int n);
+/* Parse an integer file (decimal or 0x hex); false if absent or invalid. */
+bool np_sysfs_read_long(const struct np_sysfs *fs, const char *rel, long *out);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* The topology module's entry points: discover a model from a source, then
+ * analyze it (paths, checks, recommendations), and write a snapshot.
+ * Nothing here prints or exits; failures come back as np_status + np_err. */
+#ifndef NP_TOPO_H
+#define NP_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model.h"
+#include "status.h"
+
+/* Discover the live machine: hwloc (I/O kept), NVML (dlopen), verbs,
+ * sysfs through NCCL_PROBE_FSROOT, CUDA attributes where built with CUDA.
+ * keep_hwloc: keep the hwloc topology in t->hwloc for np_topo_snapshot. */
+enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct np_err *err);
+
+/* Read a file: an hwloc XML (also nccl-probe snapshots) or an NCCL
+ * topology XML (<system version="1">); the format is told by the content.
+ * NP_EUSAGE for a file that is none of them, empty, or a directory. */
+enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool keep_hwloc,
+				     struct np_err *err);
+
+/* Source back-ends (topo/source_*.c). */
+enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struct np_err *err);
+enum np_status np_topo_from_nccl_xml(struct np_topo *t, const char *path, struct np_err *err);
+
+/* Analysis: paths (topo/paths.c), findings (topo/checks.c), NCCL settings
+ * (topo/recommend.c). np_topo_analyze runs the three in order. */
+void np_topo_paths(struct np_topo *t);
+void np_topo_check(struct np_topo *t);
+void np_topo_recommend(struct np_topo *t);
+void np_topo_analyze(struct np_topo *t);
+
+/* GDR verdict of one GPU: true when NCCL would use GPUDirect RDMA to its
+ * nearest NIC (path, GPU attribute, peer memory or dma-buf). */
+bool np_topo_gpu_gdr_ok(const struct np_topo *t, int gpu);
+/* The same, with the reason (or the path it will use) in why. */
+bool np_topo_gpu_gdr_why(const struct np_topo *t, int gpu, char *why, size_t len);
+
+/* One MPI rank's CPU binding, checked against its GPU's NUMA node. */
+struct np_rank_bind {
+	int rank;
+	int gpu;                      /* model index, -1 none */
+	char cpus[NP_CPUSET_LEN];     /* sched_getaffinity as a CPU list */
+};
+void np_topo_check_binding(struct np_topo *t, const struct np_rank_bind *b, int n);
+
+/* Write an hwloc XML snapshot with NCCLProbe* info attributes to path
+ * (temporary name in the same directory, then rename). t->hwloc must be
+ * kept by discovery. */
+enum np_status np_topo_snapshot(struct np_topo *t, const char *path, struct np_err *err);
+
+/* A one-line summary of the node for fleet comparison. */
+void np_topo_summary(const struct np_topo *t, char *buf, size_t len);
+
+#endif
