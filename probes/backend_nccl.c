@@ -26,9 +26,12 @@
 #include "pattern.h"
 
 /* Collectives captured in one CUDA graph at most; longer batches launch the
- * graph several times between the events (one launch per 512 collectives
- * costs nothing measurable, a graph of 100000 nodes costs seconds). */
-#define GRAPH_CHUNK 512
+ * graph several times between the events. Each launch leaves a gap of a
+ * few microseconds on the GPU: with 512 per graph, batches of 14000 8-byte
+ * all-reduces on one H200 took 2% longer per collective than one graph of
+ * them all (0.741 against 0.726 us); 4096 cuts the launches eightfold and
+ * keeps capture and instantiation short. */
+#define GRAPH_CHUNK 4096
 #define GRAPH_SLOTS 8
 /* Spins (sched_yield) before a waiter starts to sleep, and the longest sleep. */
 #define WAIT_SPINS 200
@@ -233,8 +236,10 @@ static enum np_status wait_event(struct np_backend *be, cudaEvent_t ev, const ch
 		ncclResult_t r;
 		bool gone = false;
 
+		/* abort() releases the stall kernel, so the stream may complete
+		 * after an abort: that is still a timeout, not a sample */
 		if (ce == cudaSuccess)
-			return NP_OK;
+			return atomic_load(&p->aborted) ? aborted_fail(be, what) : NP_OK;
 		if (ce != cudaErrorNotReady)
 			return cuda_fail(be, ce, what);
 		if (atomic_load(&p->aborted))
