@@ -19,6 +19,8 @@ struct mpi_priv {
 	MPI_Datatype half_t, bf16_t; /* duplicates of MPI_UINT16_T, told apart in user ops */
 	MPI_Op user_op[NP_OP_COUNT];  /* half/bfloat16 reductions */
 	int corrupt_rank;             /* NCCL_PROBE_TEST_CORRUPT=R, else -1 */
+	int slow_rank;                /* NCCL_PROBE_TEST_SLOW=R:US, else -1 */
+	unsigned slow_us;
 };
 
 static struct mpi_priv *priv_of(struct np_backend *be) { return be->priv; }
@@ -135,6 +137,15 @@ static enum np_status mpi_init(struct np_backend *be)
 		long v = strtol(env, &end, 10);
 		if (*env && !*end && v >= 0)
 			p->corrupt_rank = (int)v;
+	}
+	p->slow_rank = -1;
+	if ((env = getenv("NCCL_PROBE_TEST_SLOW"))) {
+		char *end, *end2;
+		long r = strtol(env, &end, 10), us = *end == ':' ? strtol(end + 1, &end2, 10) : -1;
+		if (end != env && us > 0 && us < 10000000 && !*end2 && r >= 0) {
+			p->slow_rank = (int)r;
+			p->slow_us = (unsigned)us;
+		}
 	}
 	MPI_Get_version(&major, &minor);
 	snprintf(be->info.library, sizeof(be->info.library), "%.100s (MPI %d.%d)",
@@ -305,6 +316,8 @@ static enum np_status mpi_run(struct np_backend *be, const struct np_bench *b, i
 		return mpi_err(be, rc, "MPI_Barrier");
 	t0 = MPI_Wtime();
 	for (int i = 0; i < iters; i++) {
+		if (p->slow_rank == be->world->rank)
+			usleep(p->slow_us); /* test-only: a slow rank */
 		rc = run_one(p, b, be->world);
 		if (rc != MPI_SUCCESS)
 			return mpi_err(be, rc, b->coll->name);

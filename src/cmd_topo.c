@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -71,6 +72,12 @@ static int out_open(struct out *o, const char *path)
 		return 0;
 	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path);
 	fd = mkstemp(o->tmp);
+	if (fd >= 0) { /* mkstemp makes it 0600; a report gets the usual mode */
+		mode_t mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) != 0)
+			np_warn("cannot set the mode of --output '%s': %s", path, strerror(errno));
+	}
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		np_error("cannot write --output '%s': %s; choose a writable file", path, strerror(errno));
 		if (fd >= 0)

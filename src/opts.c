@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "opts.h"
@@ -291,8 +292,13 @@ static enum np_status check_output(const char *path, struct np_err *err)
 	char dir[4096];
 	const char *slash = strrchr(path, '/');
 
+	struct stat st;
+
 	if (!*path)
 		return np_fail(err, NP_EUSAGE, "invalid --output ''; give a file name");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return np_fail(err, NP_EUSAGE, "cannot write --output '%s': it is a directory; give a file name",
+			       path);
 	if (slash) {
 		size_t len = (size_t)(slash - path);
 		if (len >= sizeof(dir))

@@ -679,6 +679,11 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 
 	pts = plan(s, &npts, &max_send, &max_recv);
 	s->planned = (int)npts;
+	if (!npts) {
+		if (s->of.f)
+			np_outfile_discard(&s->of);
+		np_die(NP_EXIT_USAGE, "nothing to run: every size of the sweep was skipped (see the notes above); choose other sizes or collectives");
+	}
 	{
 		enum np_status rc = NP_OK;
 		if (npts) {

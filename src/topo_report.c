@@ -123,11 +123,11 @@ static void gpu_table(FILE *f, const struct np_topo *t)
 		fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
 		return;
 	}
-	fprintf(f, "GPUs:\n  %-5s %-13s %-28s %-5s %-20s %-16s %-10s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
-		"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR");
+	fprintf(f, "GPUs:\n  %-5s %-13s %-28s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
+		"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR ATTR", "NEAREST NIC");
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
-		char numa[16], link[40], nv[32], bar[32];
+		char numa[16], link[40], nv[32], bar[32], near[128];
 		snprintf(numa, sizeof(numa), g->numa >= 0 ? "%d" : "N/A", g->numa);
 		link_str(&g->pcie, link, sizeof(link));
 		if (g->nvlinks && g->nvlink_gbps > 0)
@@ -140,8 +140,13 @@ static void gpu_table(FILE *f, const struct np_topo *t)
 			snprintf(bar, sizeof(bar), "%llu MiB", (unsigned long long)g->bar1_mib);
 		else
 			snprintf(bar, sizeof(bar), "unknown");
-		fprintf(f, "  %-5d %-13s %-28.28s %-5s %-20s %-16s %-10s %s\n", i, g->busid, g->name, numa, link, nv, bar,
-			np_tri_str(g->gdr));
+		near[0] = '\0';
+		for (int k = 0; k < t->near[i].n && strlen(near) < sizeof(near) - 24; k++)
+			snprintf(near + strlen(near), sizeof(near) - strlen(near), "%sNIC%d", k ? "," : "", t->near[i].nics[k]);
+		if (t->near[i].n)
+			snprintf(near + strlen(near), sizeof(near) - strlen(near), " (%s)", np_path_str(t->near[i].path));
+		fprintf(f, "  %-5d %-13s %-28.28s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid, g->name, numa, link, nv, bar,
+			np_tri_str(g->gdr), near[0] ? near : "-");
 	}
 }
 
@@ -280,6 +285,9 @@ bool np_topo_report_gdr(FILE *f, const struct np_topo *t)
 {
 	int bad = 0;
 
+	fprintf(f, "Peer memory: %s%s%s%s; NIC dma-buf: %s\n", np_tri_str(t->host.peermem_loaded),
+		t->host.peermem[0] ? " (" : "", t->host.peermem, t->host.peermem[0] ? ")" : "",
+		np_tri_str(t->host.dmabuf_nic));
 	if (!t->ngpus)
 		fprintf(f, "GDR: no NVIDIA GPU on this node; there is nothing to check\n");
 	else if (!t->nnics)
@@ -418,6 +426,7 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		json_str_or_null(j, "speed", n->speed);
 		json_int_or_null(j, "mtu", n->mtu, n->mtu > 0);
 		json_int_or_null(j, "gid_index", n->gid_index, n->gid_index >= 0);
+		json_int_or_null(j, "gid_index_ipv6", n->gid_index6, n->gid_index6 >= 0);
 		json_str_or_null(j, "netdev", n->netdev);
 		json_pcie(j, &n->pcie);
 		np_topo_pci_chain(t, n->pci, buf, sizeof(buf));

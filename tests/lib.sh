@@ -3,7 +3,7 @@
 # Source it from tests/tNNNN-area-what.sh:  . "$(dirname "$0")/lib.sh"
 #
 #   plan N | done_testing          TAP plan (up front, or at the end)
-#   ok COND-RC "desc"              one TAP line from a status
+#   ok COND-RC "desc"              one TAP line from a status (returns it)
 #   expect_success "desc" CMD...   CMD exits 0
 #   expect_code CODE "desc" CMD... CMD exits CODE; its stderr is in $TEST_ERR
 #   expect_grep RE FILE "desc"     FILE has a line matching RE
@@ -40,6 +40,7 @@ ok() {
 		echo "not ok $_np_n - $2"
 		_np_failed=$((_np_failed + 1))
 	fi
+	return "$1"
 }
 
 diag() { printf '# %s\n' "$@"; }

@@ -18,14 +18,16 @@ SWEEP_TESTS = \
 	tests/t0003-sweep-check.sh \
 	tests/t0004-sweep-output.sh \
 	tests/t0005-docs.sh \
-	tests/t0006-sweep-timeout.sh
+	tests/t0006-sweep-timeout.sh \
+	tests/t0007-sweep-limits.sh \
+	tests/t0008-validate.sh
 check_PROGRAMS += tests/unit/test_stats
 tests_unit_test_stats_SOURCES = tests/unit/test_stats.c tests/unit/tap.h
 tests_unit_test_stats_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_parse tests/unit/test_stats $(SWEEP_TESTS)
 
-EXTRA_DIST += tests/lib.sh tests/check_report.py $(SWEEP_TESTS)
+EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/check_report.py $(SWEEP_TESTS)
 
 # benchmarks (built by make check, run by hand: see tests/bench/*.sh)
 check_PROGRAMS += tests/bench/mpi_allreduce_loop

@@ -39,6 +39,10 @@ bad_input 1:2T:+1 --sweep 1:2T:+1
 bad_input --sweep --sweep
 bad_input stray stray
 bad_input 1,x --gpu-map 1,x
+bad_input "$TEST_TMP" --output "$TEST_TMP"
+RANKS=4 bad_input "nothing to run" --sweep 8 --coll alltoall
+bad_input 0 --budget 0
+bad_input -1 --warmup -1
 RANKS=4 bad_input 99 --root 99 --coll broadcast
 RANKS=4 bad_input 4 --root 4
 RANKS=4 bad_input 3 --ranks-per-node 3

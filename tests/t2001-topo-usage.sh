@@ -47,6 +47,8 @@ one_line "cannot write --export"; ok $? "  one line: $(cat "$TEST_ERR")"
 expect_success "--output writes the report" np topo --output "$TEST_TMP/report.txt" --quiet
 grep -q '^Findings' "$TEST_TMP/report.txt"
 ok $? "  the report is in the file"
+[ "$(stat -c %a "$TEST_TMP/report.txt")" != 600 ] || [ "$(umask)" = 0077 ]
+ok $? "  the report has the usual mode, not mkstemp's 0600"
 [ -z "$(ls "$TEST_TMP" | grep '\.tmp\.')" ]
 ok $? "  no temporary file is left"
 

@@ -84,4 +84,17 @@ expect_grep 'GPUs: none' "$TEST_OUT" "4-socket node: says there is no GPU"
 expect_code 1 "4-socket node: --check-gdr exits 1 without a GPU" np topo --input "$H/hwloc-96em64t-4n4d3ca2co-pci.xml" --check-gdr --quiet
 expect_grep 'no NVIDIA GPU' "$TEST_OUT" "4-socket node: --check-gdr says why"
 
+# A snapshot of a file reproduces the file's findings.
+expect_success "p4d hwloc file: --export a snapshot" np topo --quiet --input "$H/aws-p4d.xml" --export "$TEST_TMP/p4d.xml" --format json --output "$TEST_TMP/p4d-file.json"
+expect_success "  --input the snapshot" np topo --quiet --input "$TEST_TMP/p4d.xml" --format json --output "$TEST_TMP/p4d-snap.json"
+if [ -n "$PYTHON" ]; then
+	"$PYTHON" - "$TEST_TMP/p4d-file.json" "$TEST_TMP/p4d-snap.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+same = a["findings"] == b["findings"] and a["recommendations"] == b["recommendations"] and a["paths"] == b["paths"]
+sys.exit(0 if same and b["source"]["kind"] == "snapshot" and b["source"]["origin"] == "hwloc-xml" else 1)
+PY
+	ok $? "  same findings, recommendations and paths"
+fi
+
 done_testing

@@ -132,6 +132,22 @@ expect_grep 'roce-no-v2-gid \[mlx5_1:1\]' "$TEST_OUT" "  mlx5_1 cannot be auto-s
 ! grep -q NCCL_IB_GID_INDEX "$TEST_OUT"
 ok $? "  no NCCL_IB_GID_INDEX without an NCCL older than 2.21"
 
+# 4b. RoCE with IPv6 RoCE v2 GIDs only: auto-selection cannot work
+R=$TEST_TMP/d6
+node "$R"
+for d in mlx5_0 mlx5_1; do
+	p=$R/sys/class/infiniband/$d/ports/1
+	echo Ethernet >"$p/link_layer"
+	mkdir -p "$p/gids" "$p/gid_attrs/types"
+	echo fe80:0000:0000:0000:0000:0000:0000:0001 >"$p/gids/0"
+	echo "RoCE v2" >"$p/gid_attrs/types/0"
+	echo 2001:0db8:0000:0000:0000:0000:0000:0001 >"$p/gids/1"
+	echo "RoCE v2" >"$p/gid_attrs/types/1"
+done
+expect_success "RoCE with IPv6 GIDs only" topo --recommend
+expect_grep '^export NCCL_IB_GID_INDEX=1  # roce-no-v2-gid' "$TEST_OUT" "  NCCL_IB_GID_INDEX points at the IPv6 RoCE v2 GID"
+expect_grep '^export NCCL_IB_ADDR_FAMILY=AF_INET6  # roce-no-v2-gid' "$TEST_OUT" "  with NCCL_IB_ADDR_FAMILY=AF_INET6"
+
 # 5. a flattened virtual machine
 R=$TEST_TMP/e
 pci "$R" pci0000:00/0000:00:05.0 0x10de 0x030200
@@ -146,7 +162,61 @@ expect_grep 'export NCCL_TOPO_FILE=' "$TEST_OUT" "  NCCL_TOPO_FILE is recommende
 expect_grep 'numa-unknown' "$TEST_OUT" "  the unknown NUMA node is said"
 expect_grep '^  0 +0000:00:05.0 +NVIDIA \[10de:' "$TEST_OUT" "  GPUs are found in sysfs without NVML"
 
-# 6. nothing at all
+# 6. ACS redirect on the switch between GPU0 and mlx5_0
+R=$TEST_TMP/g
+node "$R"
+mkdir -p "$R/sys/module/nvidia_peermem" && echo 1.0 >"$R/sys/module/nvidia_peermem/version"
+for b in 0000:17:01.0 0000:18:00.0 0000:18:01.0; do
+	case $b in
+	0000:17:01.0) c=$R/sys/devices/pci0000:17/0000:17:01.0 ;;
+	*) c=$R/sys/devices/pci0000:17/0000:17:01.0/$b ;;
+	esac
+	ln -s "../../../devices/${c#$R/sys/devices/}" "$R/sys/bus/pci/devices/$b"
+	dd if=/dev/zero of="$c/config" bs=4096 count=1 2>/dev/null
+done
+# extended capability 0x000d (ACS) at 0x100; control: P2P request and completion redirect
+printf '\015\000\001\000\000\000\014\000' |
+	dd of="$R/sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0/config" bs=1 seek=256 conv=notrunc 2>/dev/null
+expect_code 1 "ACS redirect on the switch: --check-gdr exits 1" topo --check-gdr
+expect_grep 'gdr-acs \[GPU0\]: ACS redirect is enabled on bridge 0000:18:00.0' "$TEST_OUT" "  the bridge is named"
+expect_code 1 "  and the full report exits 1 (an error finding)" topo
+for b in 0000:17:01.0 0000:18:00.0 0000:18:01.0; do
+	f=$(readlink -f "$R/sys/bus/pci/devices/$b")/config
+	dd if=/dev/zero of="$f" bs=64 count=1 2>/dev/null
+done
+expect_code 0 "config space cut to 64 bytes (not root)" topo
+expect_grep 'gdr-acs-unknown' "$TEST_OUT" "  ACS is unknown and needs root"
+
+# 7. NCCL's socket default would take a virtual interface
+R=$TEST_TMP/h
+node "$R"
+mkdir -p "$R/sys/class/net/virbr0" "$R/sys/class/net/eth0" "$R/sys/class/net/lo"
+echo up >"$R/sys/class/net/virbr0/operstate"; echo 3 >"$R/sys/class/net/virbr0/ifindex"
+echo up >"$R/sys/class/net/eth0/operstate"; echo 5 >"$R/sys/class/net/eth0/ifindex"
+echo unknown >"$R/sys/class/net/lo/operstate"; echo 1 >"$R/sys/class/net/lo/ifindex"
+ln -s ../../../bus/pci/devices/0000:20:00.0 "$R/sys/class/net/eth0/device"
+expect_success "a virtual interface first" topo --recommend
+expect_grep "^export NCCL_SOCKET_IFNAME==eth0  # net-socket-iface: NCCL would bootstrap over 'virbr0'" "$TEST_OUT" "  NCCL_SOCKET_IFNAME names the PCI interface exactly"
+
+# 8. an H200 virtual machine: one GPU straight under the host bridge,
+# PCIe Gen5 x16, NUMA -1, no NIC, no peer memory
+R=$TEST_TMP/i
+pci "$R" pci0000:00/0000:00:06.0 0x10de 0x030200
+echo 0x2335 >"$R/sys/bus/pci/devices/0000:00:06.0/device"
+echo -1 >"$R/sys/bus/pci/devices/0000:00:06.0/numa_node"
+link "$R" 0000:00:06.0 32.0 16 32.0 16
+mkdir -p "$R/sys/hypervisor" && echo kvm >"$R/sys/hypervisor/type"
+expect_success "an H200 VM" topo
+expect_grep '^  0 +0000:00:06.0 +NVIDIA \[10de:2335\] +N/A +Gen5 x16/Gen5 x16 ' "$TEST_OUT" "  the GPU with its PCIe Gen5 x16 link and no NUMA node"
+expect_grep '^NICs: none' "$TEST_OUT" "  no NIC"
+expect_grep '^Host: peer memory no,' "$TEST_OUT" "  no peer memory"
+expect_grep 'numa-unknown' "$TEST_OUT" "  the unknown NUMA node is a note"
+! grep -q vm-flattened "$TEST_OUT"
+ok $? "  one GPU alone has no path to distrust"
+expect_code 1 "  --check-gdr exits 1" topo --check-gdr
+expect_grep 'no RDMA NIC' "$TEST_OUT" "  and says there is no NIC"
+
+# 9. nothing at all
 R=$TEST_TMP/f
 mkdir -p "$R"
 expect_code 1 "an empty tree: --check-gdr exits 1" topo --check-gdr

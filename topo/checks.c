@@ -275,7 +275,11 @@ static void check_links(struct np_topo *t)
 			f = np_topo_finding(t, "roce-no-v2-gid", NP_SEV_WARNING, s);
 			SET(f->message, "%s port %d has no RoCE v2 GID with an IPv4 address; NCCL's GID auto-selection cannot work", n->name, n->port);
 			SET(f->evidence, "no 'RoCE v2' entry with an ::ffff:a.b.c.d GID in its GID table");
-			SET(f->remedy, "give %s an IPv4 address", n->netdev[0] ? n->netdev : "its netdev");
+			if (n->gid_index6 >= 0)
+				SET(f->remedy, "give %s an IPv4 address, or use its IPv6 RoCE v2 GID %d (NCCL_IB_GID_INDEX with NCCL_IB_ADDR_FAMILY=AF_INET6)",
+				    n->netdev[0] ? n->netdev : "its netdev", n->gid_index6);
+			else
+				SET(f->remedy, "give %s an IPv4 address", n->netdev[0] ? n->netdev : "its netdev");
 		}
 	}
 	if (rmin > 0 && rmax > rmin) {

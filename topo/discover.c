@@ -38,6 +38,51 @@ static enum np_status load_hwloc(struct np_topo *t, const char *path, bool keep,
 	return st;
 }
 
+/* The root element's name from the file's head, past the XML declaration,
+ * comments and a DOCTYPE; false when the head does not tell (the caller
+ * then parses the file whole). Spares hwloc files a second parse. */
+static bool root_name(const char *path, char *name, size_t len)
+{
+	char buf[16384];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	const char *p, *end;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = buf;
+	end = buf + n;
+	if (n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+			p++;
+		if (p >= end || *p != '<')
+			return false;
+		if (!strncmp(p, "<?", 2))
+			p = strstr(p, "?>");
+		else if (!strncmp(p, "<!--", 4))
+			p = strstr(p, "-->");
+		else if (!strncmp(p, "<!", 2))
+			p = strchr(p, '>');
+		else
+			break;
+		if (!p)
+			return false;
+		p = strchr(p, '>') + 1;
+	}
+	p++;
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:");
+	if (!n || n >= len || !p[n])
+		return false;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return true;
+}
+
 enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool keep_hwloc, struct np_err *err)
 {
 	struct stat sb;
@@ -54,12 +99,14 @@ enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool k
 		return np_fail(err, NP_EUSAGE, "--input '%s' is not a regular file; %s", path, INPUT_HINT);
 	if (sb.st_size == 0)
 		return np_fail(err, NP_EUSAGE, "--input '%s' is empty; %s", path, INPUT_HINT);
-	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	if (!doc)
-		return np_fail(err, NP_EUSAGE, "--input '%s' is not XML; %s", path, INPUT_HINT);
-	root = xmlDocGetRootElement(doc);
-	snprintf(name, sizeof(name), "%s", root ? (const char *)root->name : "");
-	xmlFreeDoc(doc);
+	if (!root_name(path, name, sizeof(name))) { /* the slow way: parse it whole */
+		doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+		if (!doc)
+			return np_fail(err, NP_EUSAGE, "--input '%s' is not XML; %s", path, INPUT_HINT);
+		root = xmlDocGetRootElement(doc);
+		snprintf(name, sizeof(name), "%s", root ? (const char *)root->name : "");
+		xmlFreeDoc(doc);
+	}
 	if (!strcmp(name, "topology"))
 		return load_hwloc(t, path, keep_hwloc, err);
 	if (!strcmp(name, "system"))

@@ -206,7 +206,10 @@ void np_gpu_live_cuda(struct np_topo *t)
 
 	if (t->ngpus == 0)
 		return;
-	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	/* the driver stays loaded once initialized: the CUDA runtime and NCCL
+	 * use it later in the same process, and unloading an initialized
+	 * driver is not something it supports */
+	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!lib) {
 		np_topo_note(t, "CUDA driver (libcuda.so.1) not found; the GPUs' GDR and DMA-BUF attributes are unknown");
 		return;
@@ -216,7 +219,6 @@ void np_gpu_live_cuda(struct np_topo *t)
 	*(void **)&get_attr = dlsym(lib, "cuDeviceGetAttribute");
 	if (!init || !by_bus || !get_attr || init(0) != CUDA_SUCCESS) {
 		np_topo_note(t, "the CUDA driver did not initialize; the GPUs' GDR and DMA-BUF attributes are unknown");
-		dlclose(lib);
 		return;
 	}
 	for (int i = 0; i < t->ngpus; i++) {
@@ -229,7 +231,6 @@ void np_gpu_live_cuda(struct np_topo *t)
 		if (get_attr(&v, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, d) == CUDA_SUCCESS)
 			t->gpus[i].dmabuf = v ? NP_YES : NP_NO;
 	}
-	dlclose(lib);
 #else
 	if (t->ngpus)
 		np_topo_note(t, "built without CUDA; the GPUs' GDR and DMA-BUF attributes are unknown");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The topology model: lifecycle, the PCI tree, and the small helpers every
  * source and the analysis share (names of enums, bus ids, PCIe rates). */
+#define _GNU_SOURCE /* strverscmp */
 #include "config.h"
 
 #include <ctype.h>
@@ -272,7 +273,21 @@ struct np_nic *np_topo_nic_add(struct np_topo *t, const char *name, int port)
 	n->pci = -1;
 	n->numa = -1;
 	n->gid_index = -1;
+	n->gid_index6 = -1;
 	return n;
+}
+
+static int cmp_nic(const void *a, const void *b)
+{
+	const struct np_nic *x = a, *y = b;
+	int c = strverscmp(x->name, y->name);
+
+	return c ? c : x->port - y->port;
+}
+
+void np_topo_sort_nics(struct np_topo *t)
+{
+	qsort(t->nics, (size_t)t->nnics, sizeof(t->nics[0]), cmp_nic);
 }
 
 int np_topo_numa_index(const struct np_topo *t, int os_index)

@@ -106,6 +106,7 @@ struct np_nic {
 	char speed[16];             /* "HDR", "NDR", ... "" unknown */
 	int mtu;                    /* bytes, 0 unknown */
 	int gid_index;              /* RoCE v2 IPv4 GID index, -1 none/unknown */
+	int gid_index6;             /* first RoCE v2 global IPv6 GID index, -1 none */
 	bool gid_checked;           /* the GID table was read */
 	char netdev[NP_NAME_LEN];
 	struct np_pcie pcie;
@@ -209,6 +210,9 @@ void np_topo_pci_chain(const struct np_topo *t, int i, char *buf, size_t len);
 struct np_gpu *np_topo_gpu_add(struct np_topo *t, const char *busid);
 struct np_nic *np_topo_nic_add(struct np_topo *t, const char *name, int port);
 int np_topo_numa_index(const struct np_topo *t, int os_index); /* -1 if absent */
+/* Order NICs as nvidia-smi does: by name, numbers in it compared as numbers
+ * (mlx5_2 before mlx5_10), then by port. Call before np_topo_paths. */
+void np_topo_sort_nics(struct np_topo *t);
 
 void np_topo_note(struct np_topo *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct np_finding *np_topo_finding(struct np_topo *t, const char *id, enum np_severity sev,

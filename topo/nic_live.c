@@ -59,6 +59,8 @@ static void roce_gid(const struct np_sysfs *fs, const char *dev, int port, struc
 			n->gid_index = idx;
 			break;
 		}
+		if (n->gid_index6 < 0 && strncmp(gid, "fe80:", 5) && strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
+			n->gid_index6 = idx;
 	}
 	np_sysfs_free_list(names, cnt);
 }
@@ -260,6 +262,7 @@ void np_nic_live(struct np_topo *t, const struct np_sysfs *fs)
 		sysfs_ports(t, fs, devs[i]);
 	if (n >= 0)
 		np_sysfs_free_list(devs, n);
+	np_topo_sort_nics(t);
 #ifdef HAVE_VERBS
 	if (!fs->fake && n > 0)
 		verbs_ports(t);

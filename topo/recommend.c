@@ -99,6 +99,33 @@ static void rec_gid(struct np_topo *t)
 	}
 }
 
+/* Auto-selection cannot work without an IPv4 RoCE v2 GID: point NCCL at
+ * the IPv6 one where every such port has one at the same index. */
+static void rec_gid6(struct np_topo *t)
+{
+	int idx = -1;
+	struct np_rec *r;
+
+	for (int k = 0; k < t->nnics; k++) {
+		const struct np_nic *n = &t->nics[k];
+		if (n->ll != NP_LL_ROCE || n->state != NP_PORT_ACTIVE || !n->gid_checked)
+			continue;
+		if (n->gid_index >= 0) /* one index for all ports: leave a mixed node to the finding */
+			return;
+		if (n->gid_index6 < 0 || (idx >= 0 && idx != n->gid_index6))
+			return;
+		idx = n->gid_index6;
+	}
+	if (idx < 0)
+		return;
+	r = np_topo_rec(t, "NCCL_IB_GID_INDEX", "roce-no-v2-gid");
+	snprintf(r->value, sizeof(r->value), "%d", idx);
+	snprintf(r->reason, sizeof(r->reason), "roce-no-v2-gid: no IPv4 RoCE v2 GID; this is the IPv6 one (set NCCL_IB_ADDR_FAMILY=AF_INET6 too)");
+	r = np_topo_rec(t, "NCCL_IB_ADDR_FAMILY", "roce-no-v2-gid");
+	snprintf(r->value, sizeof(r->value), "AF_INET6");
+	snprintf(r->reason, sizeof(r->reason), "roce-no-v2-gid: the RoCE v2 GID NCCL can use is IPv6");
+}
+
 static void rec_topo_file(struct np_topo *t)
 {
 	struct np_rec *r;
@@ -145,6 +172,7 @@ void np_topo_recommend(struct np_topo *t)
 	rec_ib_hca(t);
 	rec_socket(t);
 	rec_gid(t);
+	rec_gid6(t);
 	rec_topo_file(t);
 	rec_cross_nic(t);
 	rec_diagnostics(t);

@@ -148,6 +148,7 @@ static void nic_record(const struct np_topo *t, int k, char *r, size_t len)
 	kv(r, len, "speed", n->speed);
 	kvi(r, len, "mtu", n->mtu);
 	kvi(r, len, "gid", n->gid_index);
+	kvi(r, len, "gid6", n->gid_index6);
 	kvi(r, len, "gidchecked", n->gid_checked);
 	kv(r, len, "netdev", n->netdev);
 	kvi(r, len, "gen", n->pcie.gen_cur);
@@ -295,6 +296,7 @@ static void read_nic(struct np_topo *t, const char *r)
 	get(r, "speed", n->speed, sizeof(n->speed));
 	n->mtu = (int)geti(r, "mtu", 0);
 	n->gid_index = (int)geti(r, "gid", -1);
+	n->gid_index6 = (int)geti(r, "gid6", -1);
 	n->gid_checked = geti(r, "gidchecked", 0) != 0;
 	get(r, "netdev", n->netdev, sizeof(n->netdev));
 	n->pcie.gen_cur = (int)geti(r, "gen", 0);

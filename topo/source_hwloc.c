@@ -301,6 +301,7 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 		}
 		add_nic(t, topo, o->parent, o);
 	}
+	np_topo_sort_nics(t);
 	nvlink_distances(t, topo);
 	if (!t->nvlink_known)
 		np_topo_note(t, "the file has no NVLinkBandwidth distances; NVLinks cannot be told from it");

@@ -85,8 +85,13 @@ static int place(struct np_topo *t, hwloc_topology_t topo, const struct np_sysfs
 	char rel[128];
 
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", busid);
-	if (!fs->fake && sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
-		o = hwloc_get_pcidev_by_busid(topo, dom, bus, dev, fn);
+	if (!fs->fake && sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4) {
+		if (dom > 0xffff)
+			np_topo_note(t, "PCI domain of %s is above 0xffff, which this hwloc may not hold; its path comes from sysfs",
+				     busid);
+		else
+			o = hwloc_get_pcidev_by_busid(topo, dom, bus, dev, fn);
+	}
 	if (o)
 		*numa = np_hwloc_numa_of(topo, o);
 	if (np_sysfs_read_long(fs, rel, &v))
@@ -202,7 +207,8 @@ static void interfaces(struct np_topo *t, const struct np_sysfs *fs)
 
 static void nccl_version(struct np_topo *t)
 {
-	void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+	/* NODELETE: NCCL may be in use in this process (the sweep links it) */
+	void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	int (*get)(int *);
 	int v = 0;
 
@@ -218,7 +224,9 @@ static void nccl_version(struct np_topo *t)
  * devices, at the cost of initializing OpenCL, CUDA and X. Its libpciaccess
  * component only adds names to what the Linux backend finds in sysfs (and
  * leaks a little in every load). */
+#if HWLOC_API_VERSION >= 0x00020100 /* hwloc_topology_set_components came with 2.1 */
 static const char *const skip_components[] = { "opencl", "cuda", "nvml", "rsmi", "levelzero", "gl", "pci" };
+#endif
 
 enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct np_err *err)
 {
@@ -237,8 +245,10 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 		return np_fail(err, NP_ESYS, "hwloc_topology_init failed: %s", strerror(errno));
 	}
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+#if HWLOC_API_VERSION >= 0x00020100
 	for (size_t i = 0; i < sizeof(skip_components) / sizeof(skip_components[0]); i++)
 		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, skip_components[i]);
+#endif
 	if (hwloc_topology_load(topo) != 0) {
 		hwloc_topology_destroy(topo);
 		np_sysfs_release(&fs);

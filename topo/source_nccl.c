@@ -75,7 +75,13 @@ struct walk {
 	char nvtarget[NP_MAX_GPUS][4][NP_BUSID_LEN]; /* deferred <nvlink> peers */
 	int nvcount[NP_MAX_GPUS][4];
 	int nnv[NP_MAX_GPUS];
+	struct np_gpu order[NP_MAX_GPUS]; /* the GPUs in file order */
 };
+
+static int cmp_gpu(const void *a, const void *b)
+{
+	return strcmp(((const struct np_gpu *)a)->busid, ((const struct np_gpu *)b)->busid);
+}
 
 static void add_net(struct walk *w, xmlNodePtr pci, const char *busid, int node)
 {
@@ -236,12 +242,22 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, struct np_e
 			if (is_elem(c, "pci"))
 				walk_pci(w, c, node);
 	}
-	for (int i = 0; i < t->ngpus; i++)
-		for (int k = 0; k < w->nnv[i]; k++)
+	/* nvidia-smi numbers GPUs in bus id order; the file's order may differ */
+	memcpy(w->order, t->gpus, sizeof(t->gpus[0]) * (size_t)t->ngpus);
+	qsort(t->gpus, (size_t)t->ngpus, sizeof(t->gpus[0]), cmp_gpu);
+	for (int i = 0; i < t->ngpus; i++) {
+		int src = 0;
+		t->gpus[i].index = i;
+		for (int k = 0; k < t->ngpus; k++)
+			if (!strcmp(w->order[k].busid, t->gpus[i].busid))
+				src = k;
+		for (int k = 0; k < w->nnv[src]; k++)
 			for (int j = 0; j < t->ngpus; j++)
-				if (!strcmp(t->gpus[j].busid, w->nvtarget[i][k]))
-					t->gpus[i].nvpeer[j] += w->nvcount[i][k];
+				if (!strcmp(t->gpus[j].busid, w->nvtarget[src][k]))
+					t->gpus[i].nvpeer[j] += w->nvcount[src][k];
+	}
 	free(w);
+	np_topo_sort_nics(t);
 	return NP_OK;
 }
 

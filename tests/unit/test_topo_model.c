@@ -2,6 +2,7 @@
 /* The topology model's helpers and path classes on hand-made trees. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,17 @@ int main(void)
 	tap_ok(!np_topo_gpu_gdr_ok(t, 3), "GPU3 (NODE) has not");
 	t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
 	tap_ok(!np_topo_gpu_gdr_ok(t, 0), "ACS redirect on the switch between them takes GDR away");
+	{
+		struct np_rank_bind rb[3] = { { 0, 4, "0-1" }, { 1, 4, "24-25" }, { 2, 4, "0-47" } };
+		snprintf(t->numa[0].cpus, sizeof(t->numa[0].cpus), "0-23");
+		snprintf(t->numa[1].cpus, sizeof(t->numa[1].cpus), "24-47");
+		np_topo_check_binding(t, rb, 3);
+		tap_ok(np_topo_has_finding(t, "cpu-binding-cross-numa"), "rank 0 bound to NUMA 0 drives GPU4 on NUMA 1");
+		tap_is_str(t->findings[t->nfindings - 2].subject, "rank 0", "  the finding names rank 0");
+		tap_is_str(t->findings[t->nfindings - 1].id, "cpu-binding-loose", "rank 2 spans both nodes: loose");
+		tap_ok(strstr(t->findings[t->nfindings - 1].message, "ranks 2 ") != NULL, "  only rank 2: %s",
+		       t->findings[t->nfindings - 1].message);
+	}
 	np_topo_release(t);
 	free(t);
 	return tap_done();
