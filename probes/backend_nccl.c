@@ -22,12 +22,16 @@
 
 #include "backend.h"
 #include "nccl_kernels.h"
+#include "nccl_log.h"
 #include "pattern.h"
 
 /* Collectives captured in one CUDA graph at most; longer batches launch the
- * graph several times between the events (one launch per 512 collectives
- * costs nothing measurable, a graph of 100000 nodes costs seconds). */
-#define GRAPH_CHUNK 512
+ * graph several times between the events. Each launch leaves a gap of a
+ * few microseconds on the GPU: with 512 per graph, batches of 14000 8-byte
+ * all-reduces on one H200 took 2% longer per collective than one graph of
+ * them all (0.741 against 0.726 us); 4096 cuts the launches eightfold and
+ * keeps capture and instantiation short. */
+#define GRAPH_CHUNK 4096
 #define GRAPH_SLOTS 8
 /* Spins (sched_yield) before a waiter starts to sleep, and the longest sleep. */
 #define WAIT_SPINS 200
@@ -232,8 +236,10 @@ static enum np_status wait_event(struct np_backend *be, cudaEvent_t ev, const ch
 		ncclResult_t r;
 		bool gone = false;
 
+		/* abort() releases the stall kernel, so the stream may complete
+		 * after an abort: that is still a timeout, not a sample */
 		if (ce == cudaSuccess)
-			return NP_OK;
+			return atomic_load(&p->aborted) ? aborted_fail(be, what) : NP_OK;
 		if (ce != cudaErrorNotReady)
 			return cuda_fail(be, ce, what);
 		if (atomic_load(&p->aborted))
@@ -480,30 +486,9 @@ static bool log_begin(struct nccl_priv *p, struct env_save save[3])
 	return true;
 }
 
-/* Copy the text after `key` up to ';' or the end of the line. */
-static void after(char *dst, size_t len, const char *line, const char *key)
-{
-	const char *s = strstr(line, key);
-	size_t n;
-
-	if (!s) {
-		*dst = '\0';
-		return;
-	}
-	s += strlen(key);
-	while (*s == ' ')
-		s++;
-	n = strcspn(s, ";\n");
-	while (n && s[n - 1] == ' ')
-		n--;
-	snprintf(dst, len, "%.*s", (int)n, s);
-}
-
-/* Fill info->transport from NCCL's log: "Using network IB" and the devices
- * of "NET/IB : Using [0]mlx5_0:1/IB ..."; for sockets, why IB was not used. */
+/* Fill info->transport from NCCL's log (probes/nccl_log.c). */
 static void log_read(struct nccl_priv *p, struct np_backend_info *in)
 {
-	char line[1024], net[64] = "", devs[160] = "", why[96] = "";
 	FILE *f;
 
 	if (!p->logpath[0])
@@ -513,25 +498,8 @@ static void log_read(struct nccl_priv *p, struct np_backend_info *in)
 	p->logpath[0] = '\0';
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!net[0] && strstr(line, "NCCL INFO Using network "))
-			after(net, sizeof(net), line, "NCCL INFO Using network ");
-		else if (!devs[0] && strstr(line, "NCCL INFO NET/") && strstr(line, " : Using "))
-			after(devs, sizeof(devs), line, " : Using ");
-		else if (!why[0] && strstr(line, "NET/IB : No device found"))
-			snprintf(why, sizeof(why), "NET/IB: no device found");
-		else if (!why[0] && strstr(line, "libibverbs"))
-			snprintf(why, sizeof(why), "libibverbs not loaded");
-	}
+	np_nccl_log_transport(f, in->transport, sizeof(in->transport));
 	fclose(f);
-	if (!net[0])
-		return;
-	if (devs[0] && why[0] && !strncmp(net, "Socket", 6))
-		snprintf(in->transport, sizeof(in->transport), "%s (%s; %s)", net, devs, why);
-	else if (devs[0])
-		snprintf(in->transport, sizeof(in->transport), "%s (%s)", net, devs);
-	else
-		snprintf(in->transport, sizeof(in->transport), "%s", net);
 }
 
 static enum np_status comm_init(struct np_backend *be)

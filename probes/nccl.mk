@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: MIT
 # The NCCL backend and its device kernels, built when configure found
-# CUDA and NCCL.
+# CUDA and NCCL; the NCCL log reader and its test are built always.
 EXTRA_DIST += probes/nccl_kernels.cu probes/nccl_kernels.h
+libnp_a_SOURCES += probes/nccl_log.c probes/nccl_log.h
+check_PROGRAMS += tests/unit/test_nccl_log
+tests_unit_test_nccl_log_SOURCES = tests/unit/test_nccl_log.c tests/unit/tap.h
+tests_unit_test_nccl_log_LDADD = libnp.a $(HWLOC_LIBS) $(XML_LIBS) $(VERBS_LIBS) $(NCCL_LIBS)
+TESTS += tests/unit/test_nccl_log
 if HAVE_NCCL
 libnp_a_SOURCES += probes/backend_nccl.c
 libnp_a_LIBADD += probes/nccl_kernels.$(OBJEXT)
