@@ -162,8 +162,10 @@ static enum np_status agree(struct np_backend *be, enum np_status st)
 		return mpi_fail(be, rc, "MPI_Bcast of the setup error");
 	if (st != NP_OK)
 		return st;
-	return np_fail(&be->err, (enum np_status)fst, "stopped because rank %d on '%s' failed",
-		       first[1], w->hosts ? w->hosts[first[1]] : "?");
+	np_fail(&be->err, (enum np_status)fst, "stopped because rank %d on '%s' failed",
+		first[1], w->hosts ? w->hosts[first[1]] : "?");
+	be->err.secondary = true;
+	return be->err.status;
 }
 
 /* ---- waiting without blocking forever ---------------------------------- */

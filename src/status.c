@@ -52,6 +52,7 @@ enum np_status np_fail(struct np_err *err, enum np_status st, const char *fmt, .
 	if (!err)
 		return st;
 	err->status = st;
+	err->secondary = false;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);

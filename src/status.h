@@ -6,6 +6,7 @@
 #define NP_STATUS_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 enum np_status {
 	NP_OK = 0,    /* success */
@@ -38,6 +39,9 @@ enum np_exit {
 /* A failure's description, filled by the layer that saw it. */
 struct np_err {
 	enum np_status status;
+	bool secondary;      /* this rank stopped because another rank failed:
+			      * the other rank's message says why, so src/
+			      * need not print this one */
 	char msg[NP_ERRLEN]; /* lowercase, no trailing period, says what to do */
 };
 

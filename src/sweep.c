@@ -62,7 +62,7 @@ static enum np_status agree(struct sweep *s, enum np_status st, const struct np_
 	int mine = (int)st, worst = 0;
 
 	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, s->w->comm);
-	if (st != NP_OK && err)
+	if (st != NP_OK && err && !err->secondary)
 		np_rank_error("%s", err->msg);
 	return (enum np_status)worst;
 }

@@ -10,6 +10,7 @@
 #   skip_all "why"                 skip the whole test (TAP 1..0 # SKIP)
 #   np ARGS...                     run the built nccl-probe directly
 #   np_mpi N ARGS...               run it on N local MPI ranks
+#   np_host N ARGS...              the same with the MPI host backend
 set -u
 
 : "${srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -89,6 +90,14 @@ np_mpi() {
 	local n=$1
 	shift
 	mpirun -np "$n" --oversubscribe --bind-to none "$NP_BIN" "$@"
+}
+
+# the sweep on host memory, whatever GPUs the machine has (a later
+# --backend in ARGS wins)
+np_host() {
+	local n=$1
+	shift
+	np_mpi "$n" --backend mpi "$@"
 }
 
 have_gpu() {

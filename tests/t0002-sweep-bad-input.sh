@@ -9,7 +9,7 @@ have_mpirun || skip_all "mpirun not found"
 bad_input() {
 	want=$1
 	shift
-	expect_code 64 "rejects $* (exit 64)" np_mpi "${RANKS:-1}" "$@"
+	expect_code 64 "rejects $* (exit 64)" np_host "${RANKS:-1}" "$@"
 	grep -F -q -- "$want" "$TEST_ERR"
 	ok $? "message for $* names '$want'"
 	n=$(grep -c '^error:' "$TEST_ERR")
@@ -53,11 +53,11 @@ grep -q "frobnicate" "$TEST_ERR"
 ok $? "unknown command is named"
 
 # nothing half-written: a rejected run leaves no output file
-expect_code 64 "bad --dtype with --output" np_mpi 1 --dtype bogus --output "$TEST_TMP/x.json"
+expect_code 64 "bad --dtype with --output" np_host 1 --dtype bogus --output "$TEST_TMP/x.json"
 [ ! -e "$TEST_TMP/x.json" ] && [ -z "$(ls "$TEST_TMP" | grep 'x.json')" ]
 ok $? "no output file written on a usage error"
 
-expect_success "--help exits 0" np_mpi 1 --help
+expect_success "--help exits 0" np_host 1 --help
 expect_grep '^usage: ' "$TEST_OUT" "--help prints usage"
 expect_success "--version exits 0" "$NP_BIN" --version
 expect_grep '^nccl-probe [0-9]' "$TEST_OUT" "--version prints the version"

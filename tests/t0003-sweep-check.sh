@@ -39,5 +39,5 @@ ok $? "#wrong counts the wrong elements"
 grep -q "rank 1 on .*wrong" "$TEST_ERR"
 ok $? "the wrong rank is named"
 expect_code 0 "--no-check skips the check" env NCCL_PROBE_TEST_CORRUPT=1 \
-	mpirun -np 3 --oversubscribe --bind-to none "$NP_BIN" --sweep 1K --iters 1 --samples 1 --no-check --coll allreduce --format csv
+	mpirun -np 3 --oversubscribe --bind-to none "$NP_BIN" --backend mpi --sweep 1K --iters 1 --samples 1 --no-check --coll allreduce --format csv
 done_testing

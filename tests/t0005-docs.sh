@@ -30,7 +30,7 @@ for o in $(grep -o -- '^\.B[IR]* .*--[a-z][a-z-]*' "$TEST_TMP/man-opts.txt" | gr
 done
 
 # JSON fields: run a sweep, collect every key
-np_mpi 2 --sweep 1K:4K --coll all --iters 1 --samples 1 --format json --output "$TEST_TMP/s.json" \
+np_host 2 --sweep 1K:4K --coll all --iters 1 --samples 1 --format json --output "$TEST_TMP/s.json" \
 	>/dev/null 2>&1
 ok $? "a JSON report to read the fields from"
 # topo: a fake node with a GPU and two NICs, so nested objects have members
