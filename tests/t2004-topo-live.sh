@@ -31,6 +31,39 @@ PY
 		ok $? "  and says which is missing"
 	fi
 fi
+# with NVIDIA GPUs: the same GPUs, PCIe links and names as nvidia-smi says
+if [ -n "$PY" ] && have_gpu; then
+	nvidia-smi --query-gpu=pci.bus_id,name,pcie.link.gen.max,pcie.link.width.max \
+		--format=csv,noheader >"$TEST_TMP/smi.csv" 2>/dev/null
+	"$PY" - "$TEST_TMP/live.json" "$TEST_TMP/smi.csv" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+smi = [[x.strip() for x in l.split(",")] for l in open(sys.argv[2]) if l.strip()]
+gpus = {g["bus_id"].lower(): g for g in d["gpus"]}
+bad = []
+if len(gpus) != len(smi):
+    bad.append("%d GPUs, nvidia-smi has %d" % (len(gpus), len(smi)))
+for bus, name, gen, width in smi:
+    bus = bus.lower()[-12:]  # nvidia-smi prints an 8-digit domain
+    g = next((v for k, v in gpus.items() if k.endswith(bus)), None)
+    if g is None:
+        bad.append("GPU %s missing" % bus)
+        continue
+    if g["name"] != name:
+        bad.append("%s: name %r, nvidia-smi %r" % (bus, g["name"], name))
+    if g["pcie"]["gen_max"] != int(gen) or g["pcie"]["width_max"] != int(width):
+        bad.append("%s: PCIe Gen%s x%s, nvidia-smi Gen%s x%s" % (bus, g["pcie"]["gen_max"], g["pcie"]["width_max"], gen, width))
+print("\n".join("# " + b for b in bad))
+sys.exit(1 if bad else 0)
+PY
+	ok $? "  the GPUs, names and PCIe links agree with nvidia-smi"
+	if [ "$nnic" -eq 0 ]; then
+		grep -q 'gdr-no-nic' "$TEST_TMP/live.json"
+		ok $? "  no RDMA NIC is reported"
+	fi
+	"$PY" -c 'import json,sys; h=json.load(open(sys.argv[1]))["host"]; sys.exit(0 if h["peermem"] in (True, False) else 1)' "$TEST_TMP/live.json"
+	ok $? "  peer memory is known (present or absent)"
+fi
 expect_success "--export a snapshot" np topo --quiet --export "$TEST_TMP/snap.xml" --format json --output "$TEST_TMP/live.json"
 expect_success "--input the snapshot" np topo --quiet --input "$TEST_TMP/snap.xml" --format json --output "$TEST_TMP/snap.json"
 if [ -n "$PY" ]; then
