@@ -100,7 +100,7 @@ static void add_skip(struct sweep *s, const struct np_coll *c, uint64_t size, co
 	va_start(ap, fmt);
 	vsnprintf(sk->reason, sizeof(sk->reason), fmt, ap);
 	va_end(ap);
-	if (s->w->rank == 0 && !s->o->quiet) {
+	if (s->w->rank == 0) {
 		if (s->stream)
 			np_report_table_skip(s->out, sk);
 		else {

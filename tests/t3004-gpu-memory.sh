@@ -11,7 +11,10 @@ expect_success "1 TiB all-reduce on a GPU: skipped, 1 GiB runs" \
 expect_grep '^# skipped allreduce 1 ?T(i)?B?:? .*needs .* of buffers per rank, .* available on the tightest rank' \
 	"$TEST_OUT" "the skip line says what it needs and what is there"
 expect_grep '^ +allreduce +1073741824 ' "$TEST_OUT" "the 1 GiB row ran"
-expect_success "4 TiB all-to-all and 64 TiB all-reduce: nothing fits, nothing crashes" \
+expect_code 64 "4 TiB all-to-all and 64 TiB all-reduce: nothing fits, nothing runs (exit 64)" \
 	np --backend nccl --sweep 4T:64T:x16 --coll allreduce,alltoall --iters 1 --samples 1 --format json
-expect_grep '"reason": "needs ' "$TEST_OUT" "every size is skipped with the reason"
+n=$(grep -c '^note: skipped .*needs .* of buffers per rank' "$TEST_ERR")
+[ "$n" -eq 4 ]
+ok $? "every size is skipped with the reason (got $n lines)"
+expect_grep '^error: nothing to run' "$TEST_ERR" "and the run says there is nothing to run"
 done_testing
