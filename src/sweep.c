@@ -533,12 +533,10 @@ static enum np_status open_output(struct sweep *s, struct np_err *err)
 		s->out = stdout;
 	}
 	s->stream = s->o->format == NP_FMT_TABLE;
-	/* stderr on a terminal; under Open MPI a rank's stdout is a pty and
-	 * its stderr a pipe to mpirun's terminal, so stdout tells there.
-	 * A table streamed to the terminal is its own progress. */
-	s->progress = !s->o->quiet &&
-		      (isatty(STDERR_FILENO) ||
-		       (isatty(STDOUT_FILENO) && getenv("OMPI_COMM_WORLD_SIZE"))) &&
+	/* stderr on a terminal (under mpirun a rank's stderr is a pipe, and
+	 * its stdout a pty whatever mpirun's own output is, so neither tells);
+	 * a table streamed to the terminal is its own progress */
+	s->progress = !s->o->quiet && isatty(STDERR_FILENO) &&
 		      (s->o->output || !isatty(STDOUT_FILENO) || s->o->format != NP_FMT_TABLE);
 	return NP_OK;
 }
@@ -644,7 +642,9 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	}
 
 #ifdef HAVE_NCCL
-	gpus = np_nccl_gpu_visible();
+	/* only auto asks: --backend mpi leaves CUDA uninitialized */
+	if (o.backend == NP_BACKEND_AUTO)
+		gpus = np_nccl_gpu_visible();
 #endif
 	MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, w.comm);
 	if (np_backend_select(&o, gpus > 0, &ops, s->rep.backend_why, sizeof(s->rep.backend_why), &err))

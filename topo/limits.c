@@ -102,6 +102,10 @@ enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, st
 	if (!t)
 		return np_fail(err, NP_ENOMEM, "out of memory for the topology model");
 	np_topo_init(t);
+	/* host memory: no GPU fact is needed, and a CUDA driver initialized
+	 * here would stay in the process of a host-memory MPI run (a
+	 * CUDA-aware MPI then checks every buffer it is given) */
+	t->no_gpu_libs = !want[0];
 	st = np_topo_discover_live(t, false, err);
 	if (st)
 		goto out_release;

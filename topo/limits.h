@@ -22,7 +22,8 @@ struct np_bw_facts {          /* one rank's view, gathered per node by the sweep
  * sysfs through NCCL_PROBE_FSROOT); a missing GPU, NIC or NVML leaves the
  * matching field 0 and its evidence says so. The PCIe link counts at its
  * maximum generation and width (idle GPUs train down). NP_EUSAGE for a
- * malformed bus_id, NP_ESYS when hwloc cannot load the machine. */
+ * malformed bus_id, NP_ESYS when hwloc cannot load the machine. With ""
+ * NVML, the CUDA driver and NCCL are left unloaded. */
 enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, struct np_err *err);
 
 /* The DESIGN.md formula: busbw limit (GB/s) for a collective over n ranks,

@@ -177,6 +177,9 @@ struct np_topo {
 	struct np_nic nics[NP_MAX_NICS];
 	int nnics;
 	bool nvlink_known;          /* the source can tell NVLinks (NVML, distances, file) */
+	bool no_gpu_libs;           /* set before live discovery: leave NVML, the CUDA
+				     * driver and NCCL unloaded (GPUs from sysfs only),
+				     * for a process that must not have CUDA initialized */
 
 	/* filled by np_topo_paths() */
 	enum np_path gg[NP_MAX_GPUS][NP_MAX_GPUS];

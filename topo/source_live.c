@@ -259,7 +259,7 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 		snprintf(t->host.hostname, sizeof(t->host.hostname), "unknown");
 	if (fs.fake)
 		np_topo_note(t, "NCCL_PROBE_FSROOT='%s': devices come from that tree; NVML, CUDA and verbs are not asked", fs.root);
-	else
+	else if (!t->no_gpu_libs)
 		ngpu = np_gpu_live_nvml(t, busids, NP_MAX_GPUS);
 	if (ngpu < 0)
 		sysfs_gpus(t, &fs);
@@ -278,13 +278,13 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 	for (int i = 0; i < t->nnics; i++)
 		if (t->nics[i].busid[0])
 			t->nics[i].pci = place(t, topo, &fs, t->nics[i].busid, &t->nics[i].numa);
-	if (!fs.fake)
+	if (!fs.fake && !t->no_gpu_libs)
 		np_gpu_live_cuda(t);
 	host_facts(t, &fs);
 	if (t->ngpus && t->nnics)
 		acs_paths(t, &fs);
 	interfaces(t, &fs);
-	if (!fs.fake)
+	if (!fs.fake && !t->no_gpu_libs)
 		nccl_version(t);
 	np_sysfs_release(&fs);
 	if (keep_hwloc)
