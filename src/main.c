@@ -40,10 +40,14 @@ static bool mpi_launched(void)
 static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
 {
 	bool mpi = (cmd->needs & NEEDS_MPI) || ((cmd->needs & NEEDS_MPI_LAUNCHED) && mpi_launched());
-	int code, provided;
+	int code;
 
 	if (mpi) {
-		if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+		/* MPI_Init, not MPI_Init_thread(FUNNELED): only the main thread
+		 * calls MPI (the watchdog, CUDA's and NCCL's threads never do),
+		 * and some MPI builds take locks on every call above the single
+		 * level, which a host-memory measurement would then include */
+		if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 			fprintf(stderr, "error: MPI_Init failed; start nccl-probe with mpirun or check the MPI installation\n");
 			return NP_EXIT_RUNTIME;
 		}

@@ -22,7 +22,13 @@ int main(int argc, char **argv)
 	float *sb, *rb;
 	double *t;
 
-	MPI_Init(&argc, &argv);
+	/* LOOP_THREAD=funneled: the thread level nccl-probe asks for */
+	if (getenv("LOOP_THREAD") && !strcmp(getenv("LOOP_THREAD"), "funneled")) {
+		int provided;
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	} else {
+		MPI_Init(&argc, &argv);
+	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (argc != 4) {
 		if (rank == 0)
