@@ -213,21 +213,27 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 			np_rank_error("%s of %zu B: %llu of this rank's result elements are wrong",
 				      b->coll->name, b->lay.size, (unsigned long long)wrong);
 	}
-	t = 0;
 	if (o->warmup > 0) {
 		if (timed_batch(s, b, o->warmup, t_start, &t, &el, &stop) || stop)
 			return false;
-		t /= o->warmup;
 	}
 	if (o->iters) {
 		iters = o->iters;
 	} else {
 		/* as many iterations as fill a batch of BATCH_TARGET, so that the
 		 * barrier before a batch and the skew of its start are a small
-		 * part of it; the warm-up's time per iteration, else one timed */
-		if (o->warmup <= 0 && (timed_batch(s, b, 1, t_start, &t, &el, &stop) || stop))
-			return false;
-		iters = t > 0 ? (int)ceil(BATCH_TARGET / t) : MAX_ITERS;
+		 * part of it: batches of 1, 4, 16, ... iterations until one lasts
+		 * an eighth of the target (the warm-up's first calls, which set
+		 * up connections, would overestimate the time of one) */
+		int k = 1;
+		for (;;) {
+			if (timed_batch(s, b, k, t_start, &t, &el, &stop) || stop)
+				return false;
+			if (t >= BATCH_TARGET / 8 || k >= MAX_ITERS / 4)
+				break;
+			k *= 4;
+		}
+		iters = t > 0 ? (int)ceil(BATCH_TARGET * k / t) : MAX_ITERS;
 		if (iters < 1)
 			iters = 1;
 		if (iters > MAX_ITERS)
