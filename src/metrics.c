@@ -82,7 +82,7 @@ const struct np_metric np_metrics[] = {
 	  "wrong elements summed over ranks; null (table: -) without --check" },
 	{ "limit", "limit", "GB/s", NP_MT_NUM, 7, 1, 1, g_limit,
 	  "busbw that this machine's links allow (see LIMITS); null when unknown" },
-	{ "eff", "eff", "", NP_MT_NUM, 6, 0, 100, g_eff,
+	{ "eff", "eff%", "", NP_MT_NUM, 6, 0, 100, g_eff,
 	  "busbw / limit as a fraction (table: percent); null when the limit is unknown" },
 	{ "samples", "samples", "", NP_MT_UINT, 7, 0, 1, g_samples, "timed samples" },
 	{ "iters", "iters", "", NP_MT_UINT, 7, 0, 1, g_iters, "iterations per sample" },
