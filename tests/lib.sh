@@ -26,6 +26,8 @@ _np_failed=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# ranks outnumber cores here: waiting ranks yield the CPU instead of spinning
+export OMPI_MCA_mpi_yield_when_idle=1
 export NCCL_NVLS_ENABLE=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 

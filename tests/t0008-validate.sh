@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # contrib/nccl-probe-validate names the bad node or link: 4 virtual nodes
 # of 2 ranks on this host, one made slow on purpose (test-only switch: a
-# rank that sleeps 20 ms before each collective) inside the node, on its
+# rank that sleeps 100 ms before each collective) inside the node, on its
 # network, or on one link; a healthy run passes; bad input exits 64.
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
@@ -11,7 +11,7 @@ command -v python3 >/dev/null || skip_all "python3 not found"
 V="$srcdir/contrib/nccl-probe-validate"
 val() { python3 "$V" --nccl-probe "$NP_BIN" --backend mpi --size 1M --out "$TEST_TMP/runs" "$@"; }
 # tolerance 90%: this host's noise (oversubscribed ranks, other tests) stays inside
-# it, a 20 ms sleep per collective far outside
+# it, a 100 ms sleep per collective far outside
 virt() { val --virtual 4 --ppn 2 --tolerance 90 "$@"; }
 
 expect_success "4 healthy virtual nodes pass" virt
