@@ -222,16 +222,17 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 	} else {
 		/* as many iterations as fill a batch of BATCH_TARGET, so that the
 		 * barrier before a batch and the skew of its start are a small
-		 * part of it: batches of 1, 4, 16, ... iterations until one lasts
+		 * part of it: batches of 1, 8, 64, ... iterations until one lasts
 		 * an eighth of the target (the warm-up's first calls, which set
-		 * up connections, would overestimate the time of one) */
+		 * up connections, would overestimate the time of one; few steps,
+		 * since with --graph each new batch length is a new capture) */
 		int k = 1;
 		for (;;) {
 			if (timed_batch(s, b, k, t_start, &t, &el, &stop) || stop)
 				return false;
-			if (t >= BATCH_TARGET / 8 || k >= MAX_ITERS / 4)
+			if (t >= BATCH_TARGET / 8 || k >= MAX_ITERS / 8)
 				break;
-			k *= 4;
+			k *= 8;
 		}
 		iters = t > 0 ? (int)ceil(BATCH_TARGET * k / t) : MAX_ITERS;
 		if (iters < 1)
