@@ -164,8 +164,7 @@ static enum np_status parse_double(const char *name, const char *s, double lo, d
 	errno = 0;
 	v = strtod(s, &end);
 	if (!*s || *end || errno == ERANGE || !isfinite(v) || v < lo)
-		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a number %s %g", name, s,
-			       lo > 0 ? ">=" : ">=", lo);
+		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a number >= %g", name, s, lo);
 	*out = v;
 	return NP_OK;
 }

@@ -30,8 +30,10 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 	np_human_size(o->max_bytes, hi, sizeof(hi));
 	if (o->step_kind == NP_STEP_FACTOR)
 		snprintf(step, sizeof(step), "x%g", o->step_factor);
-	else
-		np_human_size(o->step_bytes, step + 1, sizeof(step) - 1), step[0] = '+';
+	else {
+		step[0] = '+';
+		np_human_size(o->step_bytes, step + 1, sizeof(step) - 1);
+	}
 	fprintf(f, "# sizes %s to %s, %s; dtype %s, op %s, %s; ", lo, hi, step,
 		np_dtype_str(o->dtype), np_redop_str(o->op), o->inplace ? "in place" : "out of place");
 	if (o->iters)

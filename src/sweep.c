@@ -5,7 +5,6 @@
  * so all ranks take it alike. Rank 0 writes the report. */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -69,8 +68,7 @@ static enum np_status agree(struct sweep *s, enum np_status st, const struct np_
 
 static _Noreturn void fail_all(struct sweep *s, enum np_status st)
 {
-	if (s->rep.nrows || s->of.f)
-		np_outfile_discard(&s->of);
+	np_outfile_discard(&s->of); /* nothing when no file was opened */
 	np_watchdog_stop();
 	if (s->be.ops && s->be.ops->finalize)
 		s->be.ops->finalize(&s->be);
@@ -150,16 +148,14 @@ static void stall_if_asked(struct sweep *s)
 
 /* One timed batch: every rank's time, reduced with MAX; also the stop
  * flag and elapsed time, so every rank takes the next decision alike. */
-static enum np_status timed_batch(struct sweep *s, const struct np_bench *b, int iters,
-				  double t_start, double *t_max, double *elapsed, bool *stop)
+static void timed_batch(struct sweep *s, const struct np_bench *b, int iters, double t_start,
+			double *t_max, double *elapsed, bool *stop)
 {
 	double in[3], outv[3], t = 0;
-	enum np_status st;
 
 	np_watchdog_arm("%s of %zu B (batch of %d)", b->coll->name, b->lay.size, iters);
 	stall_if_asked(s);
-	st = s->be.ops->run(&s->be, b, iters, &t);
-	if (st != NP_OK)
+	if (s->be.ops->run(&s->be, b, iters, &t) != NP_OK)
 		np_abort_err(&s->be.err); /* the others are inside the collective */
 	in[0] = t;
 	in[1] = now_s() - t_start;
@@ -169,7 +165,6 @@ static enum np_status timed_batch(struct sweep *s, const struct np_bench *b, int
 	*t_max = outv[0];
 	*elapsed = outv[1];
 	*stop = outv[2] > 0;
-	return NP_OK;
 }
 
 /* Measure one point; false when interrupted. */
@@ -199,7 +194,8 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 		fail_all(s, rc ? rc : NP_EMPI);
 	if (o->check) {
 		uint64_t wrong = 0, total = 0;
-		if (timed_batch(s, b, 1, t_start, &t, &el, &stop) || stop)
+		timed_batch(s, b, 1, t_start, &t, &el, &stop);
+		if (stop)
 			return false;
 		np_watchdog_arm("checking %s of %zu B", b->coll->name, b->lay.size);
 		rc = s->be.ops->check(&s->be, b, &wrong);
@@ -214,7 +210,8 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 				      b->coll->name, b->lay.size, (unsigned long long)wrong);
 	}
 	if (o->warmup > 0) {
-		if (timed_batch(s, b, o->warmup, t_start, &t, &el, &stop) || stop)
+		timed_batch(s, b, o->warmup, t_start, &t, &el, &stop);
+		if (stop)
 			return false;
 	}
 	if (o->iters) {
@@ -228,7 +225,8 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 		 * since with --graph each new batch length is a new capture) */
 		int k = 1;
 		for (;;) {
-			if (timed_batch(s, b, k, t_start, &t, &el, &stop) || stop)
+			timed_batch(s, b, k, t_start, &t, &el, &stop);
+			if (stop)
 				return false;
 			if (t >= BATCH_TARGET / 8 || k >= MAX_ITERS / 8)
 				break;
@@ -243,7 +241,8 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 	}
 	res->iters = iters;
 	while (n < target) {
-		if (timed_batch(s, b, iters, t_start, &t, &el, &stop) || stop)
+		timed_batch(s, b, iters, t_start, &t, &el, &stop);
+		if (stop)
 			return false; /* interrupted: a row is reported whole or not at all */
 		s->samples[n++] = t / iters;
 		if (o->iters)
@@ -687,8 +686,7 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	pts = plan(s, &npts, &max_send, &max_recv);
 	s->planned = (int)npts;
 	if (!npts) {
-		if (s->of.f)
-			np_outfile_discard(&s->of);
+		np_outfile_discard(&s->of);
 		np_die(NP_EXIT_USAGE, "nothing to run: every size of the sweep was skipped (see the notes above); choose other sizes or collectives");
 	}
 	{
