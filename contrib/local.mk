@@ -1,3 +1,12 @@
 # SPDX-License-Identifier: MIT
-# Scripts shipped in contrib/.
-EXTRA_DIST += contrib/np-setup contrib/nccl-probe-validate .ci/run
+# Scripts shipped in contrib/. 'make install' installs the validation
+# driver beside nccl-probe, and the Slurm prolog, the NHC check and the
+# sweep JSON's schema under $(pkgdatadir) (share/nccl-probe/), for a site
+# to copy or point to.
+dist_bin_SCRIPTS = contrib/nccl-probe-validate
+slurmcontribdir = $(pkgdatadir)/slurm
+dist_slurmcontrib_SCRIPTS = contrib/slurm/prolog-nccl-probe
+nhccontribdir = $(pkgdatadir)/nhc
+dist_nhccontrib_DATA = contrib/nhc/nccl-probe.nhc
+dist_pkgdata_DATA = contrib/nccl-probe-sweep.schema.json
+EXTRA_DIST += contrib/np-setup .ci/run

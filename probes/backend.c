@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* Backend choice: --backend auto|mpi|nccl. */
+/* Backend choice (--backend auto|mpi|nccl) and the test-only switches. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 
-enum np_status np_backend_select(const struct np_opts *opts, bool gpus_everywhere,
+enum np_status np_backend_select(int choice, bool gpus_everywhere,
 				 const struct np_backend_ops **ops, char *why, size_t whylen,
 				 struct np_err *err)
 {
-	switch (opts->backend) {
-	case NP_BACKEND_MPI:
+	switch (choice) {
+	case NP_BE_MPI:
 		*ops = &np_backend_mpi;
 		snprintf(why, whylen, "--backend mpi");
 		return NP_OK;
-	case NP_BACKEND_NCCL:
+	case NP_BE_NCCL:
 #ifdef HAVE_NCCL
 		*ops = &np_backend_nccl;
 		snprintf(why, whylen, "--backend nccl");
@@ -24,7 +27,7 @@ enum np_status np_backend_select(const struct np_opts *opts, bool gpus_everywher
 		return np_fail(err, NP_ENOTSUP,
 			       "--backend nccl: this nccl-probe was built without NCCL; rebuild with --with-cuda and --with-nccl, or use --backend mpi");
 #endif
-	case NP_BACKEND_AUTO:
+	case NP_BE_AUTO:
 #ifdef HAVE_NCCL
 		if (gpus_everywhere) {
 			*ops = &np_backend_nccl;
@@ -42,4 +45,47 @@ enum np_status np_backend_select(const struct np_opts *opts, bool gpus_everywher
 		return NP_OK;
 	}
 	return np_fail(err, NP_EUSAGE, "unknown backend");
+}
+
+static int env_rank(const char *s, char **end)
+{
+	long v;
+
+	errno = 0;
+	v = strtol(s, end, 10);
+	if (*end == s || errno || v < 0 || v >= (1L << 20))
+		return -1;
+	return (int)v;
+}
+
+void np_test_faults_read(struct np_test_faults *f)
+{
+	const char *s;
+	char *end;
+	int a, b;
+
+	f->corrupt_rank = f->misroute_from = f->misroute_to = -1;
+	f->corrupt_all = false;
+	if ((s = getenv("NCCL_PROBE_TEST_CORRUPT")) && !strcmp(s, "all")) {
+		f->corrupt_all = true;
+	} else if (s && *s) {
+		a = env_rank(s, &end);
+		if (a >= 0 && !*end)
+			f->corrupt_rank = a;
+	}
+	if ((s = getenv("NCCL_PROBE_TEST_MISROUTE")) && *s) {
+		a = env_rank(s, &end);
+		if (a >= 0 && *end == ':') {
+			b = env_rank(end + 1, &end);
+			if (b >= 0 && !*end) {
+				f->misroute_from = a;
+				f->misroute_to = b;
+			}
+		}
+	}
+}
+
+int np_test_faults_source(const struct np_test_faults *f, int rank)
+{
+	return rank == f->misroute_to && f->misroute_from >= 0 ? f->misroute_from : rank;
 }

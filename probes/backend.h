@@ -7,15 +7,31 @@
  *    designated initializers; keep its state in a struct of its own,
  *    hung on be->priv. Never print and never exit: describe failures in
  *    be->err with np_fail() and return the status.
- * 2. Declare `extern const struct np_backend_ops np_backend_NAME;` below
+ * 2. Write its issue function for every collective (struct np_call in,
+ *    the library's result code out), declare them in probes/coll_issue.h
+ *    and name them in the collectives' rows of probes/coll.c.
+ * 3. Declare `extern const struct np_backend_ops np_backend_NAME;` below
  *    and add it to np_backend_select() in probes/backend.c.
- * 3. Add the file to Makefile.am (under a conditional if it needs a
+ * 4. Add the file to Makefile.am (under a conditional if it needs a
  *    library) and a line to the man page's BACKENDS section.
+ * A backend receives what it needs (struct np_backend_cfg, struct
+ * np_backend_world), never the option struct; the engine asks its
+ * capabilities (caps, info), never its name.
+ *
+ * be->world may be a group of the job (nccl-probe isolate measures
+ * disjoint groups at the same time): a backend uses only its comm, rank,
+ * size, node_comm and hosts, never MPI_COMM_WORLD, and keeps the GPU that
+ * world.device names when it is >= 0.
  * The sweep engine (src/sweep.c) calls, for every size of every
  * collective: prepare(), run() once and check() (when --check), then
  * run() for warm-up and for every timed sample; it reduces each sample's
  * time over ranks with MAX itself. alloc() comes once, before the first
  * size, with the largest buffers the sweep needs.
+ *
+ * be->world may be a group of the job (nccl-probe isolate measures
+ * disjoint groups at the same time): a backend uses only its comm, rank,
+ * size, node_comm and hosts, never MPI_COMM_WORLD, and keeps the GPU that
+ * world->device names when it is >= 0.
  */
 #ifndef NP_BACKEND_H
 #define NP_BACKEND_H
@@ -24,10 +40,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/opts.h"
-#include "../src/status.h"
-#include "../src/world.h"
+#include <mpi.h>
+
 #include "coll.h"
+#include "status.h"
+
+#define NP_BE_HOSTLEN 64
+
+/* What a backend needs of the MPI world. */
+struct np_backend_world {
+	MPI_Comm comm;              /* every rank */
+	MPI_Comm node_comm;         /* the ranks of this real host (shared memory) */
+	int rank, size;
+	int node, nnodes;           /* this rank's node; virtual with virtual_nodes */
+	int local_rank, local_size; /* within that node */
+	bool virtual_nodes;         /* nodes are blocks of --ranks-per-node ranks */
+	const char (*hosts)[NP_BE_HOSTLEN]; /* every rank's host name */
+	const char *mpi_version;    /* MPI_Get_library_version, first line */
+	/* a group of the job (nccl-probe isolate): comm is a sub-communicator
+	 * and rank, size, node_comm, hosts are the group's; job_ranks[r] is
+	 * the job rank of group rank r, NULL in the job's own world */
+	const int *job_ranks;
+	int job_size;               /* ranks in the whole job */
+	int device;                 /* GPU this rank uses in the job, -1 = the backend picks */
+};
+
+/* What a backend needs of the options. */
+struct np_backend_cfg {
+	const char *gpu_map; /* GPU index per local rank ("0,2,4"), or NULL */
+	bool graph;          /* capture timed batches in CUDA graphs (NP_CAP_GRAPHS) */
+};
 
 /* One point of the sweep as a backend sees it. */
 struct np_bench {
@@ -39,25 +81,39 @@ struct np_bench {
 	struct np_layout lay; /* count, send_bytes, recv_bytes, size */
 };
 
+/* Capabilities (ops->caps). */
+#define NP_CAP_GRAPHS 0x1u   /* --graph captures batches in CUDA graphs */
+#define NP_CAP_DEVICE 0x2u   /* buffers in GPU memory */
+#define NP_CAP_ABORT 0x4u    /* abort() interrupts in-flight work */
+
 /* What a backend tells about itself and this rank's device. */
 struct np_backend_info {
 	char library[128];    /* e.g. "NCCL 2.28.3" or "Open MPI v4.1.4" */
 	char transport[128];  /* network transport in use, "" if unknown */
 	char runtime[128];    /* e.g. "CUDA driver 13.0, runtime 13.0", "" */
+	char calls[160];      /* how it issues collectives that have several ways,
+			       * e.g. "alltoall, gather, scatter: native (ncclAlltoAll, ...)" */
 	int device;           /* CUDA device index, -1 for host memory */
 	char bus_id[32];      /* PCI bus id of the device, "" for host */
 	char device_name[96]; /* "NVIDIA H200", or "host memory" */
 	uint64_t mem_avail;   /* bytes this rank may allocate for buffers */
+	uint64_t max_count;   /* largest element count of one call */
+	bool dtype_ok[NP_DTYPE_COUNT]; /* data types the library at hand takes */
+	unsigned char ops_ok[NP_DTYPE_COUNT]; /* reductions it takes per type, bit 1 << op */
+	char dtype_why[128];  /* why a type is missing, "" when all are there */
+	char host_id[64];     /* the NCCL host id of a virtual node, "" else */
 };
 
 struct np_backend;
 
 struct np_backend_ops {
 	const char *name;
+	unsigned caps;        /* NP_CAP_* */
 	/* Set up on this rank: pick the device, create communicators. The
 	 * world is up; collective over the world. */
 	enum np_status (*init)(struct np_backend *be);
-	/* Allocate buffers of at least send/recv bytes (collective-free). */
+	/* Allocate buffers of at least send/recv bytes (collective-free);
+	 * send_bytes 0: in place, the recv buffer alone. */
 	enum np_status (*alloc)(struct np_backend *be, size_t send_bytes, size_t recv_bytes);
 	/* Fill the send buffer (and the recv buffer when in place) with the
 	 * check pattern of b; clear the result. */
@@ -76,8 +132,8 @@ struct np_backend_ops {
 
 struct np_backend {
 	const struct np_backend_ops *ops;
-	const struct np_opts *opts;
-	const struct np_world *world;
+	struct np_backend_cfg cfg;
+	struct np_backend_world world;
 	struct np_backend_info info;
 	struct np_err err;
 	void *priv;
@@ -90,10 +146,26 @@ extern const struct np_backend_ops np_backend_nccl;
 bool np_nccl_gpu_visible(void);
 #endif
 
-/* Pick the backend for opts->backend; gpus_everywhere: every rank sees a
+/* Test-only switches shared by the backends, read from the environment:
+ * NCCL_PROBE_TEST_CORRUPT=R (rank R's input has one wrong element; "all":
+ * every rank's) and
+ * NCCL_PROBE_TEST_MISROUTE=FROM:TO (rank TO sends rank FROM's data, as if
+ * a block were routed from the wrong rank). -1 when unset. */
+struct np_test_faults {
+	int corrupt_rank;
+	bool corrupt_all;
+	int misroute_from, misroute_to;
+};
+void np_test_faults_read(struct np_test_faults *f);
+/* The rank whose pattern `rank` fills its input with. */
+int np_test_faults_source(const struct np_test_faults *f, int rank);
+
+enum np_backend_choice_id { NP_BE_AUTO, NP_BE_MPI, NP_BE_NCCL };
+
+/* Pick the backend for choice (NP_BE_*); gpus_everywhere: every rank sees a
  * GPU (the caller agrees on it over the world). *why says why auto chose
  * what it did. Returns NP_ENOTSUP when the asked backend is not built. */
-enum np_status np_backend_select(const struct np_opts *opts, bool gpus_everywhere,
+enum np_status np_backend_select(int choice, bool gpus_everywhere,
 				 const struct np_backend_ops **ops, char *why, size_t whylen,
 				 struct np_err *err);
 

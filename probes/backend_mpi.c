@@ -2,7 +2,7 @@
 /* The MPI host backend: the collectives of the table through MPI on host
  * buffers. It runs every sweep code path on any machine; its numbers are
  * host-memory MPI numbers, not NCCL's. half and bfloat16 reductions use
- * user-defined operations; avg is a sum scaled by 1/n on each rank. */
+ * user-defined operations (fp8 too); avg is a sum scaled by 1/n on each rank. */
 #include "config.h"
 
 #include <stdio.h>
@@ -11,39 +11,65 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "coll_issue.h"
 #include "pattern.h"
 
 struct mpi_priv {
 	void *send, *recv;
 	size_t send_cap, recv_cap;
-	MPI_Datatype half_t, bf16_t; /* duplicates of MPI_UINT16_T, told apart in user ops */
-	MPI_Op user_op[NP_OP_COUNT];  /* half/bfloat16 reductions */
-	int corrupt_rank;             /* NCCL_PROBE_TEST_CORRUPT=R, else -1 */
-	int slow_rank;                /* NCCL_PROBE_TEST_SLOW=R:US, else -1 */
-	unsigned slow_us;
+	/* half, bfloat16 and fp8: duplicates of MPI_UINT16_T / MPI_UINT8_T,
+	 * told apart in the user operations */
+	MPI_Datatype half_t, bf16_t, e4m3_t, e5m2_t;
+	MPI_Op user_op[NP_OP_COUNT];  /* their reductions, through float */
+	struct np_test_faults faults; /* test-only switches */
+	bool slow;                    /* NCCL_PROBE_TEST_SLOW names this rank here */
+	unsigned slow_us;             /* sleep before each collective, or */
+	double slow_frac;             /* sleep this fraction of each collective's time */
 };
 
 static struct mpi_priv *priv_of(struct np_backend *be) { return be->priv; }
 
-/* half and bfloat16: reduce through float */
-static MPI_Datatype g_half_t = MPI_DATATYPE_NULL;
+/* The small floating types reduce through float; the user operations tell
+ * them apart by these handles (one backend per process). */
+static MPI_Datatype g_half_t = MPI_DATATYPE_NULL, g_bf16_t = MPI_DATATYPE_NULL,
+		    g_e4m3_t = MPI_DATATYPE_NULL;
+
+static float small_load(const void *v, int i, MPI_Datatype dt)
+{
+	if (dt == g_half_t)
+		return np_pat_h2f(((const uint16_t *)v)[i]);
+	if (dt == g_bf16_t)
+		return np_pat_bf2f(((const uint16_t *)v)[i]);
+	return np_pat_f82f(((const uint8_t *)v)[i], dt != g_e4m3_t);
+}
+
+static void small_store(void *v, int i, MPI_Datatype dt, float f)
+{
+	if (dt == g_half_t)
+		((uint16_t *)v)[i] = np_pat_f2h(f);
+	else if (dt == g_bf16_t)
+		((uint16_t *)v)[i] = np_pat_f2bf(f);
+	else
+		((uint8_t *)v)[i] = np_pat_f2f8(f, dt != g_e4m3_t);
+}
 
 #define USER_OP(name, expr)                                                               \
 	static void name(void *in, void *inout, int *len, MPI_Datatype *dt)               \
 	{                                                                                 \
-		uint16_t *a = in, *b = inout;                                             \
-		int half = *dt == g_half_t;                                               \
 		for (int i = 0; i < *len; i++) {                                          \
-			float x = half ? np_pat_h2f(a[i]) : np_pat_bf2f(a[i]);            \
-			float y = half ? np_pat_h2f(b[i]) : np_pat_bf2f(b[i]);            \
-			float r = (expr);                                                 \
-			b[i] = half ? np_pat_f2h(r) : np_pat_f2bf(r);                     \
+			float x = small_load(in, i, *dt), y = small_load(inout, i, *dt);  \
+			small_store(inout, i, *dt, (expr));                               \
 		}                                                                         \
 	}
-USER_OP(op16_sum, x + y)
-USER_OP(op16_prod, x * y)
-USER_OP(op16_max, x > y ? x : y)
-USER_OP(op16_min, x < y ? x : y)
+USER_OP(op_small_sum, x + y)
+USER_OP(op_small_prod, x * y)
+USER_OP(op_small_max, x > y ? x : y)
+USER_OP(op_small_min, x < y ? x : y)
+
+static bool is_small_float(enum np_dtype d)
+{
+	return d == NP_HALF || d == NP_BFLOAT16 || d == NP_FP8E4M3 || d == NP_FP8E5M2;
+}
 
 static MPI_Datatype mpi_type(struct mpi_priv *p, enum np_dtype d)
 {
@@ -58,6 +84,8 @@ static MPI_Datatype mpi_type(struct mpi_priv *p, enum np_dtype d)
 	case NP_FLOAT: return MPI_FLOAT;
 	case NP_DOUBLE: return MPI_DOUBLE;
 	case NP_BFLOAT16: return p->bf16_t;
+	case NP_FP8E4M3: return p->e4m3_t;
+	case NP_FP8E5M2: return p->e5m2_t;
 	case NP_DTYPE_COUNT: break;
 	}
 	return MPI_DATATYPE_NULL;
@@ -65,7 +93,7 @@ static MPI_Datatype mpi_type(struct mpi_priv *p, enum np_dtype d)
 
 static MPI_Op mpi_op(struct mpi_priv *p, enum np_dtype d, enum np_redop op)
 {
-	if (d == NP_HALF || d == NP_BFLOAT16)
+	if (is_small_float(d))
 		return p->user_op[op == NP_OP_AVG ? NP_OP_SUM : op];
 	switch (op) {
 	case NP_OP_SUM:
@@ -88,11 +116,12 @@ static enum np_status mpi_err(struct np_backend *be, int rc, const char *what)
 }
 
 /* Host memory this rank may use: MemAvailable shared by the node's ranks. */
-static uint64_t host_mem_avail(const struct np_world *w)
+static uint64_t host_mem_avail(const struct np_backend_world *w)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	char line[256];
 	unsigned long long kb = 0;
+	int sharing = 1;
 
 	if (f) {
 		while (fgets(line, sizeof(line), f))
@@ -105,55 +134,135 @@ static uint64_t host_mem_avail(const struct np_world *w)
 		if (pages > 0 && psz > 0)
 			kb = (unsigned long long)pages * (unsigned long long)psz / 1024;
 	}
+	/* every rank of the real host shares its memory, virtual nodes or not */
+	if (w->node_comm != MPI_COMM_NULL)
+		MPI_Comm_size(w->node_comm, &sharing);
 	/* leave a quarter for the MPI library and the rest of the machine */
-	return (uint64_t)kb * 1024 / 4 * 3 / (uint64_t)(w->local_size > 0 ? w->local_size : 1);
+	return (uint64_t)kb * 1024 / 4 * 3 / (uint64_t)(sharing > 0 ? sharing : 1);
+}
+
+/* Test only: NCCL_PROBE_TEST_SLOW=SPEC[,SPEC...], SPEC = R:US or R:PCT%
+ * with an optional :net (only in groups of more than one node), :scale
+ * (only in the whole job) or :link=S (only in groups that hold job rank
+ * S); R and S are job ranks. Sets the slowdown of this rank in be->world. */
+static void parse_slow(struct mpi_priv *p, const struct np_backend_world *w)
+{
+	const char *env = getenv("NCCL_PROBE_TEST_SLOW");
+	char buf[512], *spec, *save = NULL;
+	int me = w->job_ranks ? w->job_ranks[w->rank] : w->rank;
+
+	if (!env || strlen(env) >= sizeof(buf))
+		return;
+	strcpy(buf, env);
+	for (spec = strtok_r(buf, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
+		char *end, *end2;
+		long r = strtol(spec, &end, 10);
+		double v;
+		bool pct, here = true;
+
+		if (end == spec || *end != ':' || r != me)
+			continue;
+		v = strtod(end + 1, &end2);
+		if (end2 == end + 1 || !(v > 0) || v >= 1e7)
+			continue;
+		pct = *end2 == '%';
+		end2 += pct;
+		if (!strcmp(end2, ":net")) {
+			here = w->nnodes > 1;
+		} else if (!strcmp(end2, ":scale")) {
+			here = w->size == w->job_size && w->nnodes > 1;
+		} else if (!strncmp(end2, ":link=", 6)) {
+			long s = strtol(end2 + 6, &end, 10);
+			here = false;
+			if (end != end2 + 6 && !*end)
+				for (int i = 0; i < w->size; i++)
+					here |= (w->job_ranks ? w->job_ranks[i] : i) == s;
+		} else if (*end2) {
+			continue;
+		}
+		if (!here)
+			continue;
+		p->slow = true;
+		if (pct)
+			p->slow_frac = v / 100;
+		else
+			p->slow_us = (unsigned)v;
+	}
+}
+
+/* Test only: NCCL_PROBE_TEST_FAIL=SPEC[,SPEC...], SPEC = R or "all", with
+ * an optional :groups (only in groups smaller than the whole job, so that
+ * the job's start passes); R is a job rank. Whether init fails here. */
+static bool planted_failure(const struct np_backend_world *w)
+{
+	const char *env = getenv("NCCL_PROBE_TEST_FAIL");
+	char buf[512], *spec, *save = NULL;
+	int me = w->job_ranks ? w->job_ranks[w->rank] : w->rank;
+
+	if (!env || strlen(env) >= sizeof(buf))
+		return false;
+	strcpy(buf, env);
+	for (spec = strtok_r(buf, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
+		char *end = spec;
+		bool all = !strncmp(spec, "all", 3);
+		long r = all ? -1 : strtol(spec, &end, 10);
+
+		if (all)
+			end = spec + 3;
+		else if (end == spec || r != me)
+			continue;
+		if (!strcmp(end, ":groups")) {
+			if (w->size < w->job_size)
+				return true;
+		} else if (!*end) {
+			return true;
+		}
+	}
+	return false;
 }
 
 static enum np_status mpi_init(struct np_backend *be)
 {
 	struct mpi_priv *p = calloc(1, sizeof(*p));
 	static void (*const fns[NP_OP_COUNT])(void *, void *, int *, MPI_Datatype *) = {
-		[NP_OP_SUM] = op16_sum, [NP_OP_PROD] = op16_prod,
-		[NP_OP_MAX] = op16_max, [NP_OP_MIN] = op16_min,
+		[NP_OP_SUM] = op_small_sum, [NP_OP_PROD] = op_small_prod,
+		[NP_OP_MAX] = op_small_max, [NP_OP_MIN] = op_small_min,
 	};
 	int major = 0, minor = 0;
-	const char *env;
 
 	if (!p)
 		return np_fail(&be->err, NP_ENOMEM, "out of memory");
 	be->priv = p;
-	p->half_t = p->bf16_t = MPI_DATATYPE_NULL;
+	p->half_t = p->bf16_t = p->e4m3_t = p->e5m2_t = MPI_DATATYPE_NULL;
 	for (int i = 0; i < NP_OP_COUNT; i++)
 		p->user_op[i] = MPI_OP_NULL;
 	MPI_Type_dup(MPI_UINT16_T, &p->half_t);
 	MPI_Type_dup(MPI_UINT16_T, &p->bf16_t);
+	MPI_Type_dup(MPI_UINT8_T, &p->e4m3_t);
+	MPI_Type_dup(MPI_UINT8_T, &p->e5m2_t);
 	g_half_t = p->half_t;
+	g_bf16_t = p->bf16_t;
+	g_e4m3_t = p->e4m3_t;
 	for (int i = 0; i < NP_OP_COUNT; i++)
 		if (fns[i])
 			MPI_Op_create(fns[i], 1, &p->user_op[i]);
-	p->corrupt_rank = -1;
-	if ((env = getenv("NCCL_PROBE_TEST_CORRUPT"))) {
-		char *end;
-		long v = strtol(env, &end, 10);
-		if (*env && !*end && v >= 0)
-			p->corrupt_rank = (int)v;
-	}
-	p->slow_rank = -1;
-	if ((env = getenv("NCCL_PROBE_TEST_SLOW"))) {
-		char *end, *end2;
-		long r = strtol(env, &end, 10), us = *end == ':' ? strtol(end + 1, &end2, 10) : -1;
-		if (end != env && us > 0 && us < 10000000 && !*end2 && r >= 0) {
-			p->slow_rank = (int)r;
-			p->slow_us = (unsigned)us;
-		}
-	}
+	if (planted_failure(&be->world))
+		return np_fail(&be->err, NP_ESYS,
+			       "the MPI backend failed to start (planted by the test-only NCCL_PROBE_TEST_FAIL)");
+	np_test_faults_read(&p->faults);
+	parse_slow(p, &be->world);
 	MPI_Get_version(&major, &minor);
 	snprintf(be->info.library, sizeof(be->info.library), "%.100s (MPI %d.%d)",
-		 be->world->mpi_version, major, minor);
+		 be->world.mpi_version ? be->world.mpi_version : "MPI", major, minor);
 	snprintf(be->info.transport, sizeof(be->info.transport), "MPI");
 	be->info.device = -1;
 	snprintf(be->info.device_name, sizeof(be->info.device_name), "host memory");
-	be->info.mem_avail = host_mem_avail(be->world);
+	be->info.mem_avail = host_mem_avail(&be->world);
+	be->info.max_count = INT32_MAX; /* MPI counts are int */
+	for (int d = 0; d < NP_DTYPE_COUNT; d++) {
+		be->info.dtype_ok[d] = true;
+		be->info.ops_ok[d] = (1u << NP_OP_COUNT) - 1;
+	}
 	return NP_OK;
 }
 
@@ -177,43 +286,62 @@ static enum np_status mpi_alloc(struct np_backend *be, size_t send_bytes, size_t
 	return NP_OK;
 }
 
-/* Where the library reads the input (in place: inside recv) */
-static void *input_ptr(struct mpi_priv *p, const struct np_bench *b, int rank)
-{
-	size_t elt = np_dtypes[b->dtype].size;
+/* Where this rank's input and result live: out of place the send and
+ * recv buffers; in place NCCL's layouts (the row's inplace_at) inside recv. */
+struct place {
+	char *in, *out;
+	size_t in_elems, out_elems;
+};
 
+static void place_of(struct mpi_priv *p, const struct np_bench *b, int r, int n, struct place *pl)
+{
+	const struct np_coll *c = b->coll;
+	size_t elt = np_dtypes[b->dtype].size, block = b->lay.count * elt;
+
+	pl->in_elems = b->lay.count * (c->send_n ? (size_t)n : 1);
+	pl->out_elems = b->lay.count * (c->recv_n ? (size_t)n : 1);
+	pl->in = p->send;
+	pl->out = p->recv;
 	if (!b->inplace)
-		return p->send;
-	if (b->coll->id == NP_COLL_ALLGATHER)
-		return (char *)p->recv + (size_t)rank * b->lay.count * elt;
-	return p->recv; /* allreduce, reduce, broadcast; reducescatter input fills recv */
+		return;
+	pl->in = pl->out = p->recv;
+	if (c->inplace_at == NP_INPLACE_SEND_AT_RANK)
+		pl->in = pl->out + (size_t)r * block;
+	else if (c->inplace_at == NP_INPLACE_RECV_AT_RANK)
+		pl->out = pl->in + (size_t)r * block;
 }
 
 static enum np_status mpi_prepare(struct np_backend *be, const struct np_bench *b)
 {
 	struct mpi_priv *p = priv_of(be);
-	int r = be->world->rank, n = be->world->size;
-	size_t in_elems = b->lay.send_bytes / np_dtypes[b->dtype].size;
-	void *in;
+	int r = be->world.rank, n = be->world.size;
+	int src = np_test_faults_source(&p->faults, r), red = !!(b->coll->flags & NP_COLL_F_REDUCE);
+	struct place pl;
 
-	memset(p->recv, 0xa5, b->lay.recv_bytes); /* poison: no pattern value */
-	if (b->inplace && b->coll->id == NP_COLL_REDUCESCATTER)
-		memset(p->recv, 0xa5, b->lay.send_bytes);
-	in = input_ptr(p, b, r);
-	for (size_t j = 0; j < in_elems; j++)
-		np_pat_store(in, b->dtype, j,
-			     np_pat_input(b->coll->id, b->op, b->dtype, n, r, j));
-	if (p->corrupt_rank == r && in_elems)
-		np_pat_store(in, b->dtype, in_elems / 2, 99); /* test-only: a wrong input */
+	place_of(p, b, r, n, &pl);
+	/* poison: 0xa5 bytes are no value of the pattern at the same place */
+	memset(p->recv, 0xa5, b->inplace ? (b->lay.send_bytes > b->lay.recv_bytes ? b->lay.send_bytes
+										 : b->lay.recv_bytes)
+					 : b->lay.recv_bytes);
+	for (size_t j = 0; j < pl.in_elems; j++)
+		np_pat_store(pl.in, b->dtype, j, np_pat_input(red, b->op, b->dtype, n, src, j));
+	if ((p->faults.corrupt_all ||
+	     p->faults.corrupt_rank == (be->world.job_ranks ? be->world.job_ranks[r] : r)) &&
+	    pl.in_elems) {
+		/* test-only: one wrong input element; with every rank's, each at
+		 * its own place (wrong elements of two ranks at one place may
+		 * cancel in a sum) */
+		size_t j = (pl.in_elems / 2 + (p->faults.corrupt_all ? (size_t)r : 0)) % pl.in_elems;
+		np_pat_store(pl.in, b->dtype, j,
+			     np_pat_wrong(np_pat_input(red, b->op, b->dtype, n, src, j)));
+	}
 	return NP_OK;
 }
 
-static void scale_avg(struct mpi_priv *p, const struct np_bench *b, int n)
+/* MPI has no avg: scale the sum by 1/n, as a library's avg would. */
+static void scale_avg(void *res, enum np_dtype dt, size_t elems, int n)
 {
-	size_t elems = b->lay.count;
-	void *res = p->recv;
-
-	switch (b->dtype) {
+	switch (dt) {
 	case NP_FLOAT:
 		for (size_t i = 0; i < elems; i++)
 			((float *)res)[i] /= (float)n;
@@ -248,61 +376,114 @@ static void scale_avg(struct mpi_priv *p, const struct np_bench *b, int n)
 		break;
 	case NP_HALF:
 	case NP_BFLOAT16:
-		for (size_t i = 0; i < elems; i++) {
-			uint16_t *h = (uint16_t *)res + i;
-			float v = (b->dtype == NP_HALF ? np_pat_h2f(*h) : np_pat_bf2f(*h)) / (float)n;
-			*h = b->dtype == NP_HALF ? np_pat_f2h(v) : np_pat_f2bf(v);
-		}
+	case NP_FP8E4M3:
+	case NP_FP8E5M2: {
+		MPI_Datatype t = dt == NP_HALF ? g_half_t : dt == NP_BFLOAT16 ? g_bf16_t
+					   : dt == NP_FP8E4M3 ? g_e4m3_t : MPI_DATATYPE_NULL;
+		for (size_t i = 0; i < elems; i++)
+			small_store(res, (int)i, t, small_load(res, (int)i, t) / (float)n);
 		break;
+	}
 	case NP_DTYPE_COUNT:
 		break;
 	}
 }
 
-static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np_world *w)
-{
-	int n = w->size, r = w->rank, cnt = (int)b->lay.count;
-	MPI_Datatype t = mpi_type(p, b->dtype);
-	MPI_Op op = mpi_op(p, b->dtype, b->op);
-	void *sb = b->inplace ? MPI_IN_PLACE : p->send;
-	int rc;
+/* ---- how this backend issues each collective (rows of probes/coll.c) ---- */
 
-	switch (b->coll->id) {
-	case NP_COLL_ALLREDUCE:
-		rc = MPI_Allreduce(sb, p->recv, cnt, t, op, w->comm);
-		break;
-	case NP_COLL_ALLGATHER:
-		rc = MPI_Allgather(sb, cnt, t, p->recv, cnt, t, w->comm);
-		break;
-	case NP_COLL_REDUCESCATTER:
-		rc = MPI_Reduce_scatter_block(sb, p->recv, cnt, t, op, w->comm);
-		break;
-	case NP_COLL_ALLTOALL:
-		rc = MPI_Alltoall(p->send, cnt, t, p->recv, cnt, t, w->comm);
-		break;
-	case NP_COLL_BROADCAST:
-		/* the root sends from its input; the others receive into recv */
-		rc = MPI_Bcast(r == b->root ? (b->inplace ? p->recv : p->send) : p->recv, cnt, t,
-			       b->root, w->comm);
-		break;
-	case NP_COLL_REDUCE:
-		if (b->inplace)
-			sb = r == b->root ? MPI_IN_PLACE : p->recv;
-		rc = MPI_Reduce(sb, p->recv, cnt, t, op, b->root, w->comm);
-		break;
-	case NP_COLL_SENDRECV:
-		rc = MPI_Sendrecv(p->send, cnt, t, (r + 1) % n, 0, p->recv, cnt, t, (r - 1 + n) % n,
-				  0, w->comm, MPI_STATUS_IGNORE);
-		break;
-	default:
-		return MPI_ERR_OP;
-	}
-	if (rc == MPI_SUCCESS && b->op == NP_OP_AVG && (b->coll->flags & NP_COLL_F_REDUCE) &&
-	    (b->coll->id != NP_COLL_REDUCE || r == b->root))
-		scale_avg(p, b, n); /* MPI has no avg: scale the sum, as a library's avg would */
+#define MC(c) (*(const MPI_Comm *)(c)->comm)
+#define MT(c) (*(const MPI_Datatype *)(c)->lib_dtype)
+#define MO(c) (*(const MPI_Op *)(c)->lib_op)
+#define MN(c) ((int)(c)->count)
+
+int np_mpi_allreduce(const struct np_call *c)
+{
+	return MPI_Allreduce(c->inplace ? MPI_IN_PLACE : c->send, c->recv, MN(c), MT(c), MO(c), MC(c));
+}
+
+int np_mpi_allgather(const struct np_call *c)
+{
+	return MPI_Allgather(c->inplace ? MPI_IN_PLACE : c->send, MN(c), MT(c), c->recv, MN(c), MT(c),
+			     MC(c));
+}
+
+int np_mpi_reducescatter(const struct np_call *c)
+{
+	int rc, sz = 1;
+
+	if (!c->inplace)
+		return MPI_Reduce_scatter_block(c->send, c->recv, MN(c), MT(c), MO(c), MC(c));
+	/* MPI leaves an in-place result at the start of the buffer; NCCL at
+	 * rank*count, where the check reads it */
+	rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, c->send, MN(c), MT(c), MO(c), MC(c));
+	MPI_Type_size(MT(c), &sz);
+	if (rc == MPI_SUCCESS && c->recv != c->send)
+		memmove(c->recv, c->send, c->count * (size_t)sz);
 	return rc;
 }
 
+int np_mpi_alltoall(const struct np_call *c)
+{
+	return MPI_Alltoall(c->send, MN(c), MT(c), c->recv, MN(c), MT(c), MC(c));
+}
+
+int np_mpi_broadcast(const struct np_call *c)
+{
+	/* the root sends from its input; the others receive into recv */
+	return MPI_Bcast(c->rank == c->root ? c->send : c->recv, MN(c), MT(c), c->root, MC(c));
+}
+
+int np_mpi_reduce(const struct np_call *c)
+{
+	const void *sb = c->inplace && c->rank == c->root ? MPI_IN_PLACE : c->send;
+
+	return MPI_Reduce(sb, c->recv, MN(c), MT(c), MO(c), c->root, MC(c));
+}
+
+int np_mpi_gather(const struct np_call *c)
+{
+	const void *sb = c->inplace && c->rank == c->root ? MPI_IN_PLACE : c->send;
+
+	return MPI_Gather(sb, MN(c), MT(c), c->recv, MN(c), MT(c), c->root, MC(c));
+}
+
+int np_mpi_scatter(const struct np_call *c)
+{
+	void *rb = c->inplace && c->rank == c->root ? MPI_IN_PLACE : c->recv;
+
+	return MPI_Scatter(c->send, MN(c), MT(c), rb, MN(c), MT(c), c->root, MC(c));
+}
+
+int np_mpi_sendrecv(const struct np_call *c)
+{
+	int n = c->nranks, r = c->rank;
+
+	return MPI_Sendrecv(c->send, MN(c), MT(c), (r + 1) % n, 0, c->recv, MN(c), MT(c),
+			    (r - 1 + n) % n, 0, MC(c), MPI_STATUS_IGNORE);
+}
+
+static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np_backend_world *w)
+{
+	MPI_Datatype t = mpi_type(p, b->dtype);
+	MPI_Op op = mpi_op(p, b->dtype, b->op);
+	MPI_Comm comm = w->comm;
+	struct place pl;
+	struct np_call c = { .count = b->lay.count, .dtype = (int)b->dtype, .op = (int)b->op,
+			     .root = b->root, .rank = w->rank, .nranks = w->size,
+			     .inplace = b->inplace, .lib_dtype = &t, .lib_op = &op, .comm = &comm };
+	int rc;
+
+	place_of(p, b, w->rank, w->size, &pl);
+	c.send = pl.in;
+	c.recv = pl.out;
+	if (b->coll->inplace_at == NP_INPLACE_RECV_AT_RANK && b->inplace)
+		c.send = pl.in; /* the whole buffer is the input */
+	rc = b->coll->mpi(&c);
+	if (rc == MPI_SUCCESS && b->op == NP_OP_AVG && (b->coll->flags & NP_COLL_F_REDUCE) &&
+	    np_pat_defined(b->coll->expect, w->rank, b->root))
+		scale_avg(pl.out, b->dtype, b->lay.count, w->size);
+	return rc;
+}
 
 static enum np_status mpi_run(struct np_backend *be, const struct np_bench *b, int iters,
 			      double *seconds)
@@ -311,44 +492,44 @@ static enum np_status mpi_run(struct np_backend *be, const struct np_bench *b, i
 	double t0;
 	int rc;
 
-	rc = MPI_Barrier(be->world->comm);
+	rc = MPI_Barrier(be->world.comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_err(be, rc, "MPI_Barrier");
 	t0 = MPI_Wtime();
 	for (int i = 0; i < iters; i++) {
-		if (p->slow_rank == be->world->rank)
+		double t1 = MPI_Wtime();
+		if (p->slow && p->slow_us)
 			usleep(p->slow_us); /* test-only: a slow rank */
-		rc = run_one(p, b, be->world);
+		rc = run_one(p, b, &be->world);
 		if (rc != MPI_SUCCESS)
 			return mpi_err(be, rc, b->coll->name);
+		if (p->slow && p->slow_frac > 0) /* test-only: PCT% slower */
+			usleep((useconds_t)((MPI_Wtime() - t1) * p->slow_frac * 1e6));
 	}
 	*seconds = MPI_Wtime() - t0;
 	return NP_OK;
 }
 
-/* Where the result lives, as the library's in-place forms put it. */
-static const void *result_ptr(struct mpi_priv *p, const struct np_bench *b, int rank)
-{
-	if (b->coll->id == NP_COLL_BROADCAST && rank == b->root)
-		return b->inplace ? p->recv : p->send;
-	return p->recv;
-}
-
 static enum np_status mpi_check(struct np_backend *be, const struct np_bench *b, uint64_t *wrong)
 {
 	struct mpi_priv *p = priv_of(be);
-	int r = be->world->rank, n = be->world->size;
-	const void *res = result_ptr(p, b, r);
-	size_t elems = b->lay.recv_bytes / np_dtypes[b->dtype].size;
+	int r = be->world.rank, n = be->world.size, op;
+	struct place pl;
+	const char *res;
 	uint64_t bad = 0;
 
-	if (b->coll->id == NP_COLL_REDUCESCATTER)
-		elems = b->lay.count;
-	if (np_pat_defined(b->coll->id, r, b->root))
-		for (size_t k = 0; k < elems; k++) {
-			int64_t want = np_pat_expect(b->coll->id, b->op, b->dtype, n, r, b->root,
+	place_of(p, b, r, n, &pl);
+	res = pl.out;
+	/* out of place, the broadcast root's data stays in its send buffer */
+	if (b->coll->expect.src == NP_SRC_ROOT && !b->coll->expect.rank_offset && r == b->root)
+		res = pl.in;
+	/* the operation matters to reductions only */
+	op = (b->coll->flags & NP_COLL_F_REDUCE) ? (int)b->op : NP_OP_SUM;
+	if (np_pat_defined(b->coll->expect, r, b->root))
+		for (size_t k = 0; k < pl.out_elems; k++) {
+			int64_t want = np_pat_expect(b->coll->expect, op, b->dtype, n, r, b->root,
 						     b->lay.count, k);
-			if (!np_pat_match(b->dtype, b->op, np_pat_load(res, b->dtype, k), want))
+			if (!np_pat_ok(res, b->dtype, op, n, k, want))
 				bad++;
 		}
 	*wrong = bad;
@@ -370,12 +551,17 @@ static void mpi_finalize(struct np_backend *be)
 		MPI_Type_free(&p->half_t);
 	if (p->bf16_t != MPI_DATATYPE_NULL)
 		MPI_Type_free(&p->bf16_t);
+	if (p->e4m3_t != MPI_DATATYPE_NULL)
+		MPI_Type_free(&p->e4m3_t);
+	if (p->e5m2_t != MPI_DATATYPE_NULL)
+		MPI_Type_free(&p->e5m2_t);
 	free(p);
 	be->priv = NULL;
 }
 
 const struct np_backend_ops np_backend_mpi = {
 	.name = "mpi",
+	.caps = 0,
 	.init = mpi_init,
 	.alloc = mpi_alloc,
 	.prepare = mpi_prepare,

@@ -5,6 +5,7 @@
  * abort() that the watchdog thread may call at any time. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,6 +22,7 @@
 #include <nccl.h>
 
 #include "backend.h"
+#include "coll_issue.h"
 #include "nccl_kernels.h"
 #include "nccl_log.h"
 #include "pattern.h"
@@ -39,6 +41,7 @@
 /* How long abort() waits for the main thread to leave an NCCL call, and for
  * ncclCommAbort to return, before it gives up (the process is exiting). */
 #define ABORT_LOCK_NS 1000000000L
+#define ABORT_LOCK_STEP_NS 1000000L
 #define ABORT_WAIT_NS 5000000000L
 
 struct graph {
@@ -49,8 +52,22 @@ struct graph {
 	unsigned long stamp;     /* last use, for eviction */
 };
 
+/* NCCL's own calls for collectives that older NCCL lacks (2.28 added
+ * ncclAlltoAll, ncclGather, ncclScatter): looked up at run time, so one
+ * binary serves older NCCL too, which gets grouped send/recv. */
+struct nccl_native {
+	ncclResult_t (*alltoall)(const void *, void *, size_t, ncclDataType_t, ncclComm_t,
+				 cudaStream_t);
+	ncclResult_t (*gather)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t,
+			       cudaStream_t);
+	ncclResult_t (*scatter)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t,
+				cudaStream_t);
+};
+
 struct nccl_priv {
 	int rank, nranks;
+	struct nccl_native native;
+	struct np_test_faults faults; /* test-only switches */
 	int dev;                 /* CUDA device index, -1 before it is chosen */
 	bool dev_set;
 	ncclComm_t comm;         /* guarded by lock once init has begun */
@@ -63,6 +80,7 @@ struct nccl_priv {
 	void *sendbuf, *recvbuf; /* recvbuf alone when in place */
 	size_t send_cap, recv_cap;
 	unsigned long long *d_wrong, *h_wrong; /* check counter, device and pinned host */
+	unsigned char h_bad[8];  /* the test switch's wrong element, host */
 	int *h_release, *d_release;            /* stall release flag, mapped host memory */
 	bool stall;              /* NCCL_PROBE_TEST_STALL=R:device names this rank */
 	/* CUDA graphs, for the bench of gbench */
@@ -81,6 +99,9 @@ static const ncclDataType_t nccl_types[NP_DTYPE_COUNT] = {
 	[NP_UINT32] = ncclUint32,   [NP_INT64] = ncclInt64,     [NP_UINT64] = ncclUint64,
 	[NP_HALF] = ncclFloat16,    [NP_FLOAT] = ncclFloat32,   [NP_DOUBLE] = ncclFloat64,
 	[NP_BFLOAT16] = ncclBfloat16,
+#if NCCL_VERSION_CODE >= 22400
+	[NP_FP8E4M3] = ncclFloat8e4m3, [NP_FP8E5M2] = ncclFloat8e5m2,
+#endif
 };
 
 static const ncclRedOp_t nccl_ops[NP_OP_COUNT] = {
@@ -148,7 +169,7 @@ static enum np_status mpi_fail(struct np_backend *be, int rc, const char *what)
  * rank, whose message says why. */
 static enum np_status agree(struct np_backend *be, enum np_status st)
 {
-	const struct np_world *w = be->world;
+	const struct np_backend_world *w = &be->world;
 	int mine[2] = { st == NP_OK ? 1 : 0, w->rank }, first[2];
 	int rc, fst = (int)st;
 
@@ -313,29 +334,38 @@ static enum np_status map_device(struct np_backend *be, const char *map, const c
  * CUDA_VISIBLE_DEVICES), so per-rank visibility (one GPU each) works too. */
 static enum np_status select_device(struct np_backend *be, int *dev)
 {
-	const struct np_world *w = be->world;
-	const char *map = be->opts->gpu_map, *src = "--gpu-map";
+	const struct np_backend_world *w = &be->world;
+	const char *map = be->cfg.gpu_map, *src = "--gpu-map";
 	int lrank = 0, lsize = 1, ndev = 0, idx = 0, rc;
-	uint64_t mine, *all;
+	uint64_t mine[2], *all;
 	cudaError_t ce;
 
+	if (w->device >= 0) { /* a group of the job: the GPU chosen in the job */
+		*dev = w->device;
+		return NP_OK;
+	}
 	rc = MPI_Comm_rank(w->node_comm, &lrank);
 	if (rc == MPI_SUCCESS)
 		rc = MPI_Comm_size(w->node_comm, &lsize);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(be, rc, "MPI_Comm_rank of the node");
-	mine = fnv1a(getenv("CUDA_VISIBLE_DEVICES"));
-	all = calloc((size_t)lsize, sizeof(*all));
+	/* on virtual nodes, ranks of different virtual nodes may share a GPU:
+	 * the local rank within the virtual node picks it */
+	mine[0] = fnv1a(getenv("CUDA_VISIBLE_DEVICES"));
+	mine[1] = w->virtual_nodes ? (uint64_t)w->node : 0;
+	all = calloc((size_t)lsize * 2, sizeof(*all));
 	if (!all)
 		return np_fail(&be->err, NP_ENOMEM, "out of memory");
-	rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, w->node_comm);
+	rc = MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, w->node_comm);
 	if (rc != MPI_SUCCESS) {
 		free(all);
 		return mpi_fail(be, rc, "MPI_Allgather of CUDA_VISIBLE_DEVICES");
 	}
 	for (int i = 0; i < lrank; i++)
-		idx += all[i] == mine;
+		idx += all[2 * i] == mine[0] && all[2 * i + 1] == mine[1];
 	free(all);
+	if (w->virtual_nodes)
+		lrank = w->local_rank;
 
 	ce = cudaGetDeviceCount(&ndev);
 	if (ce != cudaSuccess || ndev <= 0) {
@@ -352,8 +382,9 @@ static enum np_status select_device(struct np_backend *be, int *dev)
 		return map_device(be, map, src, lrank, ndev, dev);
 	if (idx >= ndev)
 		return np_fail(&be->err, NP_ENODEV,
-			       "local rank %d has no GPU (%d visible); launch at most %d rank%s per node or set CUDA_VISIBLE_DEVICES",
-			       lrank, ndev, ndev, ndev == 1 ? "" : "s");
+			       "local rank %d has no GPU (%d visible); launch at most %d rank%s per %snode or set CUDA_VISIBLE_DEVICES",
+			       lrank, ndev, ndev, ndev == 1 ? "" : "s",
+			       w->virtual_nodes ? "virtual " : "");
 	*dev = idx;
 	return NP_OK;
 }
@@ -374,6 +405,19 @@ static enum np_status open_device(struct np_backend *be)
 		return cuda_fail(be, ce, "cudaGetDeviceProperties");
 	snprintf(in->device_name, sizeof(in->device_name), "%.*s", (int)sizeof(in->device_name) - 1,
 		 prop.name);
+	/* before any kernel: a GPU this build has no code for fails here,
+	 * with its compute capability, not later in the fill kernel */
+	ce = np_kern_image();
+	if (ce == cudaErrorNoKernelImageForDevice || ce == cudaErrorInvalidDeviceFunction) {
+		cudaGetLastError();
+		p->failed = true;
+		return np_fail(&be->err, NP_ECUDA,
+			       "GPU %d ('%s') has compute capability %d.%d, which this build has no code for (built for %s); rebuild with ../configure --with-cuda-arch=%d%d",
+			       p->dev, prop.name, prop.major, prop.minor, NP_CUDA_TARGETS, prop.major,
+			       prop.minor);
+	}
+	if (ce != cudaSuccess)
+		return cuda_fail(be, ce, "cudaFuncGetAttributes of the check kernels");
 	if ((ce = cudaDeviceGetPCIBusId(in->bus_id, (int)sizeof(in->bus_id), p->dev)) != cudaSuccess)
 		return cuda_fail(be, ce, "cudaDeviceGetPCIBusId");
 	if ((ce = cudaMemGetInfo(&freeb, &total)) != cudaSuccess)
@@ -399,10 +443,10 @@ static enum np_status open_device(struct np_backend *be)
 /* Two ranks of a node on one GPU (same PCI bus id): collective over the node. */
 static enum np_status check_unique_gpu(struct np_backend *be)
 {
-	const struct np_world *w = be->world;
+	const struct np_backend_world *w = &be->world;
 	struct {
 		char bus[32];
-		int rank;
+		int rank, vnode;
 	} mine, *all;
 	int lsize = 1, rc;
 	enum np_status st = NP_OK;
@@ -410,6 +454,7 @@ static enum np_status check_unique_gpu(struct np_backend *be)
 	memset(&mine, 0, sizeof(mine));
 	snprintf(mine.bus, sizeof(mine.bus), "%s", be->info.bus_id);
 	mine.rank = w->rank;
+	mine.vnode = w->virtual_nodes ? w->node : 0;
 	MPI_Comm_size(w->node_comm, &lsize);
 	all = calloc((size_t)lsize, sizeof(*all));
 	if (!all)
@@ -421,70 +466,28 @@ static enum np_status check_unique_gpu(struct np_backend *be)
 		return mpi_fail(be, rc, "MPI_Allgather of PCI bus ids");
 	}
 	for (int i = 0; i < lsize && st == NP_OK; i++) {
-		if (all[i].rank == w->rank || strcasecmp(all[i].bus, mine.bus))
+		if (all[i].rank == w->rank || all[i].vnode != mine.vnode ||
+		    strcasecmp(all[i].bus, mine.bus))
 			continue;
 		st = np_fail(&be->err, NP_ENODEV,
-			     "ranks %d and %d both use the GPU at %s (CUDA device %d); give each rank its own GPU with --gpu-map, NCCL_PROBE_GPU_MAP or CUDA_VISIBLE_DEVICES",
+			     "ranks %d and %d both use the GPU at %s (CUDA device %d)%s; give each rank its own GPU with --gpu-map, NCCL_PROBE_GPU_MAP or CUDA_VISIBLE_DEVICES",
 			     all[i].rank < w->rank ? all[i].rank : w->rank,
 			     all[i].rank < w->rank ? w->rank : all[i].rank, mine.bus,
-			     be->info.device);
+			     be->info.device, w->virtual_nodes ? " in one virtual node" : "");
 	}
 	free(all);
 	return st;
 }
 
-/* NCCL names its network transport only in its log. When the user has not
- * asked for NCCL's log, point the INIT and NET subsystems at a file of ours
- * for the communicator's setup, then restore the environment (NCCL reads it
- * once). A user's NCCL_DEBUG is left alone and the transport stays unknown. */
-struct env_save {
-	const char *name;
-	char *old;
-	bool had;
-};
-
-static void env_set(struct env_save *s, const char *name, const char *val)
+/* NCCL's log, set up by src/main.c before any thread started
+ * (np_nccl_log_setup); read once the communicator is up. */
+static bool log_begin(struct nccl_priv *p)
 {
-	const char *o = getenv(name);
+	const char *path = np_nccl_log_path();
 
-	s->name = name;
-	s->had = o != NULL;
-	s->old = o ? strdup(o) : NULL;
-	setenv(name, val, 1);
-}
-
-static void env_restore(struct env_save *s)
-{
-	if (!s->name)
-		return;
-	if (s->had && s->old)
-		setenv(s->name, s->old, 1);
-	else
-		unsetenv(s->name);
-	free(s->old);
-	s->old = NULL;
-	s->name = NULL;
-}
-
-static bool log_begin(struct nccl_priv *p, struct env_save save[3])
-{
-	const char *tmp = getenv("TMPDIR");
-	int fd;
-
-	if (getenv("NCCL_DEBUG"))
+	if (!path)
 		return false;
-	if (!tmp || !*tmp || strchr(tmp, '%'))
-		tmp = "/tmp";
-	snprintf(p->logpath, sizeof(p->logpath), "%s/nccl-probe-nccl.XXXXXX", tmp);
-	fd = mkstemp(p->logpath);
-	if (fd < 0) {
-		p->logpath[0] = '\0';
-		return false;
-	}
-	close(fd);
-	env_set(&save[0], "NCCL_DEBUG", "INFO");
-	env_set(&save[1], "NCCL_DEBUG_SUBSYS", "INIT,NET");
-	env_set(&save[2], "NCCL_DEBUG_FILE", p->logpath);
+	snprintf(p->logpath, sizeof(p->logpath), "%s", path);
 	return true;
 }
 
@@ -495,8 +498,7 @@ static void log_read(struct nccl_priv *p, struct np_backend_info *in)
 
 	if (!p->logpath[0])
 		return;
-	f = fopen(p->logpath, "r");
-	unlink(p->logpath);
+	f = fopen(p->logpath, "r"); /* src/ removes the file when the process ends */
 	p->logpath[0] = '\0';
 	if (!f)
 		return;
@@ -507,7 +509,7 @@ static void log_read(struct nccl_priv *p, struct np_backend_info *in)
 static enum np_status comm_init(struct np_backend *be)
 {
 	struct nccl_priv *p = be->priv;
-	const struct np_world *w = be->world;
+	const struct np_backend_world *w = &be->world;
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
 	struct {
 		int r;
@@ -560,11 +562,11 @@ static enum np_status comm_check(struct np_backend *be)
 	pthread_mutex_unlock(&p->lock);
 	if (r != ncclSuccess)
 		return nccl_fail(be, r, "ncclCommCount");
-	if (count != be->world->size || urank != be->world->rank || cudev != p->dev) {
+	if (count != be->world.size || urank != be->world.rank || cudev != p->dev) {
 		p->failed = true;
 		return np_fail(&be->err, NP_ENCCL,
 			       "GPU %d: the NCCL communicator has %d ranks (rank %d, device %d) but the MPI world has %d (rank %d); check that every rank runs the same nccl-probe and NCCL",
-			       p->dev, count, urank, cudev, be->world->size, be->world->rank);
+			       p->dev, count, urank, cudev, be->world.size, be->world.rank);
 	}
 	return NP_OK;
 }
@@ -639,17 +641,71 @@ static enum np_status init_steps(struct np_backend *be)
 	return agree(be, st);
 }
 
+/* NCCL's native calls, where the runtime library has them; the switch
+ * NCCL_PROBE_TEST_NO_NATIVE=1 (tests) forces grouped send/recv. */
+static void find_natives(struct nccl_priv *p, struct np_backend_info *in)
+{
+	const char *off = getenv("NCCL_PROBE_TEST_NO_NATIVE");
+	int v = 0;
+
+	memset(&p->native, 0, sizeof(p->native));
+	if (ncclGetVersion(&v) != ncclSuccess)
+		v = 0;
+	if (!(off && !strcmp(off, "1")) && v >= 22800) {
+		*(void **)&p->native.alltoall = dlsym(RTLD_DEFAULT, "ncclAlltoAll");
+		*(void **)&p->native.gather = dlsym(RTLD_DEFAULT, "ncclGather");
+		*(void **)&p->native.scatter = dlsym(RTLD_DEFAULT, "ncclScatter");
+	}
+	if (p->native.alltoall && p->native.gather && p->native.scatter)
+		snprintf(in->calls, sizeof(in->calls),
+			 "alltoall, gather, scatter: NCCL's native ncclAlltoAll, ncclGather, ncclScatter");
+	else if (!p->native.alltoall && !p->native.gather && !p->native.scatter)
+		snprintf(in->calls, sizeof(in->calls),
+			 "alltoall, gather, scatter: grouped ncclSend/ncclRecv (%s)",
+			 off && !strcmp(off, "1") ? "NCCL_PROBE_TEST_NO_NATIVE=1"
+						  : "this NCCL has no native call");
+	else
+		snprintf(in->calls, sizeof(in->calls),
+			 "alltoall %s, gather %s, scatter %s (native: NCCL's own call; else grouped send/recv)",
+			 p->native.alltoall ? "native" : "send/recv", p->native.gather ? "native" : "send/recv",
+			 p->native.scatter ? "native" : "send/recv");
+}
+
+/* Data types: fp8 needs NCCL 2.24 and a GPU of compute capability 9.0,
+ * and takes no avg. */
+static void find_dtypes(struct nccl_priv *p, struct np_backend_info *in)
+{
+	int v = 0, major = 0;
+
+	for (int d = 0; d < NP_DTYPE_COUNT; d++) {
+		in->dtype_ok[d] = true;
+		in->ops_ok[d] = (1u << NP_OP_COUNT) - 1;
+	}
+	/* NCCL 2.28 answers ncclInvalidArgument to avg on fp8 (seen on an H200) */
+	in->ops_ok[NP_FP8E4M3] &= (unsigned char)~(1u << NP_OP_AVG);
+	in->ops_ok[NP_FP8E5M2] &= (unsigned char)~(1u << NP_OP_AVG);
+	if (ncclGetVersion(&v) != ncclSuccess)
+		v = 0;
+	if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, p->dev) != cudaSuccess)
+		major = 0;
+	cudaGetLastError();
+	if (NCCL_VERSION_CODE < 22400 || v < 22400 || major < 9) {
+		in->dtype_ok[NP_FP8E4M3] = in->dtype_ok[NP_FP8E5M2] = false;
+		snprintf(in->dtype_why, sizeof(in->dtype_why),
+			 "fp8 needs NCCL 2.24 or later and a GPU of compute capability 9.0 (this: NCCL %d, compute %d.x)",
+			 v, major);
+	}
+}
+
 static enum np_status nccl_init(struct np_backend *be)
 {
 	struct nccl_priv *p;
-	struct env_save save[3];
 	enum np_status st;
 	size_t freeb = 0, total = 0;
 	cudaError_t ce;
 	bool logging;
 	uint64_t h;
 
-	memset(save, 0, sizeof(save));
 	be->info.device = -1;
 	snprintf(be->info.device_name, sizeof(be->info.device_name), "none");
 	p = calloc(1, sizeof(*p));
@@ -657,16 +713,29 @@ static enum np_status nccl_init(struct np_backend *be)
 		return np_fail(&be->err, NP_ENOMEM, "out of memory");
 	pthread_mutex_init(&p->lock, NULL);
 	p->dev = -1;
-	p->rank = be->world->rank;
-	p->nranks = be->world->size;
+	p->rank = be->world.rank;
+	p->nranks = be->world.size;
 	be->priv = p;
 	parse_stall(p);
-	/* before any NCCL call: NCCL reads its debug settings once */
-	logging = log_begin(p, save);
+	np_test_faults_read(&p->faults);
+	logging = log_begin(p);
+	/* virtual nodes: NCCL takes ranks with different host ids for
+	 * different hosts, so ranks of different virtual nodes may share a
+	 * GPU and talk through NCCL's network transport. src/world.c set
+	 * NCCL_HOSTID as it made them, before CUDA, NCCL or any of their
+	 * threads ran; setting it here would race with their getenv */
+	if (be->world.virtual_nodes) {
+		const char *id = np_nccl_hostid(), *env = getenv("NCCL_HOSTID");
+		if (!id || !env || strcmp(id, env)) {
+			p->failed = true;
+			return np_fail(&be->err, NP_ESYS,
+				       "virtual node %d has no NCCL host id of its own (NCCL_HOSTID is %s%s%s); the world's virtual nodes must be made by np_world_init before the backend starts",
+				       be->world.node, env ? "'" : "unset", env ? env : "", env ? "'" : "");
+		}
+		snprintf(be->info.host_id, sizeof(be->info.host_id), "%s", id);
+	}
 	fill_versions(&be->info);
 	st = init_steps(be);
-	for (int i = 0; i < 3; i++)
-		env_restore(&save[i]);
 	if (logging)
 		log_read(p, &be->info);
 	if (st)
@@ -675,6 +744,9 @@ static enum np_status nccl_init(struct np_backend *be)
 		return cuda_fail(be, ce, "cudaMemGetInfo");
 	h = headroom(total, p->nranks);
 	be->info.mem_avail = freeb > h ? freeb - h : 0;
+	be->info.max_count = SIZE_MAX;
+	find_natives(p, &be->info);
+	find_dtypes(p, &be->info);
 	return NP_OK;
 }
 
@@ -721,8 +793,8 @@ static enum np_status nccl_alloc(struct np_backend *be, size_t send_bytes, size_
 	enum np_status st;
 
 	free_buffers(p);
-	if (be->opts->inplace) {
-		size_t b = send_bytes > recv_bytes ? send_bytes : recv_bytes;
+	if (send_bytes == 0) { /* in place: one buffer */
+		size_t b = recv_bytes;
 		st = alloc_one(be, &p->recvbuf, b, "in-place buffer");
 		if (st == NP_OK)
 			p->recv_cap = b;
@@ -774,9 +846,9 @@ static enum np_status layout(struct np_backend *be, const struct np_bench *b, st
 			       "GPU %d: %s of %zu bytes does not fit the buffers allocated", p->dev,
 			       c->name, b->lay.size);
 	o->send = o->recv = p->recvbuf;
-	if (c->id == NP_COLL_ALLGATHER)
+	if (c->inplace_at == NP_INPLACE_SEND_AT_RANK)
 		o->send = o->recv + (size_t)p->rank * count * elt;
-	else if (c->id == NP_COLL_REDUCESCATTER)
+	else if (c->inplace_at == NP_INPLACE_RECV_AT_RANK)
 		o->recv = o->send + (size_t)p->rank * count * elt;
 	return NP_OK;
 }
@@ -795,15 +867,30 @@ static enum np_status fill(struct np_backend *be, const struct np_bench *b)
 		return st;
 	/* 0xff bytes: NaN in floating types, -1 or the maximum in integers, never a
 	 * value of the pattern */
-	poison = !b->inplace || c->id == NP_COLL_ALLGATHER;
+	poison = !b->inplace || c->inplace_at == NP_INPLACE_SEND_AT_RANK;
 	if (poison && b->lay.recv_bytes &&
 	    (ce = cudaMemsetAsync(b->inplace ? p->recvbuf : u.recv, 0xff, b->lay.recv_bytes,
 				  p->stream)) != cudaSuccess)
 		return cuda_fail(be, ce, "cudaMemsetAsync of the result");
-	ce = np_kern_fill(u.send, u.send_elems, (int)b->dtype, (int)c->id, (int)b->op, p->nranks,
-			  p->rank, p->stream);
+	ce = np_kern_fill(u.send, u.send_elems, (int)b->dtype, !!(c->flags & NP_COLL_F_REDUCE),
+			  (int)b->op, p->nranks, np_test_faults_source(&p->faults, p->rank),
+			  p->stream);
 	if (ce != cudaSuccess)
 		return cuda_fail(be, ce, "the pattern kernel launch");
+	if ((p->faults.corrupt_all || p->faults.corrupt_rank == p->rank) && u.send_elems) {
+		/* test-only: one wrong input element; with every rank's, each at
+		 * its own place (wrong elements of two ranks at one place may
+		 * cancel in a sum) */
+		size_t j = (u.send_elems / 2 + (p->faults.corrupt_all ? (size_t)p->rank : 0)) % u.send_elems;
+		size_t elt = np_dtypes[b->dtype].size;
+		int64_t v = np_pat_wrong(np_pat_input(!!(c->flags & NP_COLL_F_REDUCE), (int)b->op,
+						      (int)b->dtype, p->nranks, p->rank, j));
+		np_pat_store(p->h_bad, (int)b->dtype, 0, v);
+		ce = cudaMemcpyAsync(u.send + j * elt, p->h_bad, elt, cudaMemcpyHostToDevice,
+				     p->stream);
+		if (ce != cudaSuccess)
+			return cuda_fail(be, ce, "cudaMemcpyAsync of the test's wrong element");
+	}
 	return NP_OK;
 }
 
@@ -837,14 +924,18 @@ static enum np_status nccl_check(struct np_backend *be, const struct np_bench *b
 	cudaError_t ce;
 
 	*wrong = 0;
-	if (!np_pat_defined((int)c->id, p->rank, b->root))
+	if (!np_pat_defined(c->expect, p->rank, b->root))
 		return NP_OK;
 	if ((st = layout(be, b, &u)))
 		return st;
 	if ((ce = cudaMemsetAsync(p->d_wrong, 0, sizeof(*p->d_wrong), p->stream)) != cudaSuccess)
 		return cuda_fail(be, ce, "cudaMemsetAsync of the check counter");
-	ce = np_kern_check(u.recv, u.recv_elems, (int)b->dtype, (int)c->id, (int)b->op, p->nranks,
-			   p->rank, b->root, b->lay.count, p->d_wrong, p->stream);
+	{
+		/* the operation matters to reductions only */
+		int op = (c->flags & NP_COLL_F_REDUCE) ? (int)b->op : NP_OP_SUM;
+		ce = np_kern_check(u.recv, u.recv_elems, (int)b->dtype, c->expect, op,
+				   p->nranks, p->rank, b->root, b->lay.count, p->d_wrong, p->stream);
+	}
 	if (ce != cudaSuccess)
 		return cuda_fail(be, ce, "the check kernel launch");
 	if ((ce = cudaMemcpyAsync(p->h_wrong, p->d_wrong, sizeof(*p->h_wrong),
@@ -858,48 +949,143 @@ static enum np_status nccl_check(struct np_backend *be, const struct np_bench *b
 
 /* ---- collectives ------------------------------------------------------- */
 
+/* ---- how this backend issues each collective (rows of probes/coll.c) ---- */
+
+#define NT(c) (*(const ncclDataType_t *)(c)->lib_dtype)
+#define NO(c) (*(const ncclRedOp_t *)(c)->lib_op)
+#define NC(c) ((ncclComm_t)(c)->comm)
+#define NS(c) ((cudaStream_t)(c)->stream)
+#define NATIVE(c) ((const struct nccl_native *)(c)->caps)
+
+static size_t elt_of(const struct np_call *c)
+{
+	return np_dtypes[c->dtype].size;
+}
+
+static int group_end(ncclResult_t res)
+{
+	ncclResult_t end = ncclGroupEnd();
+
+	return res != ncclSuccess && res != ncclInProgress ? (int)res : (int)end;
+}
+
+int np_nccl_allreduce(const struct np_call *c)
+{
+	return ncclAllReduce(c->send, c->recv, c->count, NT(c), NO(c), NC(c), NS(c));
+}
+
+int np_nccl_allgather(const struct np_call *c)
+{
+	return ncclAllGather(c->send, c->recv, c->count, NT(c), NC(c), NS(c));
+}
+
+int np_nccl_reducescatter(const struct np_call *c)
+{
+	return ncclReduceScatter(c->send, c->recv, c->count, NT(c), NO(c), NC(c), NS(c));
+}
+
+int np_nccl_broadcast(const struct np_call *c)
+{
+	return ncclBroadcast(c->send, c->recv, c->count, NT(c), c->root, NC(c), NS(c));
+}
+
+int np_nccl_reduce(const struct np_call *c)
+{
+	return ncclReduce(c->send, c->recv, c->count, NT(c), NO(c), c->root, NC(c), NS(c));
+}
+
+int np_nccl_alltoall(const struct np_call *c)
+{
+	size_t chunk = c->count * elt_of(c);
+	ncclResult_t res;
+
+	if (NATIVE(c)->alltoall)
+		return NATIVE(c)->alltoall(c->send, c->recv, c->count, NT(c), NC(c), NS(c));
+	res = ncclGroupStart();
+	for (int peer = 0; peer < c->nranks && res == ncclSuccess; peer++) {
+		res = ncclSend((const char *)c->send + (size_t)peer * chunk, c->count, NT(c), peer,
+			       NC(c), NS(c));
+		if (res == ncclSuccess)
+			res = ncclRecv((char *)c->recv + (size_t)peer * chunk, c->count, NT(c), peer,
+				       NC(c), NS(c));
+	}
+	return group_end(res);
+}
+
+int np_nccl_gather(const struct np_call *c)
+{
+	size_t chunk = c->count * elt_of(c);
+	ncclResult_t res;
+
+	if (NATIVE(c)->gather)
+		return NATIVE(c)->gather(c->send, c->recv, c->count, NT(c), c->root, NC(c), NS(c));
+	res = ncclGroupStart();
+	if (c->rank == c->root)
+		for (int peer = 0; peer < c->nranks && res == ncclSuccess; peer++) {
+			char *dst = (char *)c->recv + (size_t)peer * chunk;
+			if (peer == c->rank) {
+				if (dst != c->send &&
+				    cudaMemcpyAsync(dst, c->send, chunk, cudaMemcpyDeviceToDevice,
+						    NS(c)) != cudaSuccess)
+					res = ncclUnhandledCudaError;
+				continue;
+			}
+			res = ncclRecv(dst, c->count, NT(c), peer, NC(c), NS(c));
+		}
+	else
+		res = ncclSend(c->send, c->count, NT(c), c->root, NC(c), NS(c));
+	return group_end(res);
+}
+
+int np_nccl_scatter(const struct np_call *c)
+{
+	size_t chunk = c->count * elt_of(c);
+	ncclResult_t res;
+
+	if (NATIVE(c)->scatter)
+		return NATIVE(c)->scatter(c->send, c->recv, c->count, NT(c), c->root, NC(c), NS(c));
+	res = ncclGroupStart();
+	if (c->rank == c->root)
+		for (int peer = 0; peer < c->nranks && res == ncclSuccess; peer++) {
+			const char *src = (const char *)c->send + (size_t)peer * chunk;
+			if (peer == c->rank) {
+				if (src != c->recv &&
+				    cudaMemcpyAsync(c->recv, src, chunk, cudaMemcpyDeviceToDevice,
+						    NS(c)) != cudaSuccess)
+					res = ncclUnhandledCudaError;
+				continue;
+			}
+			res = ncclSend(src, c->count, NT(c), peer, NC(c), NS(c));
+		}
+	else
+		res = ncclRecv(c->recv, c->count, NT(c), c->root, NC(c), NS(c));
+	return group_end(res);
+}
+
+int np_nccl_sendrecv(const struct np_call *c)
+{
+	int n = c->nranks, r = c->rank;
+	ncclResult_t res = ncclGroupStart();
+
+	if (res == ncclSuccess)
+		res = ncclSend(c->send, c->count, NT(c), (r + 1) % n, NC(c), NS(c));
+	if (res == ncclSuccess)
+		res = ncclRecv(c->recv, c->count, NT(c), (r - 1 + n) % n, NC(c), NS(c));
+	return group_end(res);
+}
+
 /* Enqueue one collective of b on the stream; lock held. */
 static ncclResult_t enqueue(struct nccl_priv *p, const struct np_bench *b, const struct bufs *u)
 {
 	ncclDataType_t t = nccl_types[b->dtype];
 	ncclRedOp_t op = nccl_ops[b->op];
-	size_t count = b->lay.count, chunk = count * np_dtypes[b->dtype].size;
-	int n = p->nranks, r = p->rank;
-	ncclResult_t res, end;
+	struct np_call c = { .send = u->send, .recv = u->recv, .count = b->lay.count,
+			     .dtype = (int)b->dtype, .op = (int)b->op, .root = b->root,
+			     .rank = p->rank, .nranks = p->nranks, .inplace = b->inplace,
+			     .lib_dtype = &t, .lib_op = &op, .comm = p->comm, .stream = p->stream,
+			     .caps = &p->native };
 
-	switch (b->coll->id) {
-	case NP_COLL_ALLREDUCE:
-		return ncclAllReduce(u->send, u->recv, count, t, op, p->comm, p->stream);
-	case NP_COLL_ALLGATHER:
-		return ncclAllGather(u->send, u->recv, count, t, p->comm, p->stream);
-	case NP_COLL_REDUCESCATTER:
-		return ncclReduceScatter(u->send, u->recv, count, t, op, p->comm, p->stream);
-	case NP_COLL_BROADCAST:
-		return ncclBroadcast(u->send, u->recv, count, t, b->root, p->comm, p->stream);
-	case NP_COLL_REDUCE:
-		return ncclReduce(u->send, u->recv, count, t, op, b->root, p->comm, p->stream);
-	case NP_COLL_ALLTOALL:
-		res = ncclGroupStart();
-		for (int peer = 0; peer < n && res == ncclSuccess; peer++) {
-			res = ncclSend(u->send + (size_t)peer * chunk, count, t, peer, p->comm, p->stream);
-			if (res == ncclSuccess)
-				res = ncclRecv(u->recv + (size_t)peer * chunk, count, t, peer, p->comm,
-					       p->stream);
-		}
-		end = ncclGroupEnd();
-		return res != ncclSuccess ? res : end;
-	case NP_COLL_SENDRECV:
-		res = ncclGroupStart();
-		if (res == ncclSuccess)
-			res = ncclSend(u->send, count, t, (r + 1) % n, p->comm, p->stream);
-		if (res == ncclSuccess)
-			res = ncclRecv(u->recv, count, t, (r - 1 + n) % n, p->comm, p->stream);
-		end = ncclGroupEnd();
-		return res != ncclSuccess ? res : end;
-	case NP_COLL_COUNT:
-		break;
-	}
-	return ncclInvalidArgument;
+	return (ncclResult_t)b->coll->nccl(&c);
 }
 
 /* Enqueue iters collectives, each under the lock so that abort() can take
@@ -1067,7 +1253,7 @@ static enum np_status nccl_run(struct np_backend *be, const struct np_bench *b, 
 		return np_fail(&be->err, NP_EUSAGE, "run() needs at least one iteration, not %d", iters);
 	if ((st = layout(be, b, &u)))
 		return st;
-	if (be->opts->graph && (st = graph_get(be, b, &u, iters, &g)))
+	if (be->cfg.graph && (st = graph_get(be, b, &u, iters, &g)))
 		return st;
 	if (p->stall) {
 		/* test-only: this rank's stream never completes */
@@ -1117,7 +1303,6 @@ static void nccl_abort(struct np_backend *be)
 {
 	struct nccl_priv *p = be ? be->priv : NULL;
 	struct abort_job *j;
-	struct timespec dl;
 	ncclComm_t c;
 	pthread_t t;
 
@@ -1125,10 +1310,14 @@ static void nccl_abort(struct np_backend *be)
 		return;
 	if (p->h_release)
 		*(volatile int *)p->h_release = 1;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += ABORT_LOCK_NS / 1000000000L;
-	if (pthread_mutex_timedlock(&p->lock, &dl) != 0)
-		return; /* the main thread is stuck inside NCCL: leave the comm to the exit */
+	/* a bounded wait that a step of the wall clock (at boot, when
+	 * prologs run) neither cuts short nor stretches, as a deadline of
+	 * pthread_mutex_timedlock (CLOCK_REALTIME) would */
+	for (long waited = 0; pthread_mutex_trylock(&p->lock) != 0; waited += ABORT_LOCK_STEP_NS) {
+		if (waited >= ABORT_LOCK_NS)
+			return; /* the main thread is stuck inside NCCL: leave the comm to the exit */
+		nap(ABORT_LOCK_STEP_NS);
+	}
 	c = p->comm;
 	p->comm = NULL;
 	pthread_mutex_unlock(&p->lock);
@@ -1206,8 +1395,6 @@ static void nccl_finalize(struct np_backend *be)
 		cudaEventDestroy(p->ev_sync);
 	if (p->stream)
 		cudaStreamDestroy(p->stream);
-	if (p->logpath[0])
-		unlink(p->logpath);
 	cudaGetLastError();
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -1216,6 +1403,7 @@ static void nccl_finalize(struct np_backend *be)
 
 const struct np_backend_ops np_backend_nccl = {
 	.name = "nccl",
+	.caps = NP_CAP_GRAPHS | NP_CAP_DEVICE | NP_CAP_ABORT,
 	.init = nccl_init,
 	.alloc = nccl_alloc,
 	.prepare = nccl_prepare,

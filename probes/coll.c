@@ -2,34 +2,75 @@
 /* Tables of collectives, data types and reduction operations. */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "coll.h"
+#include "coll_issue.h"
 
 static double factor_allreduce(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0.0; }
 static double factor_gather(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }
 static double factor_one(int n) { (void)n; return 1.0; }
 
+#ifdef HAVE_NCCL
+#define NCCL_ISSUE(fn) fn
+#else
+#define NCCL_ISSUE(fn) NULL
+#endif
+
 const struct np_coll np_colls[NP_COLL_COUNT] = {
 	[NP_COLL_ALLREDUCE] = { .name = "allreduce", .id = NP_COLL_ALLREDUCE,
-		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE,
-		.busbw_factor = factor_allreduce },
+		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE | NP_COLL_F_DEFAULT,
+		.busbw_factor = factor_allreduce, .limit = NP_LIMIT_SHARED,
+		.expect = { .src = NP_SRC_REDUCE },
+		.mpi = np_mpi_allreduce, .nccl = NCCL_ISSUE(np_nccl_allreduce) },
 	[NP_COLL_ALLGATHER] = { .name = "allgather", .id = NP_COLL_ALLGATHER,
 		.flags = NP_COLL_F_INPLACE, .recv_n = true,
-		.busbw_factor = factor_gather },
+		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
+		.expect = { .src = NP_SRC_BLOCK }, .inplace_at = NP_INPLACE_SEND_AT_RANK,
+		.mpi = np_mpi_allgather, .nccl = NCCL_ISSUE(np_nccl_allgather) },
 	[NP_COLL_REDUCESCATTER] = { .name = "reducescatter", .id = NP_COLL_REDUCESCATTER,
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE, .send_n = true,
-		.busbw_factor = factor_gather },
+		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
+		.expect = { .src = NP_SRC_REDUCE, .rank_offset = 1 },
+		.inplace_at = NP_INPLACE_RECV_AT_RANK,
+		.mpi = np_mpi_reducescatter, .nccl = NCCL_ISSUE(np_nccl_reducescatter) },
 	[NP_COLL_ALLTOALL] = { .name = "alltoall", .id = NP_COLL_ALLTOALL,
-		.send_n = true, .recv_n = true, .busbw_factor = factor_gather },
+		.flags = NP_COLL_F_DEFAULT, .send_n = true, .recv_n = true,
+		.busbw_factor = factor_gather, .limit = NP_LIMIT_ALLTOALL,
+		.expect = { .src = NP_SRC_BLOCK, .rank_offset = 1 },
+		.mpi = np_mpi_alltoall, .nccl = NCCL_ISSUE(np_nccl_alltoall),
+		.nccl_native = "ncclAlltoAll" },
 	[NP_COLL_BROADCAST] = { .name = "broadcast", .id = NP_COLL_BROADCAST,
 		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE,
-		.busbw_factor = factor_one },
+		.busbw_factor = factor_one, .limit = NP_LIMIT_SHARED,
+		.expect = { .src = NP_SRC_ROOT },
+		.mpi = np_mpi_broadcast, .nccl = NCCL_ISSUE(np_nccl_broadcast) },
 	[NP_COLL_REDUCE] = { .name = "reduce", .id = NP_COLL_REDUCE,
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_ROOTED | NP_COLL_F_INPLACE,
-		.busbw_factor = factor_one },
+		.busbw_factor = factor_one, .limit = NP_LIMIT_SHARED,
+		.expect = { .src = NP_SRC_REDUCE, .root_only = 1 },
+		.mpi = np_mpi_reduce, .nccl = NCCL_ISSUE(np_nccl_reduce) },
+	/* gather and scatter: size counts the root's count*n buffer, busbw
+	 * (n-1)/n as nccl-tests; the root's link is the bottleneck */
+	[NP_COLL_GATHER] = { .name = "gather", .id = NP_COLL_GATHER,
+		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE, .recv_n = true,
+		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
+		.expect = { .src = NP_SRC_BLOCK, .root_only = 1 },
+		.inplace_at = NP_INPLACE_SEND_AT_RANK,
+		.mpi = np_mpi_gather, .nccl = NCCL_ISSUE(np_nccl_gather),
+		.nccl_native = "ncclGather" },
+	[NP_COLL_SCATTER] = { .name = "scatter", .id = NP_COLL_SCATTER,
+		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE, .send_n = true,
+		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
+		.expect = { .src = NP_SRC_ROOT, .rank_offset = 1 },
+		.inplace_at = NP_INPLACE_RECV_AT_RANK,
+		.mpi = np_mpi_scatter, .nccl = NCCL_ISSUE(np_nccl_scatter),
+		.nccl_native = "ncclScatter" },
 	[NP_COLL_SENDRECV] = { .name = "sendrecv", .id = NP_COLL_SENDRECV,
-		.busbw_factor = factor_one },
+		.busbw_factor = factor_one, .limit = NP_LIMIT_P2P,
+		.expect = { .src = NP_SRC_PREV },
+		.mpi = np_mpi_sendrecv, .nccl = NCCL_ISSUE(np_nccl_sendrecv) },
 };
 
 const struct np_coll *np_coll_find(const char *name)
@@ -58,6 +99,8 @@ const struct np_dtype_info np_dtypes[NP_DTYPE_COUNT] = {
 	[NP_FLOAT] = { "float", NP_FLOAT, 4, true, true },
 	[NP_DOUBLE] = { "double", NP_DOUBLE, 8, true, true },
 	[NP_BFLOAT16] = { "bfloat16", NP_BFLOAT16, 2, true, true },
+	[NP_FP8E4M3] = { "fp8e4m3", NP_FP8E4M3, 1, true, true },
+	[NP_FP8E5M2] = { "fp8e5m2", NP_FP8E5M2, 1, true, true },
 };
 
 const struct np_dtype_info *np_dtype_find(const char *name)
@@ -93,6 +136,25 @@ int np_redop_find(const char *name)
 		if (!strcmp(redop_names[i], name))
 			return i;
 	return -1;
+}
+
+const char *np_names_join(int what, const char *sep, char *buf, size_t len)
+{
+	int n = what == 0 ? NP_COLL_COUNT : what == 1 ? NP_DTYPE_COUNT : NP_OP_COUNT;
+	size_t used = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		const char *s = what == 0 ? np_colls[i].name : what == 1 ? np_dtypes[i].name
+									: redop_names[i];
+		int w = snprintf(buf + used, len - used, "%s%s", i ? sep : "", s);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	return buf;
 }
 
 void np_coll_layout(const struct np_coll *c, size_t size, size_t elt, int nranks,

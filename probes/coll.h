@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The collectives, data types and reduction operations, one table each.
+ * One collective is one row of np_colls[]: its name, byte accounting,
+ * busbw factor, limit formula, expected check result, in-place layout and
+ * how each backend issues it. Adding a collective is adding a row (and the
+ * issue functions of each backend that the row names).
  * Byte accounting and busbw factors follow nccl-tests (DESIGN.md):
  * size = max(send, recv) bytes of one rank's buffer, count = the per-rank
- * element count passed to the library (per peer for alltoall). */
+ * element count passed to the library (per peer for alltoall, gather and
+ * scatter). This header is shared vocabulary: every layer may include it,
+ * and it includes nothing of src/. */
 #ifndef NP_COLL_H
 #define NP_COLL_H
 
@@ -17,6 +23,8 @@ enum np_coll_id {
 	NP_COLL_ALLTOALL,
 	NP_COLL_BROADCAST,
 	NP_COLL_REDUCE,
+	NP_COLL_GATHER,
+	NP_COLL_SCATTER,
 	NP_COLL_SENDRECV,
 	NP_COLL_COUNT
 };
@@ -25,6 +33,59 @@ enum np_coll_id {
 #define NP_COLL_F_REDUCE 0x1u  /* takes a reduction operation */
 #define NP_COLL_F_ROOTED 0x2u  /* takes a root */
 #define NP_COLL_F_INPLACE 0x4u /* has an in-place form */
+#define NP_COLL_F_DEFAULT 0x8u /* runs without --coll */
+
+/* Which limit formula of DESIGN.md "Limits" bounds a collective. */
+enum np_limit_kind {
+	NP_LIMIT_SHARED,   /* N = 1: B_gpu; else min(B_gpu, B_node) */
+	NP_LIMIT_ALLTOALL, /* every rank to every rank: the node's share */
+	NP_LIMIT_P2P,      /* ring of neighbours: B_gpu, or the nearest NIC across nodes */
+};
+
+/* Where element k of rank r's result comes from (probes/pattern.h reads
+ * this; the NCCL check kernel gets it by value). */
+enum np_src {
+	NP_SRC_REDUCE, /* the reduction over ranks of index (rank_offset ? r*count : 0) + k */
+	NP_SRC_BLOCK,  /* rank k / count's element k % count (+ r*count with rank_offset) */
+	NP_SRC_ROOT,   /* the root's element k (+ r*count with rank_offset) */
+	NP_SRC_PREV,   /* rank r-1's element k (ring) */
+};
+
+struct np_coll_expect {
+	unsigned char src;       /* enum np_src */
+	unsigned char rank_offset; /* the source index is shifted by r*count */
+	unsigned char root_only;   /* only the root's result is defined */
+};
+
+/* Where an in-place collective reads its input inside the recv buffer, or
+ * writes its result inside the send buffer (NCCL's in-place layouts). */
+enum np_inplace_at {
+	NP_INPLACE_SAME,        /* send == recv */
+	NP_INPLACE_SEND_AT_RANK, /* send = recv + rank*count (allgather, gather) */
+	NP_INPLACE_RECV_AT_RANK, /* recv = send + rank*count (reducescatter, scatter) */
+};
+
+/* The arguments of one collective call, as every backend's issue
+ * function receives them: buffers, counts, its communicator and stream. */
+struct np_call {
+	void *send;        /* input (in place: inside recv, or recv inside send) */
+	void *recv;        /* result */
+	size_t count;      /* elements per rank, or per peer (struct np_layout) */
+	int dtype;         /* enum np_dtype */
+	int op;            /* enum np_redop */
+	int root;
+	int rank, nranks;
+	bool inplace;
+	void *lib_dtype;   /* the backend's own data type and op handles */
+	void *lib_op;
+	void *comm;        /* the backend's communicator (MPI_Comm *, ncclComm_t) */
+	void *stream;      /* the backend's stream, or NULL */
+	const void *caps;  /* backend-private: what the runtime library offers */
+};
+
+/* A backend's way to issue one collective: returns the library's result
+ * code (MPI_SUCCESS, ncclSuccess = 0). */
+typedef int (*np_issue_fn)(const struct np_call *c);
 
 struct np_coll {
 	const char *name;
@@ -33,6 +94,12 @@ struct np_coll {
 	bool send_n;   /* send buffer holds count*n elements (else count) */
 	bool recv_n;   /* recv buffer holds count*n elements (else count) */
 	double (*busbw_factor)(int nranks);
+	enum np_limit_kind limit;
+	struct np_coll_expect expect;
+	enum np_inplace_at inplace_at;
+	np_issue_fn mpi;  /* the MPI host backend's call */
+	np_issue_fn nccl; /* the NCCL backend's call; NULL in builds without NCCL */
+	const char *nccl_native; /* NCCL's own call when newer NCCL has one, else NULL */
 };
 
 extern const struct np_coll np_colls[NP_COLL_COUNT];
@@ -50,6 +117,8 @@ enum np_dtype {
 	NP_FLOAT,
 	NP_DOUBLE,
 	NP_BFLOAT16,
+	NP_FP8E4M3,
+	NP_FP8E5M2,
 	NP_DTYPE_COUNT
 };
 
@@ -69,6 +138,10 @@ enum np_redop { NP_OP_SUM, NP_OP_PROD, NP_OP_MAX, NP_OP_MIN, NP_OP_AVG, NP_OP_CO
 
 const char *np_redop_str(enum np_redop op);
 int np_redop_find(const char *name); /* -1 if unknown */
+
+/* The names of a table joined with sep into buf ("allreduce, allgather, ..."),
+ * for --help and messages; what: 0 collectives, 1 data types, 2 operations. */
+const char *np_names_join(int what, const char *sep, char *buf, size_t len);
 
 /* One rank's buffers for a collective of `size` bytes on n ranks. */
 struct np_layout {

@@ -13,16 +13,25 @@ libnp_a_LIBADD += probes/nccl_kernels.$(OBJEXT)
 CLEANFILES += probes/nccl_kernels.$(OBJEXT)
 probes/nccl_kernels.$(OBJEXT): probes/nccl_kernels.cu probes/nccl_kernels.h probes/pattern.h probes/coll.h config.h
 	@$(MKDIR_P) probes
-	$(AM_V_GEN)$(NVCC) $(NVCCFLAGS) -I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/probes \
+	$(AM_V_GEN)$(NVCC) $(NVCCFLAGS) -I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/common -I$(top_srcdir)/probes \
 		-Xcompiler -fPIC -c -o $@ $(top_srcdir)/probes/nccl_kernels.cu
 endif
 
 # GPU tests: they skip (TAP "1..0 # SKIP") without a GPU or without the
 # NCCL backend, so they are in every build's make check.
 GPU_TESTS = tests/t3001-gpu-backend.sh tests/t3002-gpu-abort.sh tests/t3003-gpu-check.sh \
-	tests/t3004-gpu-memory.sh tests/t3005-gpu-timeout.sh tests/t3006-gpu-ranks.sh
+	tests/t3004-gpu-memory.sh tests/t3005-gpu-timeout.sh tests/t3006-gpu-ranks.sh \
+	tests/t3007-gpu-virtual-ranks.sh tests/t3008-nccl-hostid-first.sh
 TESTS += $(GPU_TESTS)
-EXTRA_DIST += $(GPU_TESTS) tests/bench/nccl-compare.sh
+EXTRA_DIST += $(GPU_TESTS) tests/bench/nccl-compare.sh tests/bench/alltoall-compare.sh \
+	tests/unit/env_witness.c
+# what MPI_Init and the first CUDA/NCCL call saw in the environment
+# (LD_PRELOAD), for t0030 and t3008; plain C, built in every build
+ENV_WITNESS_LIB = tests/unit/libenvwitness.so
+CLEANFILES += tests/unit/libenvwitness.so
+tests/unit/libenvwitness.so: $(top_srcdir)/tests/unit/env_witness.c
+	@$(MKDIR_P) tests/unit
+	$(AM_V_CC)$(CC) -std=gnu11 -shared -fPIC -O1 -Wall -o $@ $(top_srcdir)/tests/unit/env_witness.c -ldl
 if HAVE_NCCL
 check_PROGRAMS += tests/unit/test_nccl
 tests_unit_test_nccl_SOURCES = tests/unit/test_nccl.c tests/unit/tap.h

@@ -4,9 +4,81 @@
  * (INIT) and "NET/<name> : Using <devices>[; OOB ...]" (INIT|NET). */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nccl_log.h"
+
+static char log_path[256];
+
+const char *np_nccl_log_setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	if (log_path[0])
+		return log_path;
+	if (getenv("NCCL_DEBUG"))
+		return NULL; /* the user's logging: theirs, and not read */
+	if (!tmp || !*tmp || strchr(tmp, '%') || strlen(tmp) > 200)
+		tmp = "/tmp"; /* NCCL expands %h and %p in the file name */
+	snprintf(log_path, sizeof(log_path), "%s/nccl-probe-nccl.XXXXXX", tmp);
+	fd = mkstemp(log_path); /* ours, 0600: NCCL's fopen opens this file */
+	if (fd < 0) {
+		log_path[0] = '\0';
+		return NULL;
+	}
+	close(fd);
+	if (setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_SUBSYS", "INIT,NET", 1) ||
+	    setenv("NCCL_DEBUG_FILE", log_path, 1)) {
+		unsetenv("NCCL_DEBUG");
+		unsetenv("NCCL_DEBUG_SUBSYS");
+		unlink(log_path);
+		log_path[0] = '\0';
+		return NULL;
+	}
+	return log_path;
+}
+
+const char *np_nccl_log_path(void)
+{
+	return log_path[0] ? log_path : NULL;
+}
+
+static char host_id[64];
+
+void np_nccl_host_id(char *buf, size_t len, const char *host, int node)
+{
+	snprintf(buf, len, "%.40s-vnode%d", host, node);
+}
+
+int np_nccl_hostid_setup(const char *host, int node)
+{
+	char id[sizeof(host_id)];
+
+	np_nccl_host_id(id, sizeof(id), host, node);
+	if (!strcmp(id, host_id))
+		return 0;
+	if (setenv("NCCL_HOSTID", id, 1) != 0)
+		return -1;
+	memcpy(host_id, id, sizeof(host_id));
+	return 0;
+}
+
+const char *np_nccl_hostid(void)
+{
+	return host_id[0] ? host_id : NULL;
+}
+
+bool np_nccl_env_ours(const char *e)
+{
+	if (log_path[0] && (!strncmp(e, "NCCL_DEBUG=", 11) || !strncmp(e, "NCCL_DEBUG_SUBSYS=", 18) ||
+			    !strncmp(e, "NCCL_DEBUG_FILE=", 16)))
+		return true;
+	return host_id[0] && !strncmp(e, "NCCL_HOSTID=", 12) && !strcmp(e + 12, host_id);
+}
 
 #define NET_LINES 4
 

@@ -17,8 +17,11 @@
 #include <mpi.h>
 
 #include "cmds.h"
+#include "gpu_load.h"
+#include "health.h"
 #include "msg.h"
 #include "opts.h"
+#include "outfile.h"
 #include "topo_report.h"
 #include "topo.h"
 #include "version.h"
@@ -52,56 +55,6 @@ static void my_cpus(char *buf, size_t len)
 	(void)off;
 	(void)len;
 #endif
-}
-
-/* Write through a temporary file in the target's directory, then rename,
- * so that a failure never leaves half a report. */
-struct out {
-	FILE *f;
-	char tmp[4200];
-	const char *path;
-};
-
-static int out_open(struct out *o, const char *path)
-{
-	int fd;
-
-	o->path = path;
-	o->f = stdout;
-	if (!path)
-		return 0;
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd >= 0) { /* mkstemp makes it 0600; a report gets the usual mode */
-		mode_t mask = umask(0);
-		umask(mask);
-		if (fchmod(fd, 0666 & ~mask) != 0)
-			np_warn("cannot set the mode of --output '%s': %s", path, strerror(errno));
-	}
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		np_error("cannot write --output '%s': %s; choose a writable file", path, strerror(errno));
-		if (fd >= 0)
-			close(fd), unlink(o->tmp);
-		return -1;
-	}
-	return 0;
-}
-
-static int out_close(struct out *o)
-{
-	if (!o->path)
-		return 0;
-	if (fflush(o->f) != 0 || ferror(o->f) || fclose(o->f) != 0) {
-		np_error("cannot write --output '%s': %s", o->path, strerror(errno));
-		unlink(o->tmp);
-		return -1;
-	}
-	if (rename(o->tmp, o->path) != 0) {
-		np_error("cannot rename to --output '%s': %s", o->path, strerror(errno));
-		unlink(o->tmp);
-		return -1;
-	}
-	return 0;
 }
 
 struct fleet_state {
@@ -196,10 +149,95 @@ static void gather_fleet(struct fleet_state *fs, struct np_topo *t)
 	}
 }
 
+/* The busy GPU load of --under-load, as topo's health window takes it. */
+static int load_start(void *arg, double seconds)
+{
+	(void)arg;
+	return np_gpu_load_start(seconds);
+}
+
+static void load_stop(void *arg)
+{
+	(void)arg;
+	np_gpu_load_stop();
+}
+
+/* Health figures of the node (live runs): sampled by its leader and
+ * checked. */
+static void health(struct fleet_state *fs, struct np_topo *t, const struct np_opts *o)
+{
+	static const struct np_health_load gpu_load = { load_start, load_stop, NULL };
+	struct np_health_opts ho = { 0 };
+
+	ho.window_s = o->under_load > 0 ? o->under_load : 1.0;
+	ho.local_ranks = fs->up ? fs->w.local_size : 0;
+	if (fs->leader && !o->input) {
+		t->health = calloc(1, sizeof(*t->health));
+		if (!t->health)
+			np_abort(NP_EXIT_RUNTIME, "out of memory for the health figures");
+		if (o->under_load > 0 && getenv("NCCL_PROBE_FSROOT"))
+			np_topo_note(t, "--under-load: NCCL_PROBE_FSROOT describes another machine, whose GPUs cannot be loaded; the health figures were sampled idle");
+		else if (o->under_load > 0 && np_gpu_load_open() == 0)
+			ho.load = &gpu_load;
+		else if (o->under_load > 0)
+			np_topo_note(t, "--under-load: no GPU could be loaded (no CUDA driver, or no GPU visible); the health figures were sampled idle");
+		np_health_live(t, t->health, &ho);
+		np_health_check(t, t->health);
+		np_gpu_load_close();
+	}
+}
+
+/* Every node's GPU figures to rank 0, which names the outliers (after the
+ * fleet's summaries, which they would otherwise enter). */
+static void health_fleet(struct fleet_state *fs, struct np_topo *t)
+{
+	struct np_health_row *rows = NULL, *all = NULL;
+	int n = 0, *counts = NULL, *displs = NULL, total = 0;
+	char node[64];
+
+	if (!fs->up || fs->w.nnodes < 2)
+		return;
+	if (fs->w.virtual_nodes)
+		snprintf(node, sizeof(node), "%.40s:node%d", fs->w.host, fs->w.node);
+	else
+		snprintf(node, sizeof(node), "%s", fs->w.host);
+	rows = calloc(NP_MAX_GPUS, sizeof(*rows));
+	if (!rows)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for the health figures");
+	if (t->health)
+		n = np_health_rows(t->health, node, rows, NP_MAX_GPUS);
+	n *= (int)sizeof(*rows);
+	if (fs->w.rank == 0) {
+		counts = calloc((size_t)fs->w.size, sizeof(int));
+		displs = calloc((size_t)fs->w.size, sizeof(int));
+		if (!counts || !displs)
+			np_abort(NP_EXIT_RUNTIME, "out of memory for the health figures");
+	}
+	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, fs->w.comm);
+	if (fs->w.rank == 0) {
+		for (int i = 0; i < fs->w.size; i++)
+			displs[i] = total, total += counts[i];
+		all = malloc(total > 0 ? (size_t)total : 1);
+		if (!all)
+			np_abort(NP_EXIT_RUNTIME, "out of memory for the health figures");
+	}
+	MPI_Gatherv(rows, n, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, fs->w.comm);
+	if (fs->w.rank == 0) {
+		long long median;
+		np_health_fleet(t, all, total / (int)sizeof(*rows), &median);
+	}
+	free(all);
+	free(counts);
+	free(displs);
+	free(rows);
+}
+
 static int exit_code(const struct np_opts *o, const struct np_topo *t)
 {
-	if (o->check_gdr)
-		return np_topo_gdr_all_ok(t) ? NP_EXIT_OK : NP_EXIT_VERDICT;
+	if (o->check_gdr) { /* 0 every GPU yes, 1 one no, 5 none no but some unknown */
+		enum np_tri all = np_topo_gdr_all(t);
+		return all == NP_YES ? NP_EXIT_OK : all == NP_NO ? NP_EXIT_VERDICT : NP_EXIT_UNKNOWN;
+	}
 	if (o->recommend)
 		return NP_EXIT_OK;
 	for (int i = 0; i < t->nfindings; i++)
@@ -224,10 +262,11 @@ int cmd_topo(int argc, char **argv, int first, bool mpi)
 	struct np_topo *t;
 	struct fleet_state fs;
 	enum np_status st = NP_OK;
-	struct out out;
+	struct np_outfile out;
 	int code;
 
-	if (np_opts_parse(&o, NP_CMD_TOPO, argc, argv, first, &help, &version, &err)) {
+	if (np_opts_parse(&o, NP_CMD_TOPO, argc, argv, first, &help, &version, &err) ||
+	    (!help && !version && np_opts_check_files(&o, &err))) {
 		np_error("%s", err.msg);
 		return NP_EXIT_USAGE;
 	}
@@ -246,7 +285,13 @@ int cmd_topo(int argc, char **argv, int first, bool mpi)
 	memset(&fs, 0, sizeof(fs));
 	fs.leader = true;
 	if (mpi) {
-		if (np_world_init(&fs.w, 0, &err)) {
+		int size = 0;
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		if (np_opts_check_world(&o, size, &err)) {
+			np_error("%s", err.msg);
+			return NP_EXIT_USAGE;
+		}
+		if (np_world_init(&fs.w, o.ranks_per_node, &err)) {
 			np_rank_error("%s", err.msg);
 			np_abort(NP_EXIT_RUNTIME, "cannot set up the MPI world");
 		}
@@ -261,6 +306,9 @@ int cmd_topo(int argc, char **argv, int first, bool mpi)
 	np_topo_init(t);
 	if (fs.leader) {
 		bool keep = o.export_file != NULL;
+		/* an MPI rank does not fork: with verbs, its registered pages
+		 * are absent in a child (ibv_fork_init) or shared copy-on-write */
+		t->import_in_child = !fs.up;
 		st = o.input ? np_topo_discover_file(t, o.input, keep, &err) : np_topo_discover_live(t, keep, &err);
 	}
 	if (fs.up) { /* every rank learns whether discovery worked anywhere */
@@ -285,30 +333,40 @@ int cmd_topo(int argc, char **argv, int first, bool mpi)
 		np_topo_paths(t);
 		np_topo_check(t);
 	}
-	if (fs.up)
+	if (fs.up && !fs.w.virtual_nodes) /* binding gathers over the real node */
 		binding(&fs, t, o.input == NULL);
+	if (!o.check_gdr && !o.recommend)
+		health(&fs, t, &o);
 	if (fs.leader)
 		np_topo_recommend(t);
 	if (fs.up)
 		gather_fleet(&fs, t);
+	if (!o.check_gdr && !o.recommend)
+		health_fleet(&fs, t);
 	if (fs.leader && o.export_file) {
-		char name[4200];
+		char name[4200], *xml = NULL;
+		size_t len = 0;
 		export_name(&fs, o.export_file, name, sizeof(name));
-		if ((st = np_topo_snapshot(t, name, &err)))
+		if (!(st = np_topo_snapshot(t, &xml, &len, &err)))
+			st = np_outfile_write(name, "--export", xml, len, &err);
+		free(xml);
+		if (st)
 			np_rank_error("%s", err.msg);
 	}
 	code = st ? np_status_exit(st) : exit_code(&o, t);
-	if (fs.up) {
-		int worst = code;
-		MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, fs.w.comm);
-		code = worst;
+	if (fs.up) { /* the worst node's status; a "no" outranks an "unknown" (5) */
+		int known = code == NP_EXIT_UNKNOWN ? 0 : code, unknown = code == NP_EXIT_UNKNOWN, worst = 0, any = 0;
+		MPI_Allreduce(&known, &worst, 1, MPI_INT, MPI_MAX, fs.w.comm);
+		MPI_Allreduce(&unknown, &any, 1, MPI_INT, MPI_MAX, fs.w.comm);
+		code = worst ? worst : any ? NP_EXIT_UNKNOWN : NP_EXIT_OK;
 	}
 	if ((!fs.up || fs.w.rank == 0) && !st) {
 		if (!o.quiet)
 			for (int i = 0; i < t->nnotes; i++)
 				np_note("%s", t->notes[i]);
-		if (out_open(&out, o.output) != 0) {
-			code = NP_EXIT_USAGE;
+		if (np_outfile_open(&out, o.output ? o.output : "-", "--output", &err)) {
+			np_error("%s", err.msg);
+			code = np_status_exit(err.status);
 		} else {
 			const struct np_topo_fleet *fl = fs.up ? &fs.fleet : NULL;
 			if (o.format == NP_FMT_JSON)
@@ -319,12 +377,15 @@ int cmd_topo(int argc, char **argv, int first, bool mpi)
 				np_topo_report_recommend(out.f, t);
 			else
 				np_topo_report_table(out.f, t, fl);
-			if (out_close(&out) != 0)
-				code = NP_EXIT_RUNTIME;
+			if (np_outfile_commit(&out, &err)) {
+				np_error("%s", err.msg);
+				code = np_status_exit(err.status);
+			}
 		}
 	}
 	free(fs.fleet.summaries);
 	free(fs.fleet.hosts);
+	free(t->health);
 	np_topo_release(t);
 	free(t);
 	if (fs.up)

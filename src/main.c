@@ -7,22 +7,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
+#include "../probes/nccl_log.h"
 #include "cmds.h"
 #include "msg.h"
 #include "opts.h"
 
 #define NEEDS_MPI 0x1u          /* always MPI_Init (singleton without mpirun) */
 #define NEEDS_MPI_LAUNCHED 0x2u /* MPI_Init only when started by an MPI launcher */
+#define NEEDS_NCCL_LOG 0x4u     /* may run NCCL: its log set up before any thread */
 
 static const struct np_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, int first, bool mpi);
 	unsigned needs;
 } commands[] = {
-	{ "sweep", cmd_sweep, NEEDS_MPI },
+	{ "compare", cmd_compare, 0 },
+	{ "isolate", cmd_isolate, NEEDS_MPI | NEEDS_NCCL_LOG },
+	{ "sweep", cmd_sweep, NEEDS_MPI | NEEDS_NCCL_LOG },
 	{ "topo", cmd_topo, NEEDS_MPI_LAUNCHED },
 };
 
@@ -37,22 +42,131 @@ static bool mpi_launched(void)
 	return false;
 }
 
+/* The launcher's idea of the job, from its environment: how many
+ * processes it started (0 = no launcher variable says) and this one's rank
+ * (-1 = unknown). MPI launchers' variables first; Slurm's only without
+ * them, since mpirun under Slurm starts its daemons with srun and the
+ * ranks inherit the daemons' step. */
+struct launch {
+	long size, rank;
+	const char *size_var;
+};
+
+static long env_long(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return -1;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	return *end || errno || n < 0 ? -1 : n;
+}
+
+/* Read before MPI_Init, which sets some of these variables itself (Open
+ * MPI's singleton sets PMIX_RANK and OMPI_COMM_WORLD_SIZE). */
+static struct launch launch_env;
+
+static struct launch launcher(void)
+{
+	static const char *const mpi_vars[][2] = {
+		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK" },
+		{ "PMI_SIZE", "PMI_RANK" },
+		{ "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK" },
+	};
+	struct launch l = { 0, -1, NULL };
+
+	for (size_t i = 0; i < sizeof(mpi_vars) / sizeof(mpi_vars[0]); i++) {
+		long n = env_long(mpi_vars[i][0]), r = env_long(mpi_vars[i][1]);
+		if (r >= 0 && l.rank < 0)
+			l.rank = r;
+		if (n > 0 && !l.size_var) {
+			l.size = n;
+			l.size_var = mpi_vars[i][0];
+		}
+	}
+	if (l.rank < 0)
+		l.rank = env_long("PMIX_RANK");
+	if (!l.size_var && getenv("SLURM_STEP_ID")) {
+		long n = env_long("SLURM_STEP_NUM_TASKS");
+		if (n > 0) {
+			l.size = n;
+			l.size_var = "SLURM_STEP_NUM_TASKS";
+			if (l.rank < 0)
+				l.rank = env_long("SLURM_PROCID");
+		}
+	}
+	return l;
+}
+
+/* Messages before MPI is up: from the launcher's rank 0 alone (or from
+ * every process when no launcher says which is which). */
+static bool first_process(void)
+{
+	return launch_env.rank <= 0;
+}
+
+/* Ranks that each think they are alone (an mpirun of another MPI than the
+ * one nccl-probe was built with, srun without the PMI this MPI uses): one
+ * error from the launcher's rank 0 instead of N one-rank reports. */
+static bool launch_mismatch(void)
+{
+	struct launch l = launch_env;
+	char ver[MPI_MAX_LIBRARY_VERSION_STRING], *nl;
+	int len = 0;
+
+	if (np_msg_size != 1 || l.size <= 1)
+		return false;
+	if (l.rank > 0)
+		return true;
+	MPI_Get_library_version(ver, &len);
+	if ((nl = strchr(ver, '\n')))
+		*nl = '\0';
+	if ((nl = strchr(ver, ',')))
+		*nl = '\0';
+	if (strncmp(l.size_var, "SLURM", 5))
+		fprintf(stderr, "error: the launcher started %ld processes (%s=%ld) but MPI gives each a world of 1 rank: nccl-probe is built with %s, not the MPI of this mpirun; launch it with the mpirun of %s (see 'mpirun --version'), or rebuild nccl-probe with this mpirun's mpicc\n",
+			l.size, l.size_var, l.size, ver, ver);
+	else
+		fprintf(stderr, "error: srun started %ld processes (%s=%ld) but MPI gives each a world of 1 rank: %s, which nccl-probe is built with, did not find srun's PMI; give srun the --mpi plugin it uses (e.g. srun --mpi=pmix; see 'srun --mpi=list')\n",
+			l.size, l.size_var, l.size, ver);
+	fflush(stderr);
+	return true;
+}
+
 static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
 {
 	bool mpi = (cmd->needs & NEEDS_MPI) || ((cmd->needs & NEEDS_MPI_LAUNCHED) && mpi_launched());
-	int code;
+	int code, provided = MPI_THREAD_SINGLE;
 
+	if (cmd->needs & NEEDS_NCCL_LOG) {
+		/* before MPI_Init: MPI, CUDA and NCCL start threads that read
+		 * the environment, and setenv is not safe beside them */
+		const char *log = np_nccl_log_setup();
+		if (log)
+			np_cleanup_add_scratch(log);
+	}
 	if (mpi) {
-		/* MPI_Init, not MPI_Init_thread(FUNNELED): only the main thread
-		 * calls MPI (the watchdog, CUDA's and NCCL's threads never do),
-		 * and some MPI builds take locks on every call above the single
-		 * level, which a host-memory measurement would then include */
-		if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+		/* FUNNELED: the watchdog thread, CUDA's and NCCL's run beside
+		 * the main thread, which alone calls MPI. Measured on Open MPI
+		 * 4.1.4 (tests/bench/harness-overhead.sh's loop, LOOP_THREAD):
+		 * FUNNELED costs nothing against SINGLE (see the commit) */
+		if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
 			fprintf(stderr, "error: MPI_Init failed; start nccl-probe with mpirun or check the MPI installation\n");
 			return NP_EXIT_RUNTIME;
 		}
 		MPI_Comm_rank(MPI_COMM_WORLD, &np_msg_rank);
 		MPI_Comm_size(MPI_COMM_WORLD, &np_msg_size);
+		if (gethostname(np_msg_host, sizeof(np_msg_host)) != 0)
+			strcpy(np_msg_host, "unknown");
+		np_msg_host[sizeof(np_msg_host) - 1] = '\0';
+		if (launch_mismatch())
+			np_exit(NP_EXIT_RUNTIME);
+		if (provided < MPI_THREAD_FUNNELED)
+			np_warn("this MPI provides thread level %d, below MPI_THREAD_FUNNELED; only the main thread calls MPI, but other threads run",
+				provided);
 	}
 	code = cmd->fn(argc, argv, first, mpi);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -70,6 +184,7 @@ int main(int argc, char **argv)
 	const char *name = "sweep";
 	int first = 1;
 
+	launch_env = launcher();
 	if (argc > 1 && argv[1][0] != '-') {
 		name = argv[1];
 		first = 2;
@@ -77,7 +192,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(commands[i].name, name))
 			return run_cmd(&commands[i], argc, argv, first);
-	fprintf(stderr, "error: unknown command '%s'; use 'sweep' or 'topo' (see 'nccl-probe --help')\n",
-		name);
+	if (first_process())
+		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate' or 'compare' (see 'nccl-probe --help')\n",
+			name);
 	return NP_EXIT_USAGE;
 }

@@ -56,10 +56,32 @@ static void g_eff(const struct np_result *r, struct np_value *v)
 static void g_samples(const struct np_result *r, struct np_value *v) { v->u = (uint64_t)r->samples; }
 static void g_iters(const struct np_result *r, struct np_value *v) { v->u = (uint64_t)r->iters; }
 static void g_conv(const struct np_result *r, struct np_value *v) { v->b = r->converged; }
+static void g_verdict(const struct np_result *r, struct np_value *v)
+{
+	v->null = r->pass < 0;
+	v->s = r->pass > 0 ? "pass" : "fail";
+}
+static void g_judged(const struct np_result *r, struct np_value *v) { v->b = r->judged; }
+static void g_slow_rank(const struct np_result *r, struct np_value *v)
+{
+	v->null = r->slow_rank < 0;
+	v->i = r->slow_rank;
+}
+static void g_slow_time(const struct np_result *r, struct np_value *v)
+{
+	v->null = !isfinite(r->slow_time);
+	v->d = r->slow_time;
+}
+static void g_slow_excess(const struct np_result *r, struct np_value *v)
+{
+	v->null = !isfinite(r->slow_excess);
+	v->d = r->slow_excess;
+}
+static void g_stop(const struct np_result *r, struct np_value *v) { v->s = np_stop_str(r->stop); }
 
 const struct np_metric np_metrics[] = {
 	{ "coll", "coll", "", NP_MT_STR, 13, 0, 1, g_coll, "collective" },
-	{ "size", "size", "B", NP_MT_UINT, 12, 0, 1, g_size,
+	{ "size", "size(B)", "B", NP_MT_UINT, 12, 0, 1, g_size,
 	  "bytes of one rank's larger buffer, max(send, recv)" },
 	{ "count", "count", "elements", NP_MT_UINT, 12, 0, 1, g_count,
 	  "elements per rank passed to the library (per peer for alltoall)" },
@@ -73,20 +95,31 @@ const struct np_metric np_metrics[] = {
 	  "median over samples of the slowest rank's time per iteration" },
 	{ "time_min", "min(us)", "s", NP_MT_NUM, 10, 2, 1e6, g_tmin, "fastest sample" },
 	{ "time_max", "max(us)", "s", NP_MT_NUM, 10, 2, 1e6, g_tmax, "slowest sample" },
-	{ "time_ci", "", "", NP_MT_NUM, 0, 0, 1, g_ci,
-	  "half-width of the 95% confidence interval of the median, relative to it" },
-	{ "algbw", "algbw", "GB/s", NP_MT_NUM, 8, 2, 1, g_algbw, "size / time, GB = 1e9 bytes" },
-	{ "busbw", "busbw", "GB/s", NP_MT_NUM, 8, 2, 1, g_busbw,
+	{ "time_ci", "ci%", "", NP_MT_NUM, 5, 1, 100, g_ci,
+	  "half-width of the 95% confidence interval of the median, relative to it (table: percent)" },
+	{ "algbw", "algbw(GB/s)", "GB/s", NP_MT_NUM, 11, 2, 1, g_algbw, "size / time, GB = 1e9 bytes" },
+	{ "busbw", "busbw(GB/s)", "GB/s", NP_MT_NUM, 11, 2, 1, g_busbw,
 	  "algbw times the collective's bus factor (see BUS BANDWIDTH)" },
 	{ "wrong", "#wrong", "elements", NP_MT_UINT, 7, 0, 1, g_wrong,
 	  "wrong elements summed over ranks; null (table: -) without --check" },
-	{ "limit", "limit", "GB/s", NP_MT_NUM, 7, 1, 1, g_limit,
+	{ "limit", "limit(GB/s)", "GB/s", NP_MT_NUM, 11, 1, 1, g_limit,
 	  "busbw that this machine's links allow (see LIMITS); null when unknown" },
 	{ "eff", "eff%", "", NP_MT_NUM, 6, 0, 100, g_eff,
-	  "busbw / limit as a fraction (table: percent); null when the limit is unknown" },
+	  "busbw / limit as a fraction (table: percent, a decimal below 10%); null when the limit is unknown" },
 	{ "samples", "samples", "", NP_MT_UINT, 7, 0, 1, g_samples, "timed samples" },
 	{ "iters", "iters", "", NP_MT_UINT, 7, 0, 1, g_iters, "iterations per sample" },
 	{ "converged", "", "", NP_MT_BOOL, 0, 0, 1, g_conv,
 	  "the median met the 1% confidence target (--iters auto) before the budget ran out" },
+	{ "slow_rank", "", "", NP_MT_INT, 0, 0, 1, g_slow_rank,
+	  "the rank whose own median time per iteration was the longest (see PER-RANK TIMES)" },
+	{ "slow_time", "", "s", NP_MT_NUM, 0, 0, 1, g_slow_time, "that rank's own median time per iteration" },
+	{ "slow_excess", "", "", NP_MT_NUM, 0, 0, 1, g_slow_excess,
+	  "how much longer than the median over ranks, a fraction; null on one rank" },
+	{ "judged", "", "", NP_MT_BOOL, 0, 0, 1, g_judged,
+	  "the row's size is at or above --judge-from: the verdicts judge it" },
+	{ "verdict", "verdict", "", NP_MT_STR, 7, 0, 1, g_verdict,
+	  "pass or fail against --min-busbw and --min-eff; null (table: -) when not judged or no threshold is set" },
+	{ "stop", "stop", "", NP_MT_STR, 11, 0, 1, g_stop,
+	  "why sampling stopped: converged, noise-bound, budget or fixed (see SAMPLING)" },
 };
 const int np_metrics_count = sizeof(np_metrics) / sizeof(np_metrics[0]);

@@ -2,9 +2,11 @@
 /* Message helpers and the job-wide exits. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -15,14 +17,18 @@ int np_msg_rank = -1;
 int np_msg_size = 0;
 char np_msg_host[256] = "";
 
-static void vmsg(const char *prefix, bool every_rank, const char *fmt, va_list ap)
+/* Who prints: rank 0 alone, or the calling rank, plain or with its prefix. */
+enum who { RANK0, ANY_PLAIN, ANY_RANK };
+
+NP_PRINTF(3, 0)
+static void vmsg(const char *prefix, enum who who, const char *fmt, va_list ap)
 {
 	char buf[2048];
 
-	if (!every_rank && np_msg_rank > 0)
+	if (who == RANK0 && np_msg_rank > 0)
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (every_rank && np_msg_rank >= 0)
+	if (who == ANY_RANK && np_msg_rank >= 0)
 		fprintf(stderr, "%s: rank %d on '%s': %s\n", prefix, np_msg_rank,
 			np_msg_host, buf);
 	else
@@ -35,7 +41,7 @@ void np_note(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("note", false, fmt, ap);
+	vmsg("note", RANK0, fmt, ap);
 	va_end(ap);
 }
 
@@ -44,7 +50,7 @@ void np_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("warning", false, fmt, ap);
+	vmsg("warning", RANK0, fmt, ap);
 	va_end(ap);
 }
 
@@ -53,7 +59,7 @@ void np_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("error", false, fmt, ap);
+	vmsg("error", RANK0, fmt, ap);
 	va_end(ap);
 }
 
@@ -62,14 +68,72 @@ void np_rank_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("error", true, fmt, ap);
+	vmsg("error", ANY_RANK, fmt, ap);
 	va_end(ap);
 }
+
+#define CLEANUP_SLOTS 8
+
+static struct {
+	char path[CLEANUP_SLOTS][4096];
+	volatile sig_atomic_t used[CLEANUP_SLOTS]; /* 1 output, 2 scratch */
+} cleanup;
+
+static int add(const char *path, int kind)
+{
+	if (strlen(path) >= sizeof(cleanup.path[0]))
+		return -1;
+	for (int i = 0; i < CLEANUP_SLOTS; i++)
+		if (!cleanup.used[i]) {
+			strcpy(cleanup.path[i], path);
+			cleanup.used[i] = kind; /* after the name: a signal sees it whole */
+			return i;
+		}
+	return -1;
+}
+
+int np_cleanup_add(const char *path)
+{
+	return add(path, 1);
+}
+
+int np_cleanup_add_scratch(const char *path)
+{
+	return add(path, 2);
+}
+
+void np_cleanup_scratch(void)
+{
+	for (int i = 0; i < CLEANUP_SLOTS; i++)
+		if (cleanup.used[i] == 2) {
+			cleanup.used[i] = 0;
+			unlink(cleanup.path[i]);
+		}
+}
+
+void np_cleanup_drop(int slot)
+{
+	if (slot >= 0 && slot < CLEANUP_SLOTS)
+		cleanup.used[slot] = 0;
+}
+
+void np_cleanup(void)
+{
+	for (int i = 0; i < CLEANUP_SLOTS; i++)
+		if (cleanup.used[i]) {
+			cleanup.used[i] = 0;
+			unlink(cleanup.path[i]);
+		}
+}
+
+volatile sig_atomic_t np_exiting;
 
 void np_exit(int code)
 {
 	int up = 0, down = 0;
 
+	np_exiting = code + 1;
+	np_cleanup();
 	fflush(stdout);
 	MPI_Initialized(&up);
 	MPI_Finalized(&down);
@@ -83,7 +147,7 @@ void np_die(int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("error", false, fmt, ap);
+	vmsg("error", RANK0, fmt, ap);
 	va_end(ap);
 	np_exit(code);
 }
@@ -92,6 +156,8 @@ static _Noreturn void abort_job(int code)
 {
 	int up = 0, down = 0;
 
+	np_exiting = code + 1;
+	np_cleanup();
 	fflush(stdout);
 	fflush(stderr);
 	MPI_Initialized(&up);
@@ -106,7 +172,17 @@ void np_abort(int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("error", true, fmt, ap);
+	vmsg("error", ANY_RANK, fmt, ap);
+	va_end(ap);
+	abort_job(code);
+}
+
+void np_abort_job(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", ANY_PLAIN, fmt, ap);
 	va_end(ap);
 	abort_job(code);
 }

@@ -4,6 +4,7 @@
 #ifndef NP_MSG_H
 #define NP_MSG_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "status.h"
@@ -29,10 +30,29 @@ _Noreturn void np_die(int code, const char *fmt, ...) NP_PRINTF(2, 3);
 /* One rank's fatal error: prints with the rank prefix and aborts the job
  * (MPI_Abort with code when MPI is up and there are other ranks). */
 _Noreturn void np_abort(int code, const char *fmt, ...) NP_PRINTF(2, 3);
+/* One rank speaks for the job: prints "error: ..." (no rank prefix), whatever
+ * rank calls it, and aborts the job like np_abort. */
+_Noreturn void np_abort_job(int code, const char *fmt, ...) NP_PRINTF(2, 3);
 /* End the job with a status from a lower layer (its err->msg printed). */
 _Noreturn void np_abort_err(const struct np_err *err);
 
+/* Set (to the exit code + 1) once the process ends on purpose: a signal
+ * that comes then only removes temporaries and exits quietly. */
+extern volatile sig_atomic_t np_exiting;
+
 /* Tear MPI down (if up) and exit with code: every rank calls it. */
 _Noreturn void np_exit(int code);
+
+/* Temporary files that an abrupt end (np_abort, the watchdog, a signal)
+ * must remove: np_cleanup_add returns a slot (or -1 when all are taken),
+ * np_cleanup_drop forgets it once the file is renamed or removed, and
+ * np_cleanup unlinks every file still listed; it is async-signal-safe. */
+int np_cleanup_add(const char *path);
+/* A scratch file (NCCL's log): also removed by np_cleanup_scratch, at the
+ * first signal, since no report needs it. */
+int np_cleanup_add_scratch(const char *path);
+void np_cleanup_drop(int slot);
+void np_cleanup(void);
+void np_cleanup_scratch(void);
 
 #endif

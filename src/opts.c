@@ -13,45 +13,104 @@
 #include <unistd.h>
 
 #include "opts.h"
+#include "outfile.h"
 
 #define SW NP_CMD_SWEEP
 #define TP NP_CMD_TOPO
+#define IS NP_CMD_ISOLATE
+#define CP NP_CMD_COMPARE
 
-/* Sorted by long name; tests/t0005 checks that --help and the man page
- * list every row. */
+/* The field an option sets, checked to have type T at compile time. */
+#define FIELD(f, T) \
+	(offsetof(struct np_opts, f) + 0 * sizeof(_Generic(((struct np_opts *)0)->f, T: 1)))
+#define OPT_FLAG(l, s, c, f, h) { l, s, NULL, c, h, NP_OPT_FLAG, FIELD(f, bool), 0, 0, NULL }
+#define OPT_UNSET(l, s, c, f, h) { l, s, NULL, c, h, NP_OPT_UNSET, FIELD(f, bool), 0, 0, NULL }
+#define OPT_INT(l, s, a, c, f, lo, hi, h) { l, s, a, c, h, NP_OPT_INT, FIELD(f, int), lo, hi, NULL }
+#define OPT_DOUBLE(l, s, a, c, f, lo, hi, h) \
+	{ l, s, a, c, h, NP_OPT_DOUBLE, FIELD(f, double), lo, hi, NULL }
+#define OPT_SIZE(l, s, a, c, f, h) { l, s, a, c, h, NP_OPT_SIZE, FIELD(f, uint64_t), 0, 0, NULL }
+#define OPT_STRING(l, s, a, c, f, h) \
+	{ l, s, a, c, h, NP_OPT_STRING, FIELD(f, const char *), 0, 0, NULL }
+#define OPT_CALLBACK(l, s, a, c, fn, h) { l, s, a, c, h, NP_OPT_CALLBACK, 0, 0, 0, fn }
+#define OPT_OPTARG(l, s, a, c, fn, h) { l, s, a, c, h, NP_OPT_OPTARG, 0, 0, 0, fn }
+#define OPT_HELP(l, s, c, h) { l, s, NULL, c, h, NP_OPT_HELP, 0, 0, 0, NULL }
+#define OPT_VERSION(l, s, c, h) { l, s, NULL, c, h, NP_OPT_VERSION, 0, 0, 0, NULL }
+
+static enum np_status opt_average(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_backend(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_blocking(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_cudagraph(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_local_register(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_ngpus(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_nthreads(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_baseline(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_min_effect(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_max_regression(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_size(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_check(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_coll(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_dtype(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_format(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_gpu_map(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_iters(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_min_busbw(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_min_eff(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_op(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_stepbytes(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_stepfactor(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_sweep(struct np_opts *o, const char *val, struct np_err *err);
+
+/* Sorted by long name; each row binds the option to the field it sets or
+ * to its handler, so an option without handling cannot exist (and the
+ * unit test walks the table). tests/t0005 checks that --help and the man
+ * page list every row. */
 const struct np_option np_options[] = {
-	{ "backend", 0, "auto|mpi|nccl", SW, "backend: NCCL on GPUs or MPI on host memory (default auto)" },
-	{ "budget", 0, "SEC", SW, "time budget per size with --iters auto (default 0.5)" },
-	{ "check", 'c', NULL, SW, "verify results once per size, outside timing (default; -c 0|1)" },
-	{ "check-gdr", 0, NULL, TP, "run only the GPUDirect RDMA checks; exit 0 when every GPU has a GDR path" },
-	{ "coll", 0, "LIST", SW, "collectives: allreduce,alltoall (default), allgather, reducescatter, broadcast, reduce, sendrecv, all" },
-	{ "dtype", 'd', "TYPE", SW, "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 (default float)" },
-	{ "export", 0, "FILE", TP, "write an hwloc XML snapshot with nccl-probe's facts to FILE" },
-	{ "format", 0, "table|json|csv", SW | TP, "output format (default table; topo: table or json)" },
-	{ "gpu-map", 0, "LIST", SW, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)" },
-	{ "graph", 0, NULL, SW, "capture each timed batch in a CUDA graph (NCCL backend)" },
-	{ "help", 'h', NULL, SW | TP, "show this help and exit" },
-	{ "inplace", 0, NULL, SW, "run in place (recv buffer is the send buffer)" },
-	{ "input", 0, "FILE", TP, "read the topology from an hwloc XML or NCCL topology XML file" },
-	{ "iters", 'n', "N|auto", SW, "iterations per sample; auto: sample until the median is known to 1% (default)" },
-	{ "maxbytes", 'e', "SIZE", SW, "largest size (as in --sweep)" },
-	{ "min-busbw", 0, "GBPS", SW, "fail (exit 1) if busbw at the largest size is below GBPS" },
-	{ "min-eff", 0, "PCT", SW, "fail (exit 1) if eff at the largest size is below PCT percent" },
-	{ "minbytes", 'b', "SIZE", SW, "smallest size (as in --sweep)" },
-	{ "no-check", 0, NULL, SW, "do not verify results" },
-	{ "op", 'o', "OP", SW, "reduction: sum prod max min avg (default sum)" },
-	{ "output", 0, "FILE", SW | TP, "write the report to FILE (written whole, then renamed)" },
-	{ "quiet", 'q', NULL, SW | TP, "no header and no progress" },
-	{ "ranks-per-node", 0, "L", SW, "treat each L consecutive ranks as one node (virtual nodes)" },
-	{ "recommend", 0, NULL, TP, "print only export NCCL_...=... lines, each with its reason" },
-	{ "root", 'r', "RANK", SW, "root rank of broadcast and reduce (default 0)" },
-	{ "samples", 0, "N", SW, "samples per size with a fixed --iters (default 5)" },
-	{ "stepbytes", 'i', "SIZE", SW, "grow sizes by adding SIZE" },
-	{ "stepfactor", 'f', "F", SW, "grow sizes by multiplying by F (> 1)" },
-	{ "sweep", 0, "MIN:MAX[:xF|:+STEP]", SW, "sizes: bytes or K/M/G/T, powers of 1024 (default 8:128M:x4)" },
-	{ "timeout", 'T', "SEC", SW, "abort (exit 4) when one collective takes longer than SEC" },
-	{ "version", 'V', NULL, SW | TP, "show the version and exit" },
-	{ "warmup", 'w', "N", SW, "warm-up iterations per size (default 5)" },
+	OPT_CALLBACK("average", 'a', "3", SW, opt_average, "nccl-tests -a: only 3, the slowest rank's time, which every row reports"),
+	OPT_CALLBACK("backend", 0, "auto|mpi|nccl", SW | IS, opt_backend, "backend: NCCL on GPUs or MPI on host memory (default auto)"),
+	OPT_CALLBACK("baseline", 0, "FILE", IS, opt_baseline, "per-node-type floors from a known-good run (isolate --format json)"),
+	OPT_CALLBACK("blocking", 'z', "0", SW, opt_blocking, "nccl-tests -z: only 0, no barrier between the iterations of a batch"),
+	OPT_DOUBLE("budget", 0, "SEC", SW | IS, budget, 0.001, 86400, "time budget per size with --iters auto (default 0.5)"),
+	OPT_OPTARG("check", 'c', "0|1", SW, opt_check, "verify results once per size, outside timing (default; -c 0|1, --check=0|1)"),
+	OPT_FLAG("check-gdr", 0, TP, check_gdr, "run only the GPUDirect RDMA checks: yes, no or unknown per GPU; exit 0, 1 or 5"),
+	OPT_CALLBACK("coll", 0, "LIST", SW, opt_coll, "comma-separated collectives, or all (default allreduce,alltoall)"),
+	OPT_STRING("csv", 0, "FILE", SW, csv_file, "also write the CSV report to FILE (the table stays on standard output)"),
+	OPT_CALLBACK("cudagraph", 'G', "N", SW, opt_cudagraph, "nccl-tests -G: N > 0 is --graph, 0 is none"),
+	OPT_CALLBACK("dtype", 'd', "TYPE", SW | IS, opt_dtype, "data type (default float)"),
+	OPT_STRING("export", 0, "FILE", TP, export_file, "write an hwloc XML snapshot with nccl-probe's facts to FILE"),
+	OPT_CALLBACK("format", 0, "table|json|csv", SW | TP | IS | CP, opt_format, "output format (default table; topo and compare: table or json)"),
+	OPT_CALLBACK("gpu-map", 0, "LIST", SW | IS, opt_gpu_map, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)"),
+	OPT_FLAG("graph", 0, SW, graph, "capture each timed batch in a CUDA graph (NCCL backend)"),
+	OPT_HELP("help", 'h', SW | TP | IS | CP, "show this help and exit"),
+	OPT_FLAG("inplace", 0, SW, inplace, "run in place (recv buffer is the send buffer)"),
+	OPT_STRING("input", 0, "FILE", TP, input, "read the topology from an hwloc XML or NCCL topology XML file"),
+	OPT_CALLBACK("iters", 'n', "N|auto", SW, opt_iters, "iterations per sample; auto: sample until the median is known to 1% (default)"),
+	OPT_STRING("json", 'J', "FILE", SW, json_file, "also write the JSON report to FILE (the table stays on standard output)"),
+	OPT_SIZE("judge-from", 0, "SIZE", SW, judge_from, "verdicts judge the rows from SIZE up (default: the largest quarter of the sizes)"),
+	OPT_CALLBACK("local-register", 'R', "0", SW, opt_local_register, "nccl-tests -R: only 0, buffers are not registered with NCCL"),
+	OPT_CALLBACK("max-regression", 0, "PCT", CP, opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
+	OPT_SIZE("maxbytes", 'e', "SIZE", SW, max_bytes, "largest size (as in --sweep)"),
+	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", SW | IS, opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
+	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent (one value or per collective)"),
+	OPT_CALLBACK("min-effect", 0, "PCT", IS, opt_min_effect, "name nothing less than PCT percent below the fleet (default 10)"),
+	OPT_SIZE("minbytes", 'b', "SIZE", SW, min_bytes, "smallest size (as in --sweep)"),
+	OPT_CALLBACK("ngpus", 'g', "1", SW, opt_ngpus, "nccl-tests -g: only 1 (one GPU per rank: use mpirun -np N)"),
+	OPT_UNSET("no-check", 0, SW, check, "do not verify results"),
+	OPT_CALLBACK("nthreads", 't', "1", SW, opt_nthreads, "nccl-tests -t: only 1 (one GPU per rank: use mpirun -np N)"),
+	OPT_CALLBACK("op", 'o', "OP", SW, opt_op, "reduction: sum prod max min avg (default sum)"),
+	OPT_STRING("output", 0, "FILE", SW | TP | IS | CP, output, "write the report to FILE (written whole, then renamed; - is standard output)"),
+	OPT_FLAG("quiet", 'q', SW | TP | IS | CP, quiet, "no header and no progress"),
+	OPT_INT("ranks-per-node", 0, "L", SW | TP | IS, ranks_per_node, 1, 1 << 20, "treat each L consecutive ranks as one node (virtual nodes)"),
+	OPT_FLAG("recommend", 0, TP, recommend, "print only export lines, safe to eval, each with its reason"),
+	OPT_INT("root", 'r', "RANK", SW, root, 0, INT_MAX, "root rank of broadcast, reduce, gather and scatter (default 0)"),
+	OPT_INT("samples", 0, "N", SW, samples, 1, 1000000, "samples per size with a fixed --iters (default 5)"),
+	OPT_CALLBACK("size", 0, "SIZE", IS, opt_size, "message size of each measurement (default 64M; 1M on host memory)"),
+	OPT_CALLBACK("stepbytes", 'i', "SIZE", SW, opt_stepbytes, "grow sizes by adding SIZE"),
+	OPT_CALLBACK("stepfactor", 'f', "F", SW, opt_stepfactor, "grow sizes by multiplying by F (> 1)"),
+	OPT_CALLBACK("sweep", 0, "MIN:MAX[:xF|:+STEP]", SW, opt_sweep, "sizes: bytes or K/M/G/T, powers of 1024 (default 8 B x4 up to 8G on GPUs, as fits; 128M on host memory)"),
+	OPT_DOUBLE("timeout", 'T', "SEC", SW | IS, timeout, 0, NP_TIMEOUT_MAX, "abort (exit 4) when one step takes longer than SEC (at most 604800)"),
+	OPT_DOUBLE("under-load", 0, "SEC", TP, under_load, 0.1, 600, "sample GPU health during SEC seconds of a busy kernel on every GPU (default: 1 s idle)"),
+	OPT_VERSION("version", 'V', SW | TP | IS | CP, "show the version and exit"),
+	OPT_INT("warmup", 'w', "N", SW | IS, warmup, 0, 1000000, "warm-up iterations per size (default 5)"),
 };
 const size_t np_options_count = sizeof(np_options) / sizeof(np_options[0]);
 
@@ -105,11 +164,11 @@ static void defaults(struct np_opts *o, unsigned cmd)
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
 	o->min_bytes = 8;
-	o->max_bytes = 128ull << 20;
+	o->max_bytes = 0; /* the default range: resolved when parsing ends */
 	o->step_kind = NP_STEP_FACTOR;
 	o->step_factor = 4;
-	o->colls[NP_COLL_ALLREDUCE] = true;
-	o->colls[NP_COLL_ALLTOALL] = true;
+	for (int c = 0; c < NP_COLL_COUNT; c++)
+		o->colls[c] = (np_colls[c].flags & NP_COLL_F_DEFAULT) != 0;
 	o->dtype = NP_FLOAT;
 	o->op = NP_OP_SUM;
 	o->samples = 5;
@@ -118,6 +177,9 @@ static void defaults(struct np_opts *o, unsigned cmd)
 	o->check = true;
 	o->backend = NP_BACKEND_AUTO;
 	o->format = NP_FMT_TABLE;
+	o->min_effect = 0.10;
+	if (cmd == NP_CMD_ISOLATE)
+		o->budget = 1.0;
 }
 
 enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err)
@@ -132,7 +194,8 @@ enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno == ERANGE)
-		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is 16383T", s);
+		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is %lluT", s,
+			       (unsigned long long)(NP_SIZE_MAX >> 40));
 	switch (toupper((unsigned char)*end)) {
 	case 'K': shift = 10; end++; break;
 	case 'M': shift = 20; end++; break;
@@ -147,24 +210,51 @@ enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err)
 	if (*end)
 		return np_fail(err, NP_EUSAGE,
 			       "invalid size '%s'; give bytes or a number with K, M, G or T (e.g. 128M)", s);
-	if (shift && v > (UINT64_MAX >> shift) / 2) /* keep headroom for n * size */
-		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is 16383T", s);
-	if (!shift && v > UINT64_MAX / 2)
-		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is 16383T", s);
+	if (v > (NP_SIZE_MAX >> shift)) /* headroom: send + recv buffers still fit */
+		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is %lluT",
+			       s, (unsigned long long)(NP_SIZE_MAX >> 40));
 	*out = (uint64_t)v << shift;
 	return NP_OK;
 }
 
-static enum np_status parse_double(const char *name, const char *s, double lo, double *out,
-				   struct np_err *err)
+/* A number as people write it: digits, with real numbers one point and an
+ * exponent; no sign, space, hexadecimal, inf or nan, which strtod and
+ * strtol would take. */
+static bool plain_number(const char *s, bool real)
+{
+	const char *p = s;
+	bool digits = false;
+
+	for (; isdigit((unsigned char)*p); p++)
+		digits = true;
+	if (real && *p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (real && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return *p == '\0';
+}
+
+static enum np_status parse_double(const char *name, const char *s, double lo, double hi,
+				   double *out, struct np_err *err)
 {
 	char *end;
 	double v;
 
 	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno == ERANGE || !isfinite(v) || v < lo)
-		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a number >= %g", name, s, lo);
+	v = plain_number(s, true) ? strtod(s, &end) : NAN;
+	if (!isfinite(v) || errno == ERANGE || v < lo || v > hi)
+		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a number from %g to %g", name, s,
+			       lo, hi);
 	*out = v;
 	return NP_OK;
 }
@@ -173,11 +263,12 @@ static enum np_status parse_int(const char *name, const char *s, long lo, long h
 				struct np_err *err)
 {
 	char *end;
-	long v;
+	long v = 0;
 
 	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno == ERANGE || v < lo || v > hi)
+	if (plain_number(s, false))
+		v = strtol(s, &end, 10);
+	if (!plain_number(s, false) || errno == ERANGE || v < lo || v > hi)
 		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give an integer from %ld to %ld",
 			       name, s, lo, hi);
 	*out = (int)v;
@@ -187,11 +278,12 @@ static enum np_status parse_int(const char *name, const char *s, long lo, long h
 static enum np_status parse_factor(const char *s, const char *whole, double *out, struct np_err *err)
 {
 	char *end;
-	double v;
+	double v = NAN;
 
 	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno == ERANGE || !isfinite(v) || v <= 1.0 || v > 1024.0)
+	if (plain_number(s, true))
+		v = strtod(s, &end);
+	if (!isfinite(v) || errno == ERANGE || v <= 1.0 || v > 1024.0)
 		return np_fail(err, NP_EUSAGE,
 			       "invalid step factor in '%s'; give a factor above 1 and at most 1024, e.g. x2",
 			       whole);
@@ -256,6 +348,22 @@ enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *e
 	return NP_OK;
 }
 
+/* A collective by its name, or as nccl-tests spells it: all_reduce,
+ * reduce_scatter, all_reduce_perf (the binary's name). */
+static const struct np_coll *coll_spelled(const char *tok)
+{
+	char name[64];
+	size_t n = 0, len = strlen(tok);
+
+	if (len > 5 && !strcmp(tok + len - 5, "_perf"))
+		len -= 5;
+	for (size_t i = 0; i < len && n + 1 < sizeof(name); i++)
+		if (tok[i] != '_')
+			name[n++] = (char)tolower((unsigned char)tok[i]);
+	name[n] = '\0';
+	return np_coll_find(name);
+}
+
 static enum np_status parse_colls(const char *s, struct np_opts *o, struct np_err *err)
 {
 	char buf[512], *tok, *save = NULL;
@@ -273,46 +381,17 @@ static enum np_status parse_colls(const char *s, struct np_opts *o, struct np_er
 			any = true;
 			continue;
 		}
-		c = np_coll_find(tok);
-		if (!c)
-			return np_fail(err, NP_EUSAGE,
-				       "unknown collective '%s' in --coll; use allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv or all",
-				       tok);
+		c = coll_spelled(tok);
+		if (!c) {
+			char names[256];
+			return np_fail(err, NP_EUSAGE, "unknown collective '%s' in --coll; use %s or all",
+				       tok, np_names_join(0, ", ", names, sizeof(names)));
+		}
 		o->colls[c->id] = true;
 		any = true;
 	}
 	if (!any)
 		return np_fail(err, NP_EUSAGE, "invalid --coll '%s'; give a comma-separated list or 'all'", s);
-	return NP_OK;
-}
-
-static enum np_status check_output(const char *path, struct np_err *err)
-{
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-
-	struct stat st;
-
-	if (!*path)
-		return np_fail(err, NP_EUSAGE, "invalid --output ''; give a file name");
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return np_fail(err, NP_EUSAGE, "cannot write --output '%s': it is a directory; give a file name",
-			       path);
-	if (slash) {
-		size_t len = (size_t)(slash - path);
-		if (len >= sizeof(dir))
-			return np_fail(err, NP_EUSAGE, "invalid --output '%s'; the path is too long", path);
-		memcpy(dir, path, len);
-		dir[len] = '\0';
-		if (len == 0)
-			strcpy(dir, "/");
-	} else {
-		strcpy(dir, ".");
-	}
-	if (access(dir, W_OK) != 0)
-		return np_fail(err, NP_EUSAGE,
-			       "cannot write --output '%s': directory '%s' %s; choose a writable directory",
-			       path, dir, errno == ENOENT ? "does not exist" : "is not writable");
 	return NP_OK;
 }
 
@@ -353,133 +432,397 @@ static const struct np_option *find_short(char c)
 	return NULL;
 }
 
-static const char *cmd_name(unsigned cmd)
+static const char *cmd_help(unsigned cmd);
+
+/* nccl-tests' options that nccl-probe has no row for, and what to do
+ * instead; the ones it takes are rows of the option table (their help
+ * says "nccl-tests -X"). */
+static const struct {
+	char short_name;
+	const char *name;
+	const char *instead;
+} nccl_tests_opts[] = {
+	{ 'm', "agg_iters", "nccl-probe times batches of -n/--iters collectives between two events and aggregates none; drop -m" },
+	{ 'N', "run_cycles", "nccl-probe runs the sweep once; run it again for another cycle" },
+	{ 'p', "parallel_init", "every rank initializes its own communicator in its own process; drop -p" },
+	{ 'y', "stream_null", "nccl-probe issues on a stream of its own; drop -y" },
+	{ 'C', "report_cputime", "nccl-probe times on the GPU (CUDA events) or, on host memory, with MPI_Wtime; drop -C" },
+	{ 'S', "report_timestamps", "the JSON report (-J FILE) holds the start time; drop -S" },
+	{ 'x', "cta_policy", "nccl-probe leaves the CTA policy to NCCL (NCCL_CTA_POLICY in the environment); drop -x" },
+	{ 'D', "device_implementation", "nccl-probe runs NCCL's host-launched collectives only; drop -D" },
+	{ 0, "device_cta_count", "nccl-probe runs NCCL's host-launched collectives only (and -V is --version); drop it" },
+	{ 'M', "memory", "nccl-probe does not report GPU memory use; drop -M" },
+	{ 'u', "unalign", "nccl-probe's buffers are aligned; drop -u" },
+	{ 'I', "per_iter_timing", "nccl-probe times batches, not single iterations; the JSON report (-J FILE) holds every sample" },
+	{ 'K', "per_iter_skip", "nccl-probe times batches, not single iterations; warm-up is -w/--warmup" },
+	{ 0, "warmup_iters", "use -w/--warmup N" },
+	{ 0, "datatype", "use -d/--dtype TYPE" },
+	{ 0, "output_file", "use -J/--json FILE" },
+};
+
+/* The message for an option nccl-probe does not know: nccl-tests' options
+ * name their equivalent, and --a_b is --a-b when that exists. */
+static enum np_status unknown_option(const char *a, const char *name, size_t len, char short_name,
+				     unsigned cmd, struct np_err *err)
 {
-	return cmd == NP_CMD_TOPO ? "topo" : "sweep";
+	char dashed[64];
+
+	for (size_t i = 0; i < sizeof(nccl_tests_opts) / sizeof(nccl_tests_opts[0]); i++) {
+		bool hit = name ? strlen(nccl_tests_opts[i].name) == len &&
+					  !strncmp(nccl_tests_opts[i].name, name, len)
+				: short_name && nccl_tests_opts[i].short_name == short_name;
+		if (hit && name)
+			return np_fail(err, NP_EUSAGE, "unknown option '%s' (an nccl-tests option): %s", a,
+				       nccl_tests_opts[i].instead);
+		if (hit)
+			return np_fail(err, NP_EUSAGE, "unknown option '%s' (nccl-tests --%s): %s", a,
+				       nccl_tests_opts[i].name, nccl_tests_opts[i].instead);
+	}
+	if (name && len < sizeof(dashed) && memchr(name, '_', len)) {
+		for (size_t i = 0; i < len; i++)
+			dashed[i] = name[i] == '_' ? '-' : name[i];
+		if (find_long(dashed, len))
+			return np_fail(err, NP_EUSAGE, "unknown option '%s'; did you mean '--%.*s'?", a,
+				       (int)len, dashed);
+	}
+	return np_fail(err, NP_EUSAGE, "unknown option '%s'; see 'nccl-probe %s--help'", a,
+		       cmd_help(cmd));
 }
 
-/* Apply one option with its value (NULL for flags). */
-static enum np_status apply(struct np_opts *o, const struct np_option *opt, const char *val,
-			    bool is_short, struct np_err *err)
+static const char *cmd_name(unsigned cmd)
 {
-	const char *n = opt->name;
-	int i;
+	return cmd == NP_CMD_TOPO ? "topo" : cmd == NP_CMD_ISOLATE ? "isolate" : cmd == NP_CMD_COMPARE ? "compare" : "sweep";
+}
 
-	if (!strcmp(n, "backend")) {
-		if (!strcmp(val, "auto")) o->backend = NP_BACKEND_AUTO;
-		else if (!strcmp(val, "mpi")) o->backend = NP_BACKEND_MPI;
-		else if (!strcmp(val, "nccl")) o->backend = NP_BACKEND_NCCL;
-		else return np_fail(err, NP_EUSAGE, "unknown --backend '%s'; use auto, mpi or nccl", val);
-	} else if (!strcmp(n, "budget")) {
-		if (parse_double(n, val, 0.001, &o->budget, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "check")) {
-		if (is_short) {
-			if (!strcmp(val, "0")) o->check = false;
-			else if (!strcmp(val, "1")) o->check = true;
-			else return np_fail(err, NP_EUSAGE, "invalid -c '%s'; use -c 0 or -c 1", val);
-		} else {
-			o->check = true;
-		}
-	} else if (!strcmp(n, "no-check")) {
-		o->check = false;
-	} else if (!strcmp(n, "check-gdr")) {
-		o->check_gdr = true;
-	} else if (!strcmp(n, "coll")) {
-		return parse_colls(val, o, err);
-	} else if (!strcmp(n, "dtype")) {
-		const struct np_dtype_info *d = np_dtype_find(val);
-		if (!d)
-			return np_fail(err, NP_EUSAGE,
-				       "unknown --dtype '%s'; use int8, uint8, int32, uint32, int64, uint64, half, float, double or bfloat16",
-				       val);
-		o->dtype = d->id;
-	} else if (!strcmp(n, "export")) {
-		if (check_output(val, err))
-			return np_fail(err, NP_EUSAGE, "cannot write --export '%s'; choose a writable directory", val);
-		o->export_file = val;
-	} else if (!strcmp(n, "format")) {
-		if (!strcmp(val, "table")) o->format = NP_FMT_TABLE;
-		else if (!strcmp(val, "json")) o->format = NP_FMT_JSON;
-		else if (!strcmp(val, "csv") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_CSV;
-		else return np_fail(err, NP_EUSAGE, "unknown --format '%s'; use %s", val,
-				    o->cmd == NP_CMD_SWEEP ? "table, json or csv" : "table or json");
-	} else if (!strcmp(n, "gpu-map")) {
-		if (check_gpu_map(val, err))
-			return NP_EUSAGE;
-		o->gpu_map = val;
-	} else if (!strcmp(n, "graph")) {
-		o->graph = true;
-	} else if (!strcmp(n, "inplace")) {
-		o->inplace = true;
-	} else if (!strcmp(n, "input")) {
-		if (access(val, R_OK) != 0)
-			return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; give an hwloc or NCCL topology XML file",
-				       val, strerror(errno));
-		o->input = val;
-	} else if (!strcmp(n, "iters")) {
-		if (!strcmp(val, "auto"))
-			o->iters = 0;
-		else if (parse_int(n, val, 1, 100000000, &o->iters, err))
-			return np_fail(err, NP_EUSAGE, "invalid --iters '%s'; give a positive integer or 'auto'", val);
-	} else if (!strcmp(n, "maxbytes")) {
-		if (np_parse_size(val, &o->max_bytes, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "minbytes")) {
-		if (np_parse_size(val, &o->min_bytes, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "min-busbw")) {
-		if (parse_double(n, val, 0, &o->min_busbw, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "min-eff")) {
-		double pct;
-		if (parse_double(n, val, 0, &pct, err) || pct > 1000)
-			return np_fail(err, NP_EUSAGE, "invalid --min-eff '%s'; give a percentage, e.g. 80", val);
-		o->min_eff = pct / 100.0;
-	} else if (!strcmp(n, "op")) {
-		if ((i = np_redop_find(val)) < 0)
-			return np_fail(err, NP_EUSAGE, "unknown --op '%s'; use sum, prod, max, min or avg", val);
-		o->op = (enum np_redop)i;
-	} else if (!strcmp(n, "output")) {
-		if (check_output(val, err))
-			return NP_EUSAGE;
-		o->output = val;
-	} else if (!strcmp(n, "quiet")) {
-		o->quiet = true;
-	} else if (!strcmp(n, "ranks-per-node")) {
-		if (parse_int(n, val, 1, 1 << 20, &o->ranks_per_node, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "recommend")) {
-		o->recommend = true;
-	} else if (!strcmp(n, "root")) {
-		if (parse_int(n, val, 0, INT_MAX, &o->root, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "samples")) {
-		if (parse_int(n, val, 1, 1000000, &o->samples, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "stepbytes")) {
-		uint64_t st;
-		if (np_parse_size(val, &st, err) || st == 0)
-			return np_fail(err, NP_EUSAGE, "invalid --stepbytes '%s'; give a size of at least 1 byte", val);
-		o->step_kind = NP_STEP_ADD;
-		o->step_bytes = st;
-	} else if (!strcmp(n, "stepfactor")) {
-		char whole[128];
-		snprintf(whole, sizeof(whole), "x%s", val);
-		if (parse_factor(val, whole, &o->step_factor, err))
-			return NP_EUSAGE;
-		o->step_kind = NP_STEP_FACTOR;
-	} else if (!strcmp(n, "sweep")) {
-		o->sweep_arg = val;
-		return np_parse_sweep(val, o, err);
-	} else if (!strcmp(n, "timeout")) {
-		if (parse_double(n, val, 0, &o->timeout, err))
-			return NP_EUSAGE;
-	} else if (!strcmp(n, "warmup")) {
-		if (parse_int(n, val, 0, 1000000, &o->warmup, err))
-			return NP_EUSAGE;
+static const char *cmd_help(unsigned cmd)
+{
+	return cmd == NP_CMD_TOPO ? "topo " : cmd == NP_CMD_ISOLATE ? "isolate " : cmd == NP_CMD_COMPARE ? "compare " : "";
+}
+
+/* read in np_opts_check_files: parsing stays pure, the same on every rank */
+static enum np_status opt_baseline(struct np_opts *o, const char *val, struct np_err *err)
+{
+	(void)err;
+	o->baseline = val;
+	return NP_OK;
+}
+
+static enum np_status opt_max_regression(struct np_opts *o, const char *val, struct np_err *err)
+{
+	char *end;
+	double pct;
+
+	errno = 0;
+	pct = strtod(val, &end);
+	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
+		return np_fail(err, NP_EUSAGE, "invalid --max-regression '%s'; give a percentage from 0 to below 100, e.g. 5", val);
+	o->max_regression = pct / 100.0;
+	return NP_OK;
+}
+
+static enum np_status opt_min_effect(struct np_opts *o, const char *val, struct np_err *err)
+{
+	char *end;
+	double pct;
+
+	errno = 0;
+	pct = strtod(val, &end);
+	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
+		return np_fail(err, NP_EUSAGE, "invalid --min-effect '%s'; give a percentage below 100, e.g. 10", val);
+	o->min_effect = pct / 100.0;
+	return NP_OK;
+}
+
+static enum np_status opt_size(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (np_parse_size(val, &o->size, err) || o->size == 0)
+		return np_fail(err, NP_EUSAGE, "invalid --size '%s'; give a size of at least 1 byte, e.g. 64M", val);
+	return NP_OK;
+}
+
+/* nccl-tests' options that nccl-probe takes with one value: that value is
+ * what nccl-probe always does; another value says what to use instead. */
+static enum np_status only_value(const char *name, char short_name, const char *val,
+				 const char *want, const char *why, struct np_err *err)
+{
+	int v;
+
+	if (parse_int(name, val, 0, INT_MAX, &v, err) == NP_OK && v == atoi(want))
+		return NP_OK;
+	return np_fail(err, NP_EUSAGE, "invalid -%c/--%s '%s': %s", short_name, name, val, why);
+}
+
+static enum np_status opt_average(struct np_opts *o, const char *val, struct np_err *err)
+{
+	(void)o;
+	return only_value("average", 'a', val, "3",
+			  "nccl-probe's time of a sample is always the slowest rank's (nccl-tests -a 3), and the JSON report (-J FILE) holds the samples; drop -a or give -a 3",
+			  err);
+}
+
+static enum np_status opt_blocking(struct np_opts *o, const char *val, struct np_err *err)
+{
+	(void)o;
+	return only_value("blocking", 'z', val, "0",
+			  "nccl-probe issues a batch's collectives back to back without a barrier or wait between them (nccl-tests -z 0); drop -z",
+			  err);
+}
+
+static enum np_status opt_cudagraph(struct np_opts *o, const char *val, struct np_err *err)
+{
+	int n;
+
+	if (parse_int("cudagraph", val, 0, 1000000, &n, err))
+		return np_fail(err, NP_EUSAGE,
+			       "invalid -G/--cudagraph '%s'; give 0 (no graph) or a number of launches above 0, which turns on --graph",
+			       val);
+	o->graph = n > 0; /* nccl-probe picks the launches: as many as the batch needs */
+	return NP_OK;
+}
+
+static enum np_status opt_local_register(struct np_opts *o, const char *val, struct np_err *err)
+{
+	(void)o;
+	return only_value("local-register", 'R', val, "0",
+			  "nccl-probe does not register its buffers with NCCL (ncclCommRegister, symmetric memory); drop -R",
+			  err);
+}
+
+static enum np_status opt_ngpus(struct np_opts *o, const char *val, struct np_err *err)
+{
+	(void)o;
+	return only_value("ngpus", 'g', val, "1",
+			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -g", err);
+}
+
+static enum np_status opt_nthreads(struct np_opts *o, const char *val, struct np_err *err)
+{
+	(void)o;
+	return only_value("nthreads", 't', val, "1",
+			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -t", err);
+}
+
+static enum np_status opt_backend(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (!strcmp(val, "auto")) o->backend = NP_BACKEND_AUTO;
+	else if (!strcmp(val, "mpi")) o->backend = NP_BACKEND_MPI;
+	else if (!strcmp(val, "nccl")) o->backend = NP_BACKEND_NCCL;
+	else return np_fail(err, NP_EUSAGE, "unknown --backend '%s'; use auto, mpi or nccl", val);
+	return NP_OK;
+}
+
+/* --check, --check=0|1, -c 0|1 (as nccl-tests) */
+static enum np_status opt_check(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (!val || !strcmp(val, "1")) o->check = true;
+	else if (!strcmp(val, "0")) o->check = false;
+	else return np_fail(err, NP_EUSAGE, "invalid --check '%s'; use --check=0, --check=1 or -c 0|1 (nccl-probe checks once per size, outside timing, not -c N iterations)", val);
+	return NP_OK;
+}
+
+static enum np_status opt_coll(struct np_opts *o, const char *val, struct np_err *err)
+{
+	return parse_colls(val, o, err);
+}
+
+static enum np_status opt_dtype(struct np_opts *o, const char *val, struct np_err *err)
+{
+	/* nccl-tests' names of the fp8 types */
+	static const char *const alias[][2] = { { "f8e4m3", "fp8e4m3" }, { "f8e5m2", "fp8e5m2" } };
+	const struct np_dtype_info *d = np_dtype_find(val);
+
+	for (size_t i = 0; !d && i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (!strcmp(val, alias[i][0]))
+			d = np_dtype_find(alias[i][1]);
+	if (!d && !strcmp(val, "all"))
+		return np_fail(err, NP_EUSAGE,
+			       "--dtype all: nccl-probe runs one type per sweep; run it once per --dtype");
+	if (!d) {
+		char names[256];
+		return np_fail(err, NP_EUSAGE, "unknown --dtype '%s'; use %s", val,
+			       np_names_join(1, ", ", names, sizeof(names)));
+	}
+	o->dtype = d->id;
+	return NP_OK;
+}
+
+static enum np_status opt_format(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (!strcmp(val, "table")) o->format = NP_FMT_TABLE;
+	else if (!strcmp(val, "json")) o->format = NP_FMT_JSON;
+	else if (!strcmp(val, "csv") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_CSV;
+	else return np_fail(err, NP_EUSAGE, "unknown --format '%s'; use %s", val,
+			    o->cmd == NP_CMD_SWEEP ? "table, json or csv" : "table or json");
+	return NP_OK;
+}
+
+static enum np_status opt_gpu_map(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (check_gpu_map(val, err))
+		return NP_EUSAGE;
+	o->gpu_map = val;
+	return NP_OK;
+}
+
+static enum np_status opt_iters(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (!strcmp(val, "auto"))
+		o->iters = 0;
+	else if (parse_int("iters", val, 1, 100000000, &o->iters, err))
+		return np_fail(err, NP_EUSAGE, "invalid --iters '%s'; give an integer from 1 to 100000000 or 'auto'",
+			       val);
+	return NP_OK;
+}
+
+/* A verdict threshold: one value for every collective, or COLL=V pairs
+ * separated by commas; values are scaled by 1/div into the fields. */
+static enum np_status parse_threshold(const char *opt, const char *val, double hi, double div,
+				      const char *unit, struct np_opts *o, double *all,
+				      double *per, struct np_err *err)
+{
+	char buf[512], *save = NULL;
+	double v;
+
+	if (!strchr(val, '=')) {
+		if (parse_double(opt, val, 0, hi, &v, err))
+			return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give %s from 0 to %g, e.g. %s or allreduce=%s,alltoall=%s",
+				       opt, val, unit, hi, div > 1 ? "80" : "150", div > 1 ? "80" : "150",
+				       div > 1 ? "70" : "90");
+		*all = v / div;
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			per[c] = v / div;
+		return NP_OK;
+	}
+	if (o->cmd == NP_CMD_ISOLATE)
+		return np_fail(err, NP_EUSAGE, "isolate takes one --%s value, not one per collective", opt);
+	if (strlen(val) >= sizeof(buf))
+		return np_fail(err, NP_EUSAGE, "--%s '%.40s...' is too long", opt, val);
+	strcpy(buf, val);
+	*all = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const struct np_coll *c;
+		if (!eq)
+			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': '%s' has no '='; give COLL=VALUE pairs, e.g. allreduce=%s,alltoall=%s",
+				       opt, val, tok, div > 1 ? "80" : "150", div > 1 ? "70" : "90");
+		*eq = '\0';
+		c = np_coll_find(tok);
+		if (!c)
+			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': unknown collective '%s' (see --coll)",
+				       opt, val, tok);
+		if (parse_double(opt, eq + 1, 0, hi, &v, err))
+			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': '%s' is not %s from 0 to %g",
+				       opt, val, eq + 1, unit, hi);
+		per[c->id] = v / div;
 	}
 	return NP_OK;
+}
+
+static enum np_status opt_min_busbw(struct np_opts *o, const char *val, struct np_err *err)
+{
+	return parse_threshold("min-busbw", val, 1e9, 1, "a rate in GB/s", o, &o->min_busbw, o->coll_min_busbw, err);
+}
+
+static enum np_status opt_min_eff(struct np_opts *o, const char *val, struct np_err *err)
+{
+	return parse_threshold("min-eff", val, 1000, 100, "a percentage", o, &o->min_eff, o->coll_min_eff, err);
+}
+
+static enum np_status opt_op(struct np_opts *o, const char *val, struct np_err *err)
+{
+	int i = np_redop_find(val);
+
+	if (i < 0)
+		return np_fail(err, NP_EUSAGE, "unknown --op '%s'; use sum, prod, max, min or avg", val);
+	o->op = (enum np_redop)i;
+	return NP_OK;
+}
+
+static enum np_status opt_stepbytes(struct np_opts *o, const char *val, struct np_err *err)
+{
+	uint64_t st;
+
+	if (np_parse_size(val, &st, err) || st == 0)
+		return np_fail(err, NP_EUSAGE, "invalid --stepbytes '%s'; give a size of at least 1 byte", val);
+	o->step_kind = NP_STEP_ADD;
+	o->step_bytes = st;
+	return NP_OK;
+}
+
+static enum np_status opt_stepfactor(struct np_opts *o, const char *val, struct np_err *err)
+{
+	char whole[128];
+
+	snprintf(whole, sizeof(whole), "x%s", val);
+	if (parse_factor(val, whole, &o->step_factor, err))
+		return NP_EUSAGE;
+	o->step_kind = NP_STEP_FACTOR;
+	return NP_OK;
+}
+
+static enum np_status opt_sweep(struct np_opts *o, const char *val, struct np_err *err)
+{
+	o->sweep_arg = val;
+	return np_parse_sweep(val, o, err);
+}
+
+/* Apply one option with its value (NULL for a flag, or an optional value
+ * not given): through the field or the handler its row binds. */
+static enum np_status apply(struct np_opts *o, const struct np_option *opt, const char *val,
+			    struct np_err *err)
+{
+	char *field = (char *)o + opt->off;
+
+	switch (opt->kind) {
+	case NP_OPT_FLAG:
+		*(bool *)field = true;
+		return NP_OK;
+	case NP_OPT_UNSET:
+		*(bool *)field = false;
+		return NP_OK;
+	case NP_OPT_INT:
+		return parse_int(opt->name, val, (long)opt->lo, (long)opt->hi, (int *)field, err);
+	case NP_OPT_DOUBLE:
+		return parse_double(opt->name, val, opt->lo, opt->hi, (double *)field, err);
+	case NP_OPT_SIZE:
+		return np_parse_size(val, (uint64_t *)field, err);
+	case NP_OPT_STRING:
+		*(const char **)field = val;
+		return NP_OK;
+	case NP_OPT_CALLBACK:
+	case NP_OPT_OPTARG:
+		if (opt->fn)
+			return opt->fn(o, val, err);
+		break;
+	case NP_OPT_HELP:
+	case NP_OPT_VERSION:
+	case NP_OPT_NONE:
+		break;
+	}
+	return np_fail(err, NP_EUSAGE, "option '--%s' has no handler in this build; report it", opt->name);
+}
+
+bool np_option_valid(const struct np_option *opt)
+{
+	switch (opt->kind) {
+	case NP_OPT_FLAG:
+	case NP_OPT_UNSET:
+	case NP_OPT_HELP:
+	case NP_OPT_VERSION:
+		return opt->arg == NULL && opt->fn == NULL;
+	case NP_OPT_INT:
+	case NP_OPT_DOUBLE:
+		return opt->arg && opt->fn == NULL && opt->lo <= opt->hi;
+	case NP_OPT_SIZE:
+	case NP_OPT_STRING:
+		return opt->arg && opt->fn == NULL;
+	case NP_OPT_CALLBACK:
+	case NP_OPT_OPTARG:
+		return opt->arg && opt->fn != NULL;
+	case NP_OPT_NONE:
+		break;
+	}
+	return false;
 }
 
 enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
@@ -497,10 +840,9 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 			opt = find_long(a + 2, len);
 			if (!opt)
-				return np_fail(err, NP_EUSAGE, "unknown option '%s'; see 'nccl-probe %s--help'",
-					       a, cmd == NP_CMD_TOPO ? "topo " : "");
+				return unknown_option(a, a + 2, len, 0, cmd, err);
 			if (eq) {
-				if (!opt->arg && strcmp(opt->name, "check"))
+				if (!opt->arg)
 					return np_fail(err, NP_EUSAGE, "option '--%s' takes no value; remove '=%s'",
 						       opt->name, eq + 1);
 				val = eq + 1;
@@ -508,37 +850,46 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		} else if (a[0] == '-' && a[1] && a[1] != '-') {
 			opt = find_short(a[1]);
 			if (!opt)
-				return np_fail(err, NP_EUSAGE, "unknown option '%s'; see 'nccl-probe %s--help'",
-					       a, cmd == NP_CMD_TOPO ? "topo " : "");
+				return unknown_option(a, NULL, 0, a[1], cmd, err);
 			is_short = true;
 			if (a[2]) {
-				if (!opt->arg && opt->short_name != 'c')
+				if (!opt->arg)
 					return np_fail(err, NP_EUSAGE, "option '-%c' takes no value", a[1]);
 				val = a + 2;
 			}
+		} else if (cmd == NP_CMD_COMPARE && !(o->files[0] && o->files[1])) {
+			o->files[o->files[0] ? 1 : 0] = a; /* A.json B.json */
+			continue;
 		} else {
 			return np_fail(err, NP_EUSAGE, "unexpected argument '%s'; see 'nccl-probe %s--help'",
-				       a, cmd == NP_CMD_TOPO ? "topo " : "");
+				       a, cmd_help(cmd));
 		}
 		if (!(opt->cmds & cmd))
 			return np_fail(err, NP_EUSAGE, "option '--%s' is not for '%s'; see 'nccl-probe %s--help'",
-				       opt->name, cmd_name(cmd), cmd == NP_CMD_TOPO ? "topo " : "");
-		if (!strcmp(opt->name, "help")) {
+				       opt->name, cmd_name(cmd), cmd_help(cmd));
+		if (opt->kind == NP_OPT_HELP) {
 			*help = true;
 			return NP_OK;
 		}
-		if (!strcmp(opt->name, "version")) {
+		if (opt->kind == NP_OPT_VERSION) {
 			*version = true;
 			return NP_OK;
 		}
-		if ((opt->arg || (is_short && opt->short_name == 'c')) && !val) {
+		/* a value is the next argument, except the long form of an
+		 * optional one (--check, --check=0) */
+		if (opt->arg && !val && (opt->kind != NP_OPT_OPTARG || is_short)) {
 			if (i + 1 >= argc)
 				return np_fail(err, NP_EUSAGE, "option '--%s' needs a value (%s)", opt->name,
-					       opt->arg ? opt->arg : "0|1");
+					       opt->arg);
 			val = argv[++i];
 		}
-		if (apply(o, opt, val, is_short, err))
+		if (apply(o, opt, val, err))
 			return NP_EUSAGE;
+	}
+	if (o->max_bytes == 0) {
+		/* the sweep lowers it to what fits (src/sweep.c) */
+		o->max_default = true;
+		o->max_bytes = NP_DEFAULT_MAX_GPU > o->min_bytes ? NP_DEFAULT_MAX_GPU : o->min_bytes;
 	}
 	if (o->min_bytes == 0)
 		return np_fail(err, NP_EUSAGE, "the smallest size must be at least 1 byte; raise --minbytes");
@@ -552,10 +903,55 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
 			       o->sweep_arg ? "': " : "", (unsigned long long)o->min_bytes,
 			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
+	{
+		/* one file, one report: two writers would rename over each other */
+		const char *f[3] = { o->output && strcmp(o->output, "-") ? o->output : NULL,
+				     o->json_file, o->csv_file };
+		static const char *const n[3] = { "--output", "--json", "--csv" };
+		for (int i = 0; i < 3; i++)
+			for (int k = i + 1; k < 3; k++)
+				if (f[i] && f[k] && !strcmp(f[i], f[k]))
+					return np_fail(err, NP_EUSAGE,
+						       "%s and %s both name '%s'; give each report its own file",
+						       n[i], n[k], f[i]);
+		for (int i = 1; i < 3; i++)
+			if (f[i] && !strcmp(f[i], "-"))
+				return np_fail(err, NP_EUSAGE,
+					       "%s - : the table is on standard output; give %s a file name, or use --format %s for standard output",
+					       n[i], n[i], i == 1 ? "json" : "csv");
+	}
 	if (o->graph && o->backend == NP_BACKEND_MPI)
-		return np_fail(err, NP_EUSAGE, "--graph needs the NCCL backend; drop --graph or use --backend nccl");
+		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
+	if (cmd == NP_CMD_COMPARE && !o->files[1])
+		return np_fail(err, NP_EUSAGE, "compare needs two JSON reports of the sweep: nccl-probe compare A.json B.json");
 	if (cmd == NP_CMD_TOPO && o->check_gdr && o->recommend)
 		return np_fail(err, NP_EUSAGE, "--check-gdr and --recommend exclude each other; give one");
+	if (cmd == NP_CMD_TOPO && o->under_load > 0 && (o->input || o->check_gdr || o->recommend))
+		return np_fail(err, NP_EUSAGE, "--under-load samples the live GPUs' health; drop --input, --check-gdr and --recommend");
+	return NP_OK;
+}
+
+enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
+{
+	if (o->output && np_outfile_check(o->output, "--output", err))
+		return NP_EUSAGE;
+	if (o->export_file && np_outfile_check(o->export_file, "--export", err))
+		return NP_EUSAGE;
+	if (o->json_file && np_outfile_check(o->json_file, "--json", err))
+		return NP_EUSAGE;
+	if (o->csv_file && np_outfile_check(o->csv_file, "--csv", err))
+		return NP_EUSAGE;
+	if (o->export_file && !strcmp(o->export_file, "-") && (!o->output || !strcmp(o->output, "-")))
+		return np_fail(err, NP_EUSAGE,
+			       "--export - and the report would both go to standard output; give --export a file name, or --output one");
+	if (o->input && access(o->input, R_OK) != 0)
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read --input '%s': %s; give an hwloc or NCCL topology XML file",
+			       o->input, strerror(errno));
+	if (o->baseline && access(o->baseline, R_OK) != 0)
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe isolate' run",
+			       o->baseline, strerror(errno));
 	return NP_OK;
 }
 
@@ -573,13 +969,25 @@ enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct n
 
 void np_opts_usage(FILE *f, unsigned cmd)
 {
-	if (cmd == NP_CMD_TOPO)
+	if (cmd == NP_CMD_ISOLATE)
+		fprintf(f, "usage: mpirun -np N nccl-probe isolate [options]\n\n"
+			   "Find the bad node or link in one job: disjoint groups (each node alone,\n"
+			   "pairs of nodes) measure at the same time, round after round, and a node\n"
+			   "or link is named only when it is significantly below the fleet again\n"
+			   "with new partners.\n\noptions:\n");
+	else if (cmd == NP_CMD_COMPARE)
+		fprintf(f, "usage: nccl-probe compare [options] A.json B.json\n\n"
+			   "Compare two sweeps' JSON reports row by row: B's speed against A's with a\n"
+			   "95%% confidence interval from the samples both stored, and a regression gate.\n\noptions:\n");
+	else if (cmd == NP_CMD_TOPO)
 		fprintf(f, "usage: nccl-probe topo [options]\n\n"
 			   "Map GPU, NIC and NUMA affinity, check GPUDirect RDMA, placement and links,\n"
 			   "and recommend NCCL settings.\n\noptions:\n");
 	else
 		fprintf(f, "usage: mpirun -np N nccl-probe [sweep] [options]\n"
-			   "       nccl-probe topo [options]      (see 'nccl-probe topo --help')\n\n"
+			   "       nccl-probe topo [options]      (see 'nccl-probe topo --help')\n"
+			   "       mpirun -np N nccl-probe isolate [options]  (see 'nccl-probe isolate --help')\n"
+			   "       nccl-probe compare A.json B.json   (see 'nccl-probe compare --help')\n\n"
 			   "Measure NCCL (or MPI) collectives over a range of sizes and compare the\n"
 			   "bus bandwidth with what this machine's links allow.\n\noptions:\n");
 	for (size_t i = 0; i < np_options_count; i++) {
@@ -587,15 +995,30 @@ void np_opts_usage(FILE *f, unsigned cmd)
 		char left[64];
 		if (!(o->cmds & cmd))
 			continue;
-		if (o->short_name)
+		if (o->kind == NP_OPT_OPTARG)
+			snprintf(left, sizeof(left), "-%c, --%s[=%s]", o->short_name, o->name, o->arg);
+		else if (o->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
 				 o->arg ? " " : "", o->arg ? o->arg : "");
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
 				 o->arg ? o->arg : "");
 		fprintf(f, "  %-30s %s\n", left, o->help);
+		/* the names come from the tables (probes/coll.c) */
+		if (!strcmp(o->name, "coll") || !strcmp(o->name, "dtype")) {
+			char names[256];
+			fprintf(f, "  %-30s   %s\n", "",
+				np_names_join(o->name[0] == 'c' ? 0 : 1, " ", names, sizeof(names)));
+		}
 	}
 	if (cmd == NP_CMD_SWEEP)
 		fprintf(f, "\nexit status: 0 ok, 1 verdict failed, 2 wrong data, 3 runtime error,\n"
 			   "4 timeout, 64 usage. See nccl-probe(1).\n");
+	if (cmd == NP_CMD_COMPARE)
+		fprintf(f, "\nexit status: 0 no row significantly slower (beyond --max-regression),\n"
+			   "1 B significantly slower somewhere, 64 usage, unreadable reports or runs\n"
+			   "that cannot be compared.\n");
+	if (cmd == NP_CMD_ISOLATE)
+		fprintf(f, "\nexit status: 0 every node and link good, 1 a node, link or the fleet\n"
+			   "named, 2 a node computes wrong data, 3 runtime error, 4 timeout, 64 usage.\n");
 }

@@ -24,12 +24,15 @@ const char *np_backend_choice_str(enum np_backend_choice b);
 /* Commands an option belongs to (bit mask). */
 #define NP_CMD_SWEEP 0x1u
 #define NP_CMD_TOPO 0x2u
-#define NP_CMD_ALL (NP_CMD_SWEEP | NP_CMD_TOPO)
+#define NP_CMD_ISOLATE 0x4u
+#define NP_CMD_COMPARE 0x8u
+#define NP_CMD_ALL (NP_CMD_SWEEP | NP_CMD_TOPO | NP_CMD_ISOLATE | NP_CMD_COMPARE)
 
 struct np_opts {
-	unsigned cmd;              /* NP_CMD_SWEEP or NP_CMD_TOPO */
+	unsigned cmd;              /* NP_CMD_SWEEP, NP_CMD_TOPO, NP_CMD_ISOLATE or NP_CMD_COMPARE */
 	/* sweep */
 	uint64_t min_bytes, max_bytes;
+	bool max_default;          /* no largest size given: the sweep picks it */
 	enum np_step_kind step_kind;
 	double step_factor;        /* > 1 with NP_STEP_FACTOR */
 	uint64_t step_bytes;       /* > 0 with NP_STEP_ADD */
@@ -49,36 +52,82 @@ struct np_opts {
 	int ranks_per_node;        /* 0 = real nodes; else virtual nodes */
 	double min_busbw;          /* GB/s verdict threshold, 0 = none */
 	double min_eff;            /* fraction, 0 = none */
+	uint64_t judge_from;       /* --judge-from SIZE, 0 = the largest quarter */
+	/* per collective (--min-busbw allreduce=150,alltoall=90): GB/s and
+	 * fractions, 0 = none; one value sets every collective's, and
+	 * min_busbw / min_eff above */
+	double coll_min_busbw[NP_COLL_COUNT];
+	double coll_min_eff[NP_COLL_COUNT];
 	const char *gpu_map;       /* --gpu-map LIST or NULL */
 	const char *sweep_arg;     /* the last --sweep value, for messages */
 	/* both */
 	enum np_format format;
 	const char *output;        /* NULL = stdout */
+	const char *json_file;     /* -J/--json FILE: JSON besides the report, or NULL */
+	const char *csv_file;      /* --csv FILE: CSV besides the report, or NULL */
 	bool quiet;
+	/* isolate */
+	uint64_t size;             /* --size, 0 = the default */
+	double min_effect;         /* fraction below the fleet worth naming */
+	const char *baseline;      /* --baseline FILE or NULL */
 	/* topo */
 	const char *input;         /* --input FILE */
 	const char *export_file;   /* --export FILE */
 	bool check_gdr;
 	bool recommend;
+	double under_load;         /* --under-load seconds, 0 = idle sampling */
+	/* compare */
+	const char *files[2];      /* the two JSON reports, A and B */
+	double max_regression;     /* fraction: fail only for slowdowns beyond it */
 };
 
-/* One row of the option table. */
+/* How an option is handled: the field it sets, or its handler. */
+enum np_opt_kind {
+	NP_OPT_NONE = 0, /* a row without handling: never valid */
+	NP_OPT_FLAG,     /* bool field = true */
+	NP_OPT_UNSET,    /* bool field = false (--no-check) */
+	NP_OPT_INT,      /* int field, [lo, hi] */
+	NP_OPT_DOUBLE,   /* double field, [lo, hi] */
+	NP_OPT_SIZE,     /* uint64_t field: a size (np_parse_size) */
+	NP_OPT_STRING,   /* const char * field: the argument itself */
+	NP_OPT_CALLBACK, /* fn(o, value) */
+	NP_OPT_OPTARG,   /* fn(o, value or NULL): --name[=V], -s V */
+	NP_OPT_HELP,
+	NP_OPT_VERSION,
+};
+
+/* One row of the option table (src/opts.c builds rows with OPT_* macros
+ * that bind each option to a field of struct np_opts, its type checked at
+ * compile time, or to a handler). */
 struct np_option {
 	const char *name;    /* long name without "--" */
 	char short_name;     /* 0 if none */
 	const char *arg;     /* metavariable, NULL for a flag */
 	unsigned cmds;       /* NP_CMD_* mask */
 	const char *help;    /* one line */
+	enum np_opt_kind kind;
+	size_t off;          /* offsetof(struct np_opts, field) */
+	double lo, hi;       /* NP_OPT_INT, NP_OPT_DOUBLE */
+	enum np_status (*fn)(struct np_opts *o, const char *val, struct np_err *err);
 };
+
+/* Whether a row is handled: a field of the kind's type or a handler, a
+ * value exactly when the kind takes one. */
+bool np_option_valid(const struct np_option *opt);
 
 extern const struct np_option np_options[];
 extern const size_t np_options_count;
 
 /* Parse argv[first..argc) for command cmd into o. Returns NP_OK, or
  * NP_EUSAGE with err->msg naming the bad value. `--help` and `--version`
- * are reported through *help / *version and stop parsing. */
+ * are reported through *help / *version and stop parsing. Pure: it reads
+ * no file, so every rank of a job gets the same result. */
 enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv,
 			     int first, bool *help, bool *version, struct np_err *err);
+
+/* The files named: --output and --export in a writable directory,
+ * --input and --baseline readable. */
+enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err);
 
 /* Checks that need the world size (root < n, ranks per node divide n). */
 enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct np_err *err);
@@ -88,7 +137,15 @@ enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err);
 /* Parse "MIN:MAX[:xFACTOR|:+STEP]" or "SIZE" into o. */
 enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *err);
 
+/* The default largest size: on GPUs 8G, the largest of the series whose
+ * buffers fit in the tightest rank's free memory (NVLink and InfiniBand
+ * saturate from about 1 GiB); on host memory 128M. */
+#define NP_DEFAULT_MAX_GPU (8ull << 30)
+#define NP_DEFAULT_MAX_HOST (128ull << 20)
+
 #define NP_MAX_SIZES 10000
+#define NP_SIZE_MAX (8388607ull << 40) /* largest size: 8388607T, 2^63 - 2^40 bytes */
+#define NP_TIMEOUT_MAX 604800 /* --timeout: a week */
 
 /* The sweep's sizes in order into out[0..cap); returns how many there are
  * (at most NP_MAX_SIZES + 1, which parsing rejects). out may be NULL. */

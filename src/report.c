@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared parts of the sinks: summary, value formatting, whole-file output. */
+/* Shared parts of the sinks: summary and value formatting. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "report.h"
 
 int np_report_summary(const struct np_sweep_report *rep, struct np_summary *out, int cap)
@@ -68,64 +69,14 @@ void np_metric_format(const struct np_metric *m, const struct np_value *v, bool 
 	case NP_MT_INT: snprintf(buf, len, "%" PRId64, v->i); break;
 	case NP_MT_BOOL: snprintf(buf, len, "%s", v->b ? "true" : "false"); break;
 	case NP_MT_NUM:
-		if (human)
-			snprintf(buf, len, "%.*f", m->prec, v->d * m->scale);
+		if (human) {
+			/* a small whole-number figure keeps a decimal: 0.4%, not 0% */
+			double x = v->d * m->scale;
+			int prec = m->prec == 0 && x != 0 && fabs(x) < 10 ? 1 : m->prec;
+			snprintf(buf, len, "%.*f", prec, x);
+		}
 		else
 			snprintf(buf, len, "%.10g", v->d);
 		break;
 	}
-}
-
-enum np_status np_outfile_open(struct np_outfile *of, const char *path, struct np_err *err)
-{
-	int fd;
-
-	memset(of, 0, sizeof(*of));
-	of->path = path;
-	if (snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(of->tmp))
-		return np_fail(err, NP_EUSAGE, "output path '%s' is too long", path);
-	fd = mkstemp(of->tmp);
-	if (fd < 0)
-		return np_fail(err, NP_ESYS, "cannot create '%s': %s; choose a writable directory",
-			       of->tmp, strerror(errno));
-	of->f = fdopen(fd, "w");
-	if (!of->f) {
-		close(fd);
-		unlink(of->tmp);
-		return np_fail(err, NP_ESYS, "cannot open '%s': %s", of->tmp, strerror(errno));
-	}
-	return NP_OK;
-}
-
-enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err)
-{
-	int bad = fflush(of->f) != 0 || ferror(of->f);
-
-	if (!bad && fsync(fileno(of->f)) != 0 && errno != EINVAL)
-		bad = 1;
-	if (fclose(of->f) != 0)
-		bad = 1;
-	of->f = NULL;
-	if (bad) {
-		int e = errno;
-		unlink(of->tmp);
-		return np_fail(err, NP_ESYS, "cannot write '%s': %s; check the disk", of->path,
-			       strerror(e));
-	}
-	if (rename(of->tmp, of->path) != 0) {
-		int e = errno;
-		unlink(of->tmp);
-		return np_fail(err, NP_ESYS, "cannot rename '%s' to '%s': %s", of->tmp, of->path,
-			       strerror(e));
-	}
-	return NP_OK;
-}
-
-void np_outfile_discard(struct np_outfile *of)
-{
-	if (of->f)
-		fclose(of->f);
-	of->f = NULL;
-	if (of->tmp[0])
-		unlink(of->tmp);
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Output sinks of the sweep report: the human table (streamed row by
- * row), JSON and CSV (written whole), and files written to a temporary
- * name and renamed so a crash never leaves half a file. */
+ * row), JSON and CSV (written whole); files go through src/outfile.h. */
 #ifndef NP_REPORT_H
 #define NP_REPORT_H
 
 #include <stdio.h>
 
 #include "metrics.h"
+#include "outfile.h"
 #include "sweep.h"
 
 /* Per collective: the peak busbw and the busbw at the largest size. */
@@ -38,16 +38,5 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep);
 
 void np_report_json(FILE *f, const struct np_sweep_report *rep);
 void np_report_csv(FILE *f, const struct np_sweep_report *rep);
-
-/* A file written whole: open a temporary beside path, commit renames it. */
-struct np_outfile {
-	FILE *f;
-	char tmp[4096];
-	const char *path;
-};
-
-enum np_status np_outfile_open(struct np_outfile *of, const char *path, struct np_err *err);
-enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err);
-void np_outfile_discard(struct np_outfile *of);
 
 #endif

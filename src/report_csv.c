@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* CSV report: one header line of metric names, one line per result. */
+/* CSV report: one header line of metric names, one line per result; the
+ * run's columns follow the metrics on every line, so that the rows of
+ * concatenated files still say which run, backend and world they are. */
 #include "config.h"
 
 #include <string.h>
@@ -21,6 +23,18 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The run's columns, after the metrics (the same on every line). */
+static const char *const run_columns[] = { "run_id", "backend", "ranks", "nodes" };
+
+static void run_fields(FILE *f, const struct np_sweep_report *rep)
+{
+	fputc(',', f);
+	csv_field(f, rep->run.id);
+	fputc(',', f);
+	csv_field(f, rep->backend ? rep->backend : "");
+	fprintf(f, ",%d,%d", rep->world->size, rep->world->nnodes);
+}
+
 void np_report_csv(FILE *f, const struct np_sweep_report *rep)
 {
 	char buf[64];
@@ -29,6 +43,10 @@ void np_report_csv(FILE *f, const struct np_sweep_report *rep)
 		if (m)
 			fputc(',', f);
 		csv_field(f, np_metrics[m].name);
+	}
+	for (size_t c = 0; c < sizeof(run_columns) / sizeof(run_columns[0]); c++) {
+		fputc(',', f);
+		csv_field(f, run_columns[c]);
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < rep->nrows; i++) {
@@ -40,6 +58,7 @@ void np_report_csv(FILE *f, const struct np_sweep_report *rep)
 			np_metric_format(&np_metrics[m], &v, false, buf, sizeof(buf));
 			csv_field(f, buf);
 		}
+		run_fields(f, rep);
 		fputc('\n', f);
 	}
 }

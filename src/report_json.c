@@ -35,6 +35,34 @@ static void opt_num_or_null(struct np_json *j, const char *key, bool set, double
 		np_json_null(j, key);
 }
 
+static void ll_or_null(struct np_json *j, const char *key, long long v)
+{
+	if (v == NP_HX)
+		np_json_null(j, key);
+	else
+		np_json_int(j, key, v);
+}
+
+/* A rank's GPU over the sweep; null when it has none or NVML did not say. */
+static void json_clocks(struct np_json *j, const struct np_gpu_clocks *c)
+{
+	if (!c || !c->known) {
+		np_json_null(j, "gpu_clocks");
+		return;
+	}
+	np_json_obj_begin(j, "gpu_clocks");
+	ll_or_null(j, "sm_mhz", c->sm_mhz);
+	ll_or_null(j, "sm_max_mhz", c->sm_max_mhz);
+	ll_or_null(j, "sm_app_default_mhz", c->sm_app_default_mhz);
+	ll_or_null(j, "temp_c", c->temp_c);
+	ll_or_null(j, "clock_event_reasons", c->reasons);
+	np_json_obj_begin(j, "below_app_clocks_ms");
+	for (int v = 0; v < NP_VIOL_COUNT; v++)
+		ll_or_null(j, np_viol_str((enum np_viol)v), c->viol_ns[v] == NP_HX ? NP_HX : c->viol_ns[v] / 1000000);
+	np_json_obj_end(j);
+	np_json_obj_end(j);
+}
+
 void np_report_json(FILE *f, const struct np_sweep_report *rep)
 {
 	const struct np_opts *o = rep->opts;
@@ -51,6 +79,12 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_str(&j, "name", PACKAGE_NAME);
 	np_json_str(&j, "version", PACKAGE_VERSION);
 	np_json_obj_end(&j);
+	np_json_str(&j, "run_id", rep->run.id);
+	np_json_str(&j, "start_time", rep->run.start_time);
+	np_json_arr_begin(&j, "cmdline");
+	for (int i = 0; i < rep->run.argc; i++)
+		np_json_str(&j, NULL, rep->run.argv[i]);
+	np_json_arr_end(&j);
 	np_json_bool(&j, "complete", rep->complete);
 	np_json_bool(&j, "interrupted", rep->interrupted);
 	np_json_num(&j, "wall_time", rep->wall_seconds);
@@ -99,6 +133,7 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_num(&j, "timeout", o->timeout);
 	opt_num_or_null(&j, "min_busbw", o->min_busbw > 0, o->min_busbw);
 	opt_num_or_null(&j, "min_eff", o->min_eff > 0, o->min_eff);
+	np_json_uint(&j, "judge_from", rep->judge_from);
 	np_json_obj_end(&j);
 
 	np_json_obj_begin(&j, "limits");
@@ -129,6 +164,7 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 			np_json_null(&j, "device");
 		np_json_str(&j, "bus_id", ri->bus_id[0] ? ri->bus_id : NULL);
 		np_json_str(&j, "device_name", ri->device_name);
+		json_clocks(&j, rep->clocks && ri->bus_id[0] ? &rep->clocks[r] : NULL);
 		np_json_obj_end(&j);
 	}
 	np_json_arr_end(&j);
@@ -156,6 +192,11 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_obj_begin(&j, NULL);
 		for (int m = 0; m < np_metrics_count; m++)
 			metric_json(&j, &np_metrics[m], &rep->rows[i]);
+		/* an array, not a column: in JSON only */
+		np_json_arr_begin(&j, "sample_times");
+		for (int k = 0; k < rep->rows[i].samples && rep->rows[i].sample_times; k++)
+			np_json_num(&j, NULL, rep->rows[i].sample_times[k]);
+		np_json_arr_end(&j);
 		np_json_obj_end(&j);
 	}
 	np_json_arr_end(&j);
@@ -169,6 +210,8 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 		else
 			np_json_null(&j, "size");
 		np_json_str(&j, "reason", rep->skips[i].reason);
+		np_json_arr_begin(&j, "sample_times"); /* none: as a result row would have */
+		np_json_arr_end(&j);
 		np_json_obj_end(&j);
 	}
 	np_json_arr_end(&j);
@@ -193,6 +236,21 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_arr_begin(&j, "reasons");
 	for (int i = 0; i < rep->nverdict; i++)
 		np_json_str(&j, NULL, rep->verdict[i]);
+	np_json_arr_end(&j);
+	np_json_arr_begin(&j, "details");
+	for (size_t i = 0; i < rep->ndetails; i++) {
+		const struct np_verdict_detail *d = &rep->details[i];
+		np_json_obj_begin(&j, NULL);
+		np_json_str(&j, "code", d->code);
+		np_json_str(&j, "coll", d->coll ? d->coll->name : NULL);
+		if (d->size)
+			np_json_uint(&j, "size", d->size);
+		else
+			np_json_null(&j, "size");
+		np_json_num(&j, "value", d->value); /* NaN: null */
+		np_json_num(&j, "threshold", d->threshold);
+		np_json_obj_end(&j);
+	}
 	np_json_arr_end(&j);
 	np_json_obj_end(&j);
 	np_json_obj_end(&j);

@@ -4,9 +4,11 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "stats.h"
 #include "version.h"
 
 void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
@@ -39,9 +41,12 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 	if (o->iters)
 		fprintf(f, "%d iters x %d samples", o->iters, o->samples);
 	else
-		fprintf(f, "iters auto (1%% of median, budget %g s per size)", o->budget);
+		fprintf(f, "iters auto (1%% of median or noise-bound; budget %g s per judged size, a tenth below)",
+			o->budget);
 	fprintf(f, "; warmup %d; check %s%s\n", o->warmup, o->check ? "on" : "off",
 		o->graph ? "; CUDA graphs" : "");
+	np_human_size(rep->judge_from, lo, sizeof(lo));
+	fprintf(f, "# judged: rows from %s up%s\n", lo, o->judge_from ? " (--judge-from)" : " (the largest quarter of the sizes)");
 	if (rep->bw_known) {
 		const struct np_bw_facts *bw = &rep->bw;
 		char g[48] = "unknown", n[48] = "unknown";
@@ -121,6 +126,55 @@ void np_report_table_skip(FILE *f, const struct np_skip *s)
 	fflush(f);
 }
 
+/* Per-rank times summed up: the rank that was slowest in the most rows,
+ * in how many, and its median excess over the median rank there; a
+ * straggler is the same rank (or node) slowest across sizes. */
+static void slowest_footer(FILE *f, const struct np_sweep_report *rep)
+{
+	const struct np_world *w = rep->world;
+	int *cnt, best = -1, rows = 0, k = 0;
+	double *ex;
+
+	if (w->size < 2 || !rep->nrows)
+		return;
+	cnt = calloc((size_t)w->size, sizeof(*cnt));
+	ex = calloc(rep->nrows, sizeof(*ex));
+	if (!cnt || !ex)
+		goto out_free;
+	for (size_t i = 0; i < rep->nrows; i++) {
+		int r = rep->rows[i].slow_rank;
+		if (r < 0 || r >= w->size || !isfinite(rep->rows[i].slow_excess))
+			continue;
+		rows++;
+		if (++cnt[r] > (best < 0 ? 0 : cnt[best]))
+			best = r;
+	}
+	if (best < 0)
+		goto out_free;
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].slow_rank == best && isfinite(rep->rows[i].slow_excess))
+			ex[k++] = rep->rows[i].slow_excess;
+	{
+		struct np_stats st;
+		np_stats_compute(ex, k, &st);
+		fprintf(f, "# slowest rank: %d (%s, node %d) in %d of %d rows, by %.1f%% over the median rank there (median; largest %.1f%%)\n",
+			best, rep->ranks ? rep->ranks[best].host : "?",
+			rep->ranks ? rep->ranks[best].node : -1, cnt[best], rows, st.median * 100,
+			st.max * 100);
+	}
+	/* its GPU's clocks beside it: a straggler's GPU held down by heat or
+	 * power shows here, against the other ranks' */
+	if (rep->clocks && rep->ranks && rep->ranks[best].bus_id[0]) {
+		char ev[512];
+		np_gpu_clocks_str(&rep->clocks[best], np_gpu_clocks_median_sm(rep->clocks, w->size, best), ev,
+				  sizeof(ev));
+		fprintf(f, "#   its GPU %s: %s\n", rep->ranks[best].bus_id, ev);
+	}
+out_free:
+	free(cnt);
+	free(ex);
+}
+
 void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 {
 	struct np_summary sum[NP_COLL_COUNT];
@@ -134,7 +188,8 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 		np_human_size(sum[i].peak_size, a, sizeof(a));
 		np_human_size(sum[i].last_size, b, sizeof(b));
 		if (isfinite(sum[i].last_eff))
-			snprintf(eff, sizeof(eff), "%.0f%%", sum[i].last_eff * 100);
+			snprintf(eff, sizeof(eff), "%.*f%%", sum[i].last_eff * 100 < 10 ? 1 : 0,
+				 sum[i].last_eff * 100);
 		else
 			strcpy(eff, "-");
 		fprintf(f, "#   %-13s %10.2f %12s  %10.2f %12s %8s\n", sum[i].coll->name,
@@ -145,6 +200,17 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 			fprintf(f, "# eff above 100%%: NVLS, SHARP or tree algorithms can beat the flat link model; the figure is not clipped\n");
 			break;
 		}
+	{
+		int noise = 0, budget = 0;
+		for (size_t i = 0; i < rep->nrows; i++) {
+			noise += rep->rows[i].stop == NP_STOP_NOISE;
+			budget += rep->rows[i].stop == NP_STOP_BUDGET;
+		}
+		if (noise || budget)
+			fprintf(f, "# not converged to 1%%: %d row%s noise-bound, %d out of budget; their interval is in ci%% (see SAMPLING in the man page)\n",
+				noise, noise == 1 ? "" : "s", budget);
+	}
+	slowest_footer(f, rep);
 	if (rep->interrupted)
 		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
 	fprintf(f, "# wall time %.1f s\n", rep->wall_seconds);

@@ -5,7 +5,9 @@
  * so all ranks take it alike. Rank 0 writes the report. */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../probes/nccl_log.h"
 #include "cmds.h"
 #include "msg.h"
 #include "report.h"
@@ -20,18 +23,19 @@
 #include "sweep.h"
 #include "watchdog.h"
 
-#define MAX_SAMPLES 10000
-#define MIN_SAMPLES_AUTO 5
+#define MIN_SAMPLES_AUTO 6     /* the first count with a finite interval (src/stats.c) */
 #define MIN_SAMPLES_BUDGET 3   /* when the budget runs out first */
-#define BATCH_TARGET 20e-3     /* seconds a batch should last with --iters auto */
+#define BATCH_TARGET 2e-3      /* seconds a batch should last with --iters auto */
 #define CI_TARGET 0.01         /* 95% CI half-width of the median, relative */
+#define SMALL_BUDGET 0.1       /* share of --budget for sizes below --judge-from */
+#define NOISE_MIN_JUDGED 12    /* judged sizes: the interval leaves out the extremes */
 #define MAX_ITERS (1 << 20)
 
 extern char **environ;
 
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig) { g_stop = sig; }
+/* Held by the main thread while it changes the report, and for good by
+ * the watchdog thread when a signal finds the main thread stuck. */
+static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct sweep {
 	struct np_opts *o;
@@ -39,13 +43,21 @@ struct sweep {
 	struct np_backend be;
 	struct np_sweep_report rep;
 	struct np_outfile of;
+	struct np_outfile json_of, csv_of; /* rank 0: -J/--json and --csv files */
 	FILE *out;            /* rank 0: where the report goes */
 	bool stream;          /* rank 0: table rows streamed to out */
-	bool progress;        /* rank 0: progress line on stderr */
-	int stall_rank;       /* NCCL_PROBE_TEST_STALL=R (host stall), -1 none */
-	double *samples;
-	double *sorted;
+	bool progress;        /* rank 0: progress on stderr */
+	bool progress_tty;    /* rewritten in place (stderr is a terminal) */
+	double progress_every; /* seconds between lines off a terminal */
+	double progress_last; /* when the last line was written */
+	struct np_meas meas;
+	int *node_L;          /* ranks of each node */
+	double *node_B;       /* B_node of each node, GB/s, 0 unknown */
+	int worst;            /* the node with the least B_node per rank */
 	int planned, done;
+	double t0;            /* start of the run */
+	struct np_gpu_clocks clk0; /* this rank's GPU clocks before the first row */
+	char step[200];       /* this rank's step, for the watchdog */
 };
 
 static double now_s(void)
@@ -55,11 +67,25 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* All ranks learn the worst status; the failing ranks say why. */
+/* A step of this rank alone, armed so that a hang there is named. */
+static void step(struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void step(struct sweep *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->step, sizeof(s->step), fmt, ap);
+	va_end(ap);
+	np_watchdog_arm("%s", s->step);
+}
+
+/* All ranks learn the worst status of the step; the failing ranks say why. */
 static enum np_status agree(struct sweep *s, enum np_status st, const struct np_err *err)
 {
 	int mine = (int)st, worst = 0;
 
+	np_watchdog_arrive(s->w->comm, "the end of %s", s->step);
 	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, s->w->comm);
 	if (st != NP_OK && err && !err->secondary)
 		np_rank_error("%s", err->msg);
@@ -69,10 +95,29 @@ static enum np_status agree(struct sweep *s, enum np_status st, const struct np_
 static _Noreturn void fail_all(struct sweep *s, enum np_status st)
 {
 	np_outfile_discard(&s->of); /* nothing when no file was opened */
+	np_outfile_discard(&s->json_of);
+	np_outfile_discard(&s->csv_of);
 	np_watchdog_stop();
 	if (s->be.ops && s->be.ops->finalize)
 		s->be.ops->finalize(&s->be);
 	np_exit(np_status_exit(st));
+}
+
+static _Noreturn void sweep_fail(void *arg, enum np_status st)
+{
+	fail_all(arg, st ? st : NP_EMPI);
+}
+
+int np_test_stall_rank(void)
+{
+	const char *stall = getenv("NCCL_PROBE_TEST_STALL");
+	char *end;
+	long r;
+
+	if (!stall || !*stall || strchr(stall, ':'))
+		return -1;
+	r = strtol(stall, &end, 10);
+	return !*end && r >= 0 && r <= INT_MAX ? (int)r : -1;
 }
 
 static void add_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const char *fmt, ...)
@@ -92,6 +137,7 @@ static void add_skip(struct sweep *s, const struct np_coll *c, uint64_t size, co
 		r->skips = n;
 		r->skips_cap = cap;
 	}
+	pthread_mutex_lock(&rep_lock);
 	sk = &r->skips[r->nskips++];
 	sk->coll = c;
 	sk->size = size;
@@ -108,6 +154,7 @@ static void add_skip(struct sweep *s, const struct np_coll *c, uint64_t size, co
 			np_note("skipped %s%s%s: %s", c->name, size ? " " : "", sz, sk->reason);
 		}
 	}
+	pthread_mutex_unlock(&rep_lock);
 }
 
 static void add_note(struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -137,45 +184,124 @@ static void add_verdict(struct np_sweep_report *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void stall_if_asked(struct sweep *s)
+static void add_detail(struct np_sweep_report *r, const char *code, const struct np_coll *coll,
+		       uint64_t size, double value, double threshold)
 {
-	if (s->stall_rank != s->w->rank)
+	if (r->ndetails == r->details_cap) {
+		size_t cap = r->details_cap ? r->details_cap * 2 : 16;
+		struct np_verdict_detail *n = realloc(r->details, cap * sizeof(*n));
+		if (!n)
+			return; /* the sentences still say it */
+		r->details = n;
+		r->details_cap = cap;
+	}
+	r->details[r->ndetails++] = (struct np_verdict_detail){
+		.code = code,
+		.coll = coll,
+		.size = size,
+		.value = value,
+		.threshold = threshold,
+	};
+}
+
+static void stall_if_asked(struct np_meas *m)
+{
+	if (m->stall_rank < 0 || m->stall_rank != (m->be->world.job_ranks ? m->be->world.job_ranks[m->be->world.rank] : m->be->world.rank))
 		return;
-	s->stall_rank = -1;
+	m->stall_rank = -1;
 	for (;;)
 		sleep(1); /* test-only: the watchdog ends this */
 }
 
+/* All ranks of the measuring world learn the worst status; the failing
+ * ranks say why. */
+static enum np_status meas_agree(struct np_meas *m, enum np_status st, const char *what)
+{
+	int mine = (int)st, worst = 0;
+
+	np_watchdog_arrive(m->be->world.comm, "the end of %s", what);
+	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, m->be->world.comm);
+	if (st != NP_OK && !m->be->err.secondary)
+		np_rank_error("%s", m->be->err.msg);
+	return (enum np_status)worst;
+}
+
 /* One timed batch: every rank's time, reduced with MAX; also the stop
  * flag and elapsed time, so every rank takes the next decision alike. */
-static void timed_batch(struct sweep *s, const struct np_bench *b, int iters, double t_start,
-			double *t_max, double *elapsed, bool *stop)
+static void timed_batch(struct np_meas *m, const struct np_bench *b, int iters, double t_start,
+			double *t_max, double *elapsed, bool *stop, double *t_own)
 {
 	double in[3], outv[3], t = 0;
 
-	np_watchdog_arm("%s of %zu B (batch of %d)", b->coll->name, b->lay.size, iters);
-	stall_if_asked(s);
-	if (s->be.ops->run(&s->be, b, iters, &t) != NP_OK)
-		np_abort_err(&s->be.err); /* the others are inside the collective */
+	stall_if_asked(m);
+	np_watchdog_arrive(m->be->world.comm, "%s of %zu B (batch of %d)%s%s", b->coll->name,
+			   b->lay.size, iters, m->what ? " " : "", m->what ? m->what : "");
+	if (m->be->ops->run(m->be, b, iters, &t) != NP_OK)
+		np_abort_err(&m->be->err); /* the others are inside the collective */
 	in[0] = t;
 	in[1] = now_s() - t_start;
-	in[2] = g_stop ? 1 : 0;
-	MPI_Allreduce(in, outv, 3, MPI_DOUBLE, MPI_MAX, s->w->comm);
-	np_watchdog_disarm();
+	in[2] = m->stop && *m->stop ? 1 : 0;
+	MPI_Allreduce(in, outv, 3, MPI_DOUBLE, MPI_MAX, m->be->world.comm);
 	*t_max = outv[0];
 	*elapsed = outv[1];
+	if (t_own)
+		*t_own = t;
 	*stop = outv[2] > 0;
 }
 
-/* Measure one point; false when interrupted. */
-static bool measure(struct sweep *s, const struct np_bench *b, struct np_result *res)
+/* Per-rank times of a row: every rank's own median time per iteration,
+ * gathered; the longest, whose rank, and its excess over the median of
+ * the ranks' medians. Collective over the measuring world. */
+static void rank_times(struct np_meas *m, int n, struct np_result *res)
 {
-	const struct np_opts *o = s->o;
+	const struct np_backend_world *w = &m->be->world;
+	struct np_stats st;
+	double mine, *all;
+	int k = 0;
+
+	res->slow_rank = -1;
+	res->slow_time = res->slow_excess = NAN;
+	if (!m->own || n < 1)
+		return;
+	memcpy(m->sorted, m->own, (size_t)n * sizeof(double));
+	np_stats_compute(m->sorted, n, &st);
+	mine = st.median;
+	all = malloc((size_t)w->size * sizeof(*all));
+	if (!all)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %d ranks' times", w->size);
+	MPI_Allgather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, w->comm);
+	for (int r = 1; r < w->size; r++)
+		if (all[r] > all[k])
+			k = r;
+	res->slow_rank = w->job_ranks ? w->job_ranks[k] : k;
+	res->slow_time = all[k];
+	np_stats_compute(all, w->size, &st); /* sorts all */
+	if (w->size > 1 && st.median > 0)
+		res->slow_excess = res->slow_time / st.median - 1;
+	free(all);
+}
+
+const char *np_stop_str(enum np_stop st)
+{
+	switch (st) {
+	case NP_STOP_FIXED: return "fixed";
+	case NP_STOP_CONVERGED: return "converged";
+	case NP_STOP_NOISE: return "noise-bound";
+	case NP_STOP_BUDGET: return "budget";
+	}
+	return "unknown";
+}
+
+bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *res)
+{
+	const struct np_opts *o = m->o;
+	const struct np_backend_world *w = &m->be->world;
 	double t_start = now_s(), t, el;
 	bool stop = false;
-	int iters, target = o->iters ? o->samples : MAX_SAMPLES, n = 0;
+	int iters, target = o->iters ? o->samples : NP_MEAS_MAX_SAMPLES, n = 0;
 	struct np_stats st = { 0 };
 	enum np_status rc;
+	char what[200];
 
 	memset(res, 0, sizeof(*res));
 	res->coll = b->coll;
@@ -187,30 +313,30 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 	res->eff = NAN;
 	res->ci_half_rel = INFINITY;
 
-	np_watchdog_arm("preparing %s of %zu B", b->coll->name, b->lay.size);
-	rc = s->be.ops->prepare(&s->be, b);
-	np_watchdog_disarm();
-	if (agree(s, rc, rc ? &s->be.err : NULL))
-		fail_all(s, rc ? rc : NP_EMPI);
+	snprintf(what, sizeof(what), "preparing %s of %zu B", b->coll->name, b->lay.size);
+	np_watchdog_arm("%s", what);
+	rc = m->be->ops->prepare(m->be, b);
+	if ((rc = meas_agree(m, rc, what)))
+		m->fail(m->fail_arg, rc);
 	if (o->check) {
 		uint64_t wrong = 0, total = 0;
-		timed_batch(s, b, 1, t_start, &t, &el, &stop);
+		timed_batch(m, b, 1, t_start, &t, &el, &stop, NULL);
 		if (stop)
 			return false;
-		np_watchdog_arm("checking %s of %zu B", b->coll->name, b->lay.size);
-		rc = s->be.ops->check(&s->be, b, &wrong);
-		np_watchdog_disarm();
-		if (agree(s, rc, rc ? &s->be.err : NULL))
-			fail_all(s, rc ? rc : NP_EMPI);
-		MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, s->w->comm);
+		snprintf(what, sizeof(what), "checking %s of %zu B", b->coll->name, b->lay.size);
+		np_watchdog_arm("%s", what);
+		rc = m->be->ops->check(m->be, b, &wrong);
+		if ((rc = meas_agree(m, rc, what)))
+			m->fail(m->fail_arg, rc);
+		MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, w->comm);
 		res->checked = true;
 		res->wrong = total;
-		if (wrong)
+		if (wrong && !m->quiet_wrong)
 			np_rank_error("%s of %zu B: %llu of this rank's result elements are wrong",
 				      b->coll->name, b->lay.size, (unsigned long long)wrong);
 	}
 	if (o->warmup > 0) {
-		timed_batch(s, b, o->warmup, t_start, &t, &el, &stop);
+		timed_batch(m, b, o->warmup, t_start, &t, &el, &stop, NULL);
 		if (stop)
 			return false;
 	}
@@ -224,15 +350,20 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 		 * up connections, would overestimate the time of one; few steps,
 		 * since with --graph each new batch length is a new capture) */
 		int k = 1;
+		const double bt = m->batch > 0 ? m->batch : BATCH_TARGET;
 		for (;;) {
-			timed_batch(s, b, k, t_start, &t, &el, &stop);
+			timed_batch(m, b, k, t_start, &t, &el, &stop, NULL);
 			if (stop)
 				return false;
-			if (t >= BATCH_TARGET / 8 || k >= MAX_ITERS / 8)
+			int done = t >= bt / 8 || k >= MAX_ITERS / 8;
+			if (m->synced)
+				MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, m->sync);
+			if (done)
 				break;
-			k *= 8;
+			if (k < MAX_ITERS / 8)
+				k *= 8;
 		}
-		iters = t > 0 ? (int)ceil(BATCH_TARGET * k / t) : MAX_ITERS;
+		iters = t > 0 ? (int)ceil(bt * k / t) : MAX_ITERS;
 		if (iters < 1)
 			iters = 1;
 		if (iters > MAX_ITERS)
@@ -240,38 +371,119 @@ static bool measure(struct sweep *s, const struct np_bench *b, struct np_result 
 		t_start = now_s(); /* the budget counts timed samples only */
 	}
 	res->iters = iters;
+	res->stop = o->iters ? NP_STOP_FIXED : NP_STOP_BUDGET;
 	while (n < target) {
-		timed_batch(s, b, iters, t_start, &t, &el, &stop);
+		double t_own = 0;
+		timed_batch(m, b, iters, t_start, &t, &el, &stop, &t_own);
 		if (stop)
 			return false; /* interrupted: a row is reported whole or not at all */
-		s->samples[n++] = t / iters;
+		if (m->own)
+			m->own[n] = t_own / iters;
+		m->samples[n++] = t / iters;
 		if (o->iters)
 			continue;
-		memcpy(s->sorted, s->samples, (size_t)n * sizeof(double));
-		np_stats_compute(s->sorted, n, &st);
-		if (n >= MIN_SAMPLES_AUTO && st.ci_half_rel <= CI_TARGET) {
-			res->converged = true;
-			break;
+		memcpy(m->sorted, m->samples, (size_t)n * sizeof(double));
+		np_stats_compute(m->sorted, n, &st);
+		{
+			/* samples and elapsed time are the world's (reduced in
+			 * timed_batch), so every rank decides alike. [0]: this
+			 * group goes on (neither converged nor noise-bound),
+			 * [1]: out of budget */
+			bool conv = n >= MIN_SAMPLES_AUTO && st.ci_half_rel <= m->ci_target;
+			bool noise = !conv && n >= (m->noise_min > MIN_SAMPLES_AUTO ? m->noise_min : MIN_SAMPLES_AUTO) &&
+				     np_stats_noise_bound(n, st.ci_half_rel, m->ci_target, el, m->budget);
+			int d[2] = { !conv && !noise, el >= m->budget && n >= MIN_SAMPLES_BUDGET };
+			res->stop = conv ? NP_STOP_CONVERGED : noise ? NP_STOP_NOISE : NP_STOP_BUDGET;
+			if (m->synced)
+				MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_INT, MPI_MAX, m->sync);
+			if (!d[0] || d[1])
+				break;
 		}
-		if (el >= o->budget && n >= MIN_SAMPLES_BUDGET)
-			break;
 	}
-	memcpy(s->sorted, s->samples, (size_t)n * sizeof(double));
-	np_stats_compute(s->sorted, n, &st);
+	res->converged = res->stop == NP_STOP_CONVERGED;
+	memcpy(m->sorted, m->samples, (size_t)n * sizeof(double));
+	np_stats_compute(m->sorted, n, &st);
 	res->samples = n;
 	res->t_med = st.median;
 	res->t_min = st.min;
 	res->t_max = st.max;
+	res->t_ci_lo = st.ci_lo;
+	res->t_ci_hi = st.ci_hi;
 	res->ci_half_rel = st.ci_half_rel;
 	res->algbw = np_algbw(b->lay.size, st.median);
-	res->busbw = np_busbw(b->coll, s->w->size, res->algbw);
+	res->busbw = np_busbw(b->coll, w->size, res->algbw);
+	rank_times(m, n, res);
 	return true;
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void np_run_record_init(struct np_run_record *rec, int argc, char *const *argv)
+{
+	uint64_t v[2] = { 0, 0 };
+	struct timespec ts;
+	struct tm tm;
+	FILE *f = fopen("/dev/urandom", "rb");
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (!f || fread(v, sizeof(v), 1, f) != 1) {
+		/* no /dev/urandom (a bare container): unique enough to pair
+		 * files, from what differs between runs */
+		char host[256] = "";
+		uint64_t x = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		gethostname(host, sizeof(host) - 1);
+		x ^= (uint64_t)getpid() << 32;
+		for (const char *c = host; *c; c++)
+			x = x * 1099511628211ULL ^ (unsigned char)*c;
+		v[0] = splitmix64(&x);
+		v[1] = splitmix64(&x);
+	}
+	if (f)
+		fclose(f);
+	snprintf(rec->id, sizeof(rec->id), "%016llx%016llx", (unsigned long long)v[0],
+		 (unsigned long long)v[1]);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(rec->start_time, sizeof(rec->start_time), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rec->argc = argc;
+	rec->argv = argv;
+}
+
+void np_measure_idle(struct np_meas *m)
+{
+	int done, d[2];
+
+	if (!m->synced || m->o->iters)
+		return; /* fixed batches agree on nothing over sync */
+	/* the batch length: each step ends when every group is done */
+	do {
+		done = 1;
+		MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, m->sync);
+	} while (!done);
+	/* the samples: until no group goes on, or the budget ends */
+	do {
+		d[0] = d[1] = 0;
+		MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_INT, MPI_MAX, m->sync);
+	} while (d[0] && !d[1]);
 }
 
 static void add_row(struct sweep *s, const struct np_result *res)
 {
 	struct np_sweep_report *r = &s->rep;
+	double *times = NULL;
 
+	if (res->samples > 0) {
+		times = malloc((size_t)res->samples * sizeof(*times));
+		if (!times)
+			np_abort(NP_EXIT_RUNTIME, "out of memory for sample times");
+		memcpy(times, s->meas.samples, (size_t)res->samples * sizeof(*times));
+	}
 	if (r->nrows == r->rows_cap) {
 		size_t cap = r->rows_cap ? r->rows_cap * 2 : 64;
 		struct np_result *n = realloc(r->rows, cap * sizeof(*n));
@@ -280,34 +492,129 @@ static void add_row(struct sweep *s, const struct np_result *res)
 		r->rows = n;
 		r->rows_cap = cap;
 	}
-	r->rows[r->nrows++] = *res;
+	pthread_mutex_lock(&rep_lock);
+	r->rows[r->nrows] = *res;
+	r->rows[r->nrows++].sample_times = times;
 	if (s->w->rank == 0 && s->stream)
 		np_report_table_row(s->out, res);
+	pthread_mutex_unlock(&rep_lock);
 }
 
+/* Progress on rank 0's stderr: on a terminal one line rewritten in place
+ * before each row; elsewhere (a pipe under mpirun, a job log) a plain
+ * line at most every NCCL_PROBE_PROGRESS seconds (default 10), so a log
+ * gets no carriage returns and a short run gets none. */
 static void progress(struct sweep *s, const struct np_bench *b)
 {
 	char sz[32];
+	double now = now_s();
 
 	if (!s->progress)
 		return;
+	if (!s->progress_tty && now - s->progress_last < s->progress_every)
+		return;
+	s->progress_last = now;
 	np_human_size(b->lay.size, sz, sizeof(sz));
-	fprintf(stderr, "\r\033[K[%d/%d] %s %s", s->done + 1, s->planned, b->coll->name, sz);
+	fprintf(stderr, "%srow %d/%d: %s %s, %d more, %.*f s elapsed%s",
+		s->progress_tty ? "\r\033[K" : "progress: ", s->done + 1, s->planned, b->coll->name,
+		sz, s->planned - s->done - 1, now - s->t0 < 10 ? 1 : 0, now - s->t0,
+		s->progress_tty ? "" : "\n");
 	fflush(stderr);
 }
 
 static void progress_clear(struct sweep *s)
 {
-	if (s->progress) {
+	if (s->progress && s->progress_tty) {
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 	}
+}
+
+static double progress_interval(void)
+{
+	const char *e = getenv("NCCL_PROBE_PROGRESS");
+	char *end;
+	double v;
+
+	if (!e || !*e)
+		return 10;
+	v = strtod(e, &end);
+	return *end || !(v >= 0 && v <= 86400) ? 10 : v;
 }
 
 struct point {
 	const struct np_coll *coll;
 	struct np_layout lay;
 };
+
+/* Without a largest size, the range reaches the sizes where the links
+ * saturate (NVLink and InfiniBand from about 1 GiB): up to 8G on GPUs, the
+ * largest size of the series whose buffers fit in the tightest rank's
+ * free memory for every collective of the run; on host memory, where the
+ * MPI backend checks logic rather than fabric speed, 128M. */
+static void default_range(struct sweep *s)
+{
+	struct np_opts *o = s->o;
+	size_t elt = np_dtypes[o->dtype].size, n;
+	uint64_t mem = s->be.info.mem_avail, *sizes, cap, fit = 0;
+	bool device = (s->be.ops->caps & NP_CAP_DEVICE) != 0;
+	char a[32], b[32];
+
+	if (!o->max_default)
+		return;
+	np_watchdog_arrive(s->w->comm, "choosing the default sizes");
+	MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_UINT64_T, MPI_MIN, s->w->comm);
+	cap = device ? NP_DEFAULT_MAX_GPU : NP_DEFAULT_MAX_HOST;
+	o->max_bytes = cap > o->min_bytes ? cap : o->min_bytes;
+	n = np_opts_sizes(o, NULL, 0);
+	sizes = calloc(n, sizeof(*sizes));
+	if (!sizes)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %zu sizes", n);
+	np_opts_sizes(o, sizes, n);
+	for (size_t i = 0; i < n; i++) {
+		bool fits = true;
+		for (int c = 0; c < NP_COLL_COUNT; c++) {
+			struct np_layout lay;
+			if (!o->colls[c])
+				continue;
+			np_coll_layout(&np_colls[c], sizes[i], elt, s->w->size, &lay);
+			if ((o->inplace ? (lay.send_bytes > lay.recv_bytes ? lay.send_bytes : lay.recv_bytes)
+					: lay.send_bytes + lay.recv_bytes) > mem)
+				fits = false;
+		}
+		if (fits)
+			fit = sizes[i];
+	}
+	free(sizes);
+	if (fit)
+		o->max_bytes = fit; /* else every size is skipped, with the reason */
+	np_human_size(o->max_bytes, a, sizeof(a));
+	np_human_size(mem, b, sizeof(b));
+	if (device)
+		add_note(s, "default sizes up to %s: the largest up to 8 GiB whose buffers fit in the tightest rank's free memory (%s), so the links reach saturation; --sweep MIN:MAX to choose",
+			 a, b);
+	else
+		add_note(s, "default sizes up to %s on host memory (GPUs: up to 8 GiB); --sweep MIN:MAX to choose", a);
+}
+
+/* The smallest judged size: --judge-from, or else the first of the
+ * largest quarter of the sweep's sizes (at least one). */
+static uint64_t judge_from(const struct np_opts *o)
+{
+	size_t n = np_opts_sizes(o, NULL, 0), k;
+	uint64_t *sizes, v;
+
+	if (o->judge_from)
+		return o->judge_from;
+	sizes = calloc(n, sizeof(*sizes));
+	if (!sizes)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %zu sizes", n);
+	np_opts_sizes(o, sizes, n);
+	k = (n + 3) / 4;
+	v = sizes[n - k];
+	free(sizes);
+	return v;
+}
 
 /* Lay out every point; skip what cannot run; returns the points to run. */
 static struct point *plan(struct sweep *s, size_t *npoints, size_t *max_send, size_t *max_recv)
@@ -317,6 +624,7 @@ static struct point *plan(struct sweep *s, size_t *npoints, size_t *max_send, si
 	uint64_t *sizes, mem = s->be.info.mem_avail;
 	struct point *pts;
 
+	np_watchdog_arrive(s->w->comm, "planning the sweep");
 	MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_UINT64_T, MPI_MIN, s->w->comm);
 	nsizes = np_opts_sizes(o, NULL, 0);
 	sizes = calloc(nsizes, sizeof(*sizes));
@@ -343,10 +651,11 @@ static struct point *plan(struct sweep *s, size_t *npoints, size_t *max_send, si
 					 np_dtype_str(o->dtype), s->w->size);
 				continue;
 			}
-			if (lay.count > (size_t)INT32_MAX && !strcmp(s->be.ops->name, "mpi")) {
+			if (s->be.info.max_count && lay.count > s->be.info.max_count) {
 				add_skip(s, coll, sizes[i],
-					 "%zu elements exceed MPI's int count; use a larger --dtype or a smaller size",
-					 lay.count);
+					 "%zu elements exceed the %s backend's largest count (%llu); use a larger --dtype or a smaller size",
+					 lay.count, s->be.ops->name,
+					 (unsigned long long)s->be.info.max_count);
 				continue;
 			}
 			need = o->inplace ? (lay.send_bytes > lay.recv_bytes ? lay.send_bytes : lay.recv_bytes)
@@ -380,6 +689,69 @@ static struct point *plan(struct sweep *s, size_t *npoints, size_t *max_send, si
 	return pts;
 }
 
+_Static_assert(NP_BE_HOSTLEN == NP_HOSTLEN, "host names: one length");
+_Static_assert((int)NP_BE_AUTO == (int)NP_BACKEND_AUTO && (int)NP_BE_MPI == (int)NP_BACKEND_MPI &&
+		       (int)NP_BE_NCCL == (int)NP_BACKEND_NCCL,
+	       "backend choices: one numbering");
+
+void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w)
+{
+	struct np_backend_world *bw = &be->world;
+
+	be->cfg.gpu_map = o->gpu_map;
+	be->cfg.graph = o->graph;
+	bw->comm = w->comm;
+	bw->node_comm = w->node_comm;
+	bw->rank = w->rank;
+	bw->size = w->size;
+	bw->node = w->node;
+	bw->nnodes = w->nnodes;
+	bw->local_rank = w->local_rank;
+	bw->local_size = w->local_size;
+	bw->virtual_nodes = w->virtual_nodes;
+	bw->hosts = (const char (*)[NP_BE_HOSTLEN])w->hosts;
+	bw->mpi_version = w->mpi_version;
+	bw->job_ranks = w->job_ranks;
+	bw->job_size = w->job_size;
+	bw->device = w->device;
+}
+
+/* What the backend cannot do with these options: a usage error on every
+ * rank alike (the backend's facts were agreed at init). */
+static void backend_fit(struct sweep *s)
+{
+	const struct np_opts *o = s->o;
+	int ok = s->be.info.dtype_ok[o->dtype], all = 0;
+
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, s->w->comm);
+	if (!all) {
+		if (s->w->rank == 0)
+			np_error("--dtype %s: %s; choose another type", np_dtype_str(o->dtype),
+				 s->be.info.dtype_why[0] ? s->be.info.dtype_why
+							 : "the backend's library has no such type");
+		fail_all(s, NP_EUSAGE);
+	}
+	ok = !!(s->be.info.ops_ok[o->dtype] & (1u << o->op));
+	{
+		bool reduces = false;
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			reduces |= o->colls[c] && (np_colls[c].flags & NP_COLL_F_REDUCE);
+		if (!reduces)
+			ok = 1;
+	}
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, s->w->comm);
+	if (!all) {
+		if (s->w->rank == 0)
+			np_error("--op %s on %s: the %s backend's library has no such reduction; choose another --op or --dtype",
+				 np_redop_str(o->op), np_dtype_str(o->dtype), s->be.ops->name);
+		fail_all(s, NP_EUSAGE);
+	}
+	if (o->graph && !(s->be.ops->caps & NP_CAP_GRAPHS))
+		add_note(s, "--graph has no effect: the %s backend has no CUDA graphs", s->be.ops->name);
+	if (s->be.info.calls[0])
+		add_note(s, "%s", s->be.info.calls);
+}
+
 static void gather_ranks(struct sweep *s)
 {
 	struct np_rank_info me = { 0 };
@@ -397,8 +769,42 @@ static void gather_ranks(struct sweep *s)
 		if (!s->rep.ranks)
 			np_abort(NP_EXIT_RUNTIME, "out of memory");
 	}
+	np_watchdog_arrive(s->w->comm, "gathering every rank's device");
 	MPI_Gather(&me, (int)sizeof(me), MPI_BYTE, s->rep.ranks, (int)sizeof(me), MPI_BYTE, 0,
 		   s->w->comm);
+}
+
+/* The GPU clocks of each rank's GPU over the sweep, for the report to
+ * put beside the slowest rank: read before the first row and after the
+ * last one (a rank without a GPU reads nothing), gathered to rank 0. A
+ * clock read takes NVML's start-up, twice per run. */
+static void clocks_begin(struct sweep *s)
+{
+	np_gpu_clocks_read(s->be.info.bus_id[0] ? s->be.info.bus_id : NULL, &s->clk0);
+}
+
+static void clocks_end(struct sweep *s)
+{
+	struct np_gpu_clocks end, span;
+
+	np_gpu_clocks_read(s->be.info.bus_id[0] ? s->be.info.bus_id : NULL, &end);
+	np_gpu_clocks_span(&s->clk0, &end, &span);
+	if (s->w->rank == 0) {
+		s->rep.clocks = calloc((size_t)s->w->size, sizeof(*s->rep.clocks));
+		if (!s->rep.clocks)
+			np_abort(NP_EXIT_RUNTIME, "out of memory");
+	}
+	np_watchdog_arrive(s->w->comm, "gathering GPU clocks");
+	MPI_Gather(&span, (int)sizeof(span), MPI_BYTE, s->rep.clocks, (int)sizeof(span), MPI_BYTE, 0,
+		   s->w->comm);
+}
+
+/* An NCCL_ variable the user set for NCCL (not the log settings
+ * src/main.c made, nor a virtual node's host id, nor nccl-probe's own
+ * NCCL_PROBE_ settings, which NCCL never reads). */
+static bool user_nccl_var(const char *e)
+{
+	return !strncmp(e, "NCCL_", 5) && strncmp(e, "NCCL_PROBE_", 11) && !np_nccl_env_ours(e);
 }
 
 static char **nccl_env(void)
@@ -407,63 +813,156 @@ static char **nccl_env(void)
 	char **v;
 
 	for (char **e = environ; *e; e++)
-		if (!strncmp(*e, "NCCL_", 5))
+		if (user_nccl_var(*e))
 			n++;
 	v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		return NULL;
 	for (char **e = environ; *e && k < n; e++)
-		if (!strncmp(*e, "NCCL_", 5))
+		if (user_nccl_var(*e))
 			v[k++] = *e;
 	return v;
 }
 
+/* One rank's link facts as the world gathers them. */
+struct rank_bw {
+	int node;
+	double node_gbps, nic_gbps;
+	char nic[40];
+};
+
+/* B_node of each node (DESIGN.md Limits): the rates of the data NICs that
+ * its ranks' GPUs use (each GPU's nearest NIC, counted once), so a node
+ * where the job has 1 or 2 of 8 GPUs is held to the NICs those GPUs would
+ * use; the node's whole NIC sum when a rank has no nearest NIC (host
+ * memory, or unknown). On virtual nodes of a device backend B_node is the
+ * transport NCCL uses between them, whose rate nccl-probe does not know. */
+static void node_limits(struct sweep *s, const struct rank_bw *all)
+{
+	const struct np_world *w = s->w;
+	int nn = w->nnodes;
+	const char **nic = calloc((size_t)w->size, sizeof(*nic));
+	double *rate = calloc((size_t)w->size, sizeof(*rate));
+
+	s->node_L = calloc((size_t)nn, sizeof(*s->node_L));
+	s->node_B = calloc((size_t)nn, sizeof(*s->node_B));
+	if (!s->node_L || !s->node_B || !nic || !rate)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", nn);
+	for (int j = 0; j < nn; j++) {
+		double whole = -1;
+		int k = 0;
+		for (int r = 0; r < w->size; r++) {
+			if (all[r].node != j)
+				continue;
+			nic[k] = all[r].nic;
+			rate[k++] = all[r].nic_gbps;
+			if (whole < 0 || all[r].node_gbps < whole)
+				whole = all[r].node_gbps;
+		}
+		s->node_L[j] = k;
+		s->node_B[j] = np_node_bw_used(k, nic, rate, whole);
+	}
+	free(nic);
+	free(rate);
+	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_DEVICE))
+		for (int j = 0; j < nn; j++)
+			s->node_B[j] = 0;
+}
+
+/* The worst node: the least B_node per rank (ranks share their node's NICs). */
+static int worst_node(const struct sweep *s)
+{
+	int k = 0;
+
+	for (int j = 1; j < s->w->nnodes; j++) {
+		double a = s->node_L[j] ? s->node_B[j] / s->node_L[j] : 1e300;
+		double b = s->node_L[k] ? s->node_B[k] / s->node_L[k] : 1e300;
+		if (a < b)
+			k = j;
+	}
+	return k;
+}
+
 /* Link limits: each rank's facts, reduced to the world's bottleneck (the
- * slowest GPU link, the node with the least NIC bandwidth, the slowest
- * nearest NIC); discovery failures only leave the limits unknown. */
+ * slowest GPU link, the slowest nearest NIC) and, per node, B_node and its
+ * rank count; discovery failures only leave the limits unknown. */
 static void gather_limits(struct sweep *s)
 {
 	struct np_bw_facts f;
 	struct np_err err = { 0 };
-	struct { double v; int rank; } in[3], out[3];
+	struct { double v; int rank; } in[2], out[2];
+	struct rank_bw me, *all;
+	int k;
 
+	np_watchdog_arm("discovering this node's link rates");
 	if (np_bw_facts_local(s->be.info.bus_id, &f, &err) != NP_OK) {
 		memset(&f, 0, sizeof(f));
 		snprintf(f.gpu_src, sizeof(f.gpu_src), "unknown: %.80s", err.msg);
 	}
 	/* a zero (unknown) on any rank makes the world's value unknown */
 	in[0].v = f.gpu_gbps > 0 ? f.gpu_gbps : -1;
-	in[1].v = f.node_gbps > 0 ? f.node_gbps : -1;
-	in[2].v = f.nic_gbps > 0 ? f.nic_gbps : -1;
-	for (int i = 0; i < 3; i++)
+	in[1].v = f.nic_gbps > 0 ? f.nic_gbps : -1;
+	for (int i = 0; i < 2; i++)
 		in[i].rank = s->w->rank;
-	MPI_Allreduce(in, out, 3, MPI_DOUBLE_INT, MPI_MINLOC, s->w->comm);
-	/* the evidence of the bottleneck ranks */
-	MPI_Bcast(f.gpu_src, sizeof(f.gpu_src), MPI_CHAR, out[0].rank, s->w->comm);
-	MPI_Bcast(f.node_src, sizeof(f.node_src), MPI_CHAR, out[1].rank, s->w->comm);
-	MPI_Bcast(&f.proto_gbps, 1, MPI_DOUBLE, out[0].rank, s->w->comm);
+	np_watchdog_arrive(s->w->comm, "gathering link rates");
+	MPI_Allreduce(in, out, 2, MPI_DOUBLE_INT, MPI_MINLOC, s->w->comm);
+	memset(&me, 0, sizeof(me));
+	me.node = s->w->node;
+	me.node_gbps = f.node_gbps;
+	me.nic_gbps = f.nic_gbps;
+	snprintf(me.nic, sizeof(me.nic), "%s", f.nic);
+	all = calloc((size_t)s->w->size, sizeof(*all));
+	if (!all)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %d ranks' link facts", s->w->size);
+	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, s->w->comm);
+	node_limits(s, all);
+	k = worst_node(s);
+	/* the evidence of the bottleneck ranks: the slowest GPU link, and the
+	 * first rank of the worst node */
+	{
+		int first = 0;
+		for (int r = 0; r < s->w->size; r++)
+			if (all[r].node == k) {
+				first = r;
+				break;
+			}
+		MPI_Bcast(f.gpu_src, sizeof(f.gpu_src), MPI_CHAR, out[0].rank, s->w->comm);
+		MPI_Bcast(&f.proto_gbps, 1, MPI_DOUBLE, out[0].rank, s->w->comm);
+		MPI_Bcast(f.node_src, sizeof(f.node_src), MPI_CHAR, first, s->w->comm);
+		/* the node's NIC sum: the evidence names its NICs; B_node counts those used */
+		MPI_Bcast(&f.node_gbps, 1, MPI_DOUBLE, first, s->w->comm);
+	}
+	free(all);
 	s->rep.bw = f;
 	s->rep.bw.gpu_gbps = out[0].v > 0 ? out[0].v : 0;
-	s->rep.bw.node_gbps = out[1].v > 0 ? out[1].v : 0;
-	s->rep.bw.nic_gbps = out[2].v > 0 ? out[2].v : 0;
+	s->rep.bw.nic_gbps = out[1].v > 0 ? out[1].v : 0;
+	s->rep.bw.node_gbps = s->node_B[k];
+	if (s->w->virtual_nodes && (s->be.ops->caps & NP_CAP_DEVICE))
+		snprintf(s->rep.bw.node_src, sizeof(s->rep.bw.node_src),
+			 "virtual nodes: NCCL's %.30s between them, rate unknown",
+			 s->be.info.transport[0] ? s->be.info.transport : "transport");
+	else if (s->node_B[k] > 0 && s->node_B[k] < f.node_gbps)
+		snprintf(s->rep.bw.node_src, sizeof(s->rep.bw.node_src),
+			 "NICs of the job's GPUs, of %.0f GB/s: %.50s", f.node_gbps, f.node_src);
 	if (!(s->rep.bw.gpu_gbps > 0))
 		s->rep.bw.proto_gbps = 0;
 	s->rep.bw_gpu_rank = out[0].rank;
 	s->rep.bw_known = true;
+	s->worst = k;
 }
 
-/* limit and eff of one row (DESIGN.md Limits); one rank: no bus traffic */
+/* limit and eff of one row (DESIGN.md Limits): the least over nodes, each
+ * with its own rank count and B_node; one rank: no bus traffic */
 static void row_limit(const struct sweep *s, struct np_result *res)
 {
 	const struct np_world *w = s->w;
-	int L = w->ranks_per_node ? w->ranks_per_node : w->local_size;
 
 	res->limit = 0;
 	res->eff = NAN;
-	if (w->size < 2 || !s->rep.bw_known)
+	if (w->size < 2 || !s->rep.bw_known || !s->node_L)
 		return;
-	res->limit = np_limit_busbw(res->coll->id, w->size, L, s->rep.bw.gpu_gbps,
-				    s->rep.bw.node_gbps, s->rep.bw.nic_gbps);
+	res->limit = np_limit_nodes(res->coll->id, w->size, w->nnodes, s->node_L, s->node_B,
+				    s->rep.bw.gpu_gbps, s->rep.bw.nic_gbps);
 	if (res->limit > 0)
 		res->eff = res->busbw / res->limit;
 }
@@ -484,45 +983,118 @@ static void host_notes(struct sweep *s)
 			add_note(s, "%d nodes but every rank reports host '%s': check hostnames (containers?) before trusting per-node results",
 				 w->nnodes, w->hosts[0]);
 	}
-	if (!w->ranks_per_node)
-		add_note(s, "nodes have different rank counts; per-node limits use the smallest");
+	if (!w->ranks_per_node && s->node_L) {
+		int lo = w->size, hi = 0, k = s->worst;
+		for (int j = 0; j < w->nnodes; j++) {
+			lo = s->node_L[j] < lo ? s->node_L[j] : lo;
+			hi = s->node_L[j] > hi ? s->node_L[j] : hi;
+		}
+		add_note(s, "nodes have %d to %d ranks; each row's limit is the least over nodes, each with its own rank count and B_node (the worst: node %d, %d ranks, B_node %.1f GB/s)",
+			 lo, hi, k, s->node_L[k], s->node_B[k]);
+	}
+	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_DEVICE))
+		add_note(s, "virtual nodes on the NCCL backend: each has its own NCCL host id (NCCL_HOSTID, e.g. '%s'), so NCCL moves data between them with its network transport (%s); B_node is that transport, not this host's NICs",
+			 s->be.info.host_id, s->be.info.transport[0] ? s->be.info.transport : "transport not reported");
+}
+
+/* A judged row against its collective's thresholds (its median's busbw
+ * and eff); on one rank busbw is 0 by definition, so --min-busbw is not
+ * applied there (a note says so). */
+static void row_verdict(const struct sweep *s, struct np_result *res)
+{
+	double tb = s->o->coll_min_busbw[res->coll->id], te = s->o->coll_min_eff[res->coll->id];
+	bool busbw = tb > 0 && s->w->size > 1;
+
+	res->pass = -1;
+	if (!res->judged || (!busbw && !(te > 0)))
+		return;
+	res->pass = 1;
+	if (busbw && !(res->busbw >= tb))
+		res->pass = 0;
+	if (te > 0 && !(res->eff >= te))
+		res->pass = 0;
 }
 
 static void verdict(struct sweep *s)
 {
 	struct np_sweep_report *r = &s->rep;
-	struct np_summary sum[NP_COLL_COUNT];
-	int n = np_report_summary(r, sum, NP_COLL_COUNT);
 	uint64_t wrong = 0;
 
-	for (size_t i = 0; i < r->nrows; i++)
+	r->nverdict = 0;
+	r->ndetails = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
 		wrong += r->rows[i].wrong;
+		if (r->rows[i].wrong)
+			add_detail(r, "data_errors", r->rows[i].coll, r->rows[i].lay.size,
+				   (double)r->rows[i].wrong, 0);
+	}
 	r->exit_code = 0;
 	if (wrong) {
 		add_verdict(r, "wrong data: %llu wrong elements (exit 2)", (unsigned long long)wrong);
 		r->exit_code = NP_EXIT_WRONG;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int c = 0; c < NP_COLL_COUNT; c++) {
+		double tb = s->o->coll_min_busbw[c], te = s->o->coll_min_eff[c];
+		const struct np_result *wb = NULL, *we = NULL;
+		int judged = 0, nb = 0, ne = 0, unknown = 0;
+		bool ran = false;
 		char sz[32];
-		np_human_size(sum[i].last_size, sz, sizeof(sz));
-		if (s->o->min_busbw > 0 && sum[i].last_busbw < s->o->min_busbw) {
-			add_verdict(r, "%s busbw %.2f GB/s at %s is below --min-busbw %g",
-				    sum[i].coll->name, sum[i].last_busbw, sz, s->o->min_busbw);
-			if (!r->exit_code)
-				r->exit_code = NP_EXIT_VERDICT;
+
+		if (!s->o->colls[c] || (!(tb > 0) && !(te > 0)))
+			continue;
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct np_result *x = &r->rows[i];
+			if (x->coll->id != (enum np_coll_id)c)
+				continue;
+			ran = true;
+			if (!x->judged)
+				continue;
+			judged++;
+			if (tb > 0 && s->w->size > 1 && !(x->busbw >= tb)) {
+				nb++;
+				if (!wb || x->busbw < wb->busbw)
+					wb = x;
+				add_detail(r, "min_busbw", x->coll, x->lay.size, x->busbw, tb);
+			}
+			if (te > 0 && !(x->eff >= te)) {
+				if (!isfinite(x->eff)) {
+					unknown++;
+					add_detail(r, "eff_unknown", x->coll, x->lay.size, NAN, te);
+				} else {
+					if (ne++, !we || x->eff < we->eff)
+						we = x;
+					add_detail(r, "min_eff", x->coll, x->lay.size, x->eff, te);
+				}
+			}
 		}
-		if (s->o->min_eff > 0 && !(sum[i].last_eff >= s->o->min_eff)) {
-			if (isfinite(sum[i].last_eff))
-				add_verdict(r, "%s eff %.0f%% at %s is below --min-eff %g%%",
-					    sum[i].coll->name, sum[i].last_eff * 100, sz,
-					    s->o->min_eff * 100);
-			else
-				add_verdict(r, "%s eff at %s is unknown (no link rate found), so --min-eff %g%% cannot be met",
-					    sum[i].coll->name, sz, s->o->min_eff * 100);
-			if (!r->exit_code)
-				r->exit_code = NP_EXIT_VERDICT;
+		if (!ran)
+			continue; /* interrupted before it, or every size skipped: said elsewhere */
+		if (!judged) {
+			add_detail(r, "not_judged", &np_colls[c], 0, NAN, (double)r->judge_from);
+			np_human_size(r->judge_from, sz, sizeof(sz));
+			add_verdict(r, "%s: no row at or above --judge-from %s ran, so its thresholds cannot be judged",
+				    np_colls[c].name, sz);
 		}
+		if (wb) {
+			np_human_size(wb->lay.size, sz, sizeof(sz));
+			add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes (lowest %.2f GB/s at %s)",
+				    np_colls[c].name, tb, nb, judged, wb->busbw, sz);
+		}
+		if (we) {
+			np_human_size(we->lay.size, sz, sizeof(sz));
+			add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes (lowest %.1f%% at %s)",
+				    np_colls[c].name, te * 100, ne, judged, we->eff * 100, sz);
+		}
+		if (unknown)
+			add_verdict(r, "%s eff is unknown (%s) at %d judged sizes, so --min-eff %g%% cannot be met",
+				    np_colls[c].name,
+				    s->w->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
+				    unknown, te * 100);
+		if ((!judged || wb || we || unknown) && !r->exit_code)
+			r->exit_code = NP_EXIT_VERDICT;
 	}
+	if (r->interrupted)
+		add_detail(r, "interrupted", NULL, 0, NAN, NAN);
 	if (r->interrupted && !r->exit_code)
 		r->exit_code = NP_EXIT_INTERRUPTED;
 }
@@ -532,18 +1104,28 @@ static enum np_status open_output(struct sweep *s, struct np_err *err)
 	if (s->w->rank != 0)
 		return NP_OK;
 	if (s->o->output) {
-		if (np_outfile_open(&s->of, s->o->output, err))
+		if (np_outfile_open(&s->of, s->o->output, "--output", err))
 			return err->status;
 		s->out = s->of.f;
 	} else {
 		s->out = stdout;
 	}
+	if (s->o->json_file && np_outfile_open(&s->json_of, s->o->json_file, "--json", err)) {
+		np_outfile_discard(&s->of);
+		return err->status;
+	}
+	if (s->o->csv_file && np_outfile_open(&s->csv_of, s->o->csv_file, "--csv", err)) {
+		np_outfile_discard(&s->of);
+		np_outfile_discard(&s->json_of);
+		return err->status;
+	}
 	s->stream = s->o->format == NP_FMT_TABLE;
-	/* stderr on a terminal (under mpirun a rank's stderr is a pipe, and
-	 * its stdout a pty whatever mpirun's own output is, so neither tells);
-	 * a table streamed to the terminal is its own progress */
-	s->progress = !s->o->quiet && isatty(STDERR_FILENO) &&
-		      (s->o->output || !isatty(STDOUT_FILENO) || s->o->format != NP_FMT_TABLE);
+	/* under mpirun a rank's stderr is a pipe, whatever mpirun's own is:
+	 * progress then goes as plain lines that read well in a job log */
+	s->progress = !s->o->quiet;
+	s->progress_tty = isatty(STDERR_FILENO);
+	s->progress_every = progress_interval();
+	s->progress_last = now_s();
 	return NP_OK;
 }
 
@@ -565,12 +1147,48 @@ static void finish_output(struct sweep *s)
 		np_report_csv(s->out, &s->rep);
 		break;
 	}
+	if (s->o->json_file)
+		np_report_json(s->json_of.f, &s->rep);
+	if (s->o->csv_file)
+		np_report_csv(s->csv_of.f, &s->rep);
 	if (s->o->output && np_outfile_commit(&s->of, &err)) {
+		np_error("%s", err.msg);
+		s->rep.exit_code = NP_EXIT_RUNTIME;
+	}
+	if (s->o->json_file && np_outfile_commit(&s->json_of, &err)) {
+		np_error("%s", err.msg);
+		s->rep.exit_code = NP_EXIT_RUNTIME;
+	}
+	if (s->o->csv_file && np_outfile_commit(&s->csv_of, &err)) {
 		np_error("%s", err.msg);
 		s->rep.exit_code = NP_EXIT_RUNTIME;
 	}
 	for (int i = 0; i < s->rep.nverdict; i++)
 		np_error("%s", s->rep.verdict[i]);
+}
+
+/* A signal came while the main thread is stuck in a collective (watchdog
+ * thread): the same whole, marked-incomplete report as an interrupt
+ * between batches, then exit; the main thread never gets the lock back. */
+static _Noreturn void takeover(void *arg, int sig)
+{
+	struct sweep *s = arg;
+
+	pthread_mutex_lock(&rep_lock);
+	if (s->w->rank == 0) {
+		progress_clear(s);
+		s->rep.interrupted = true;
+		s->rep.complete = false;
+		s->rep.wall_seconds = now_s() - s->t0;
+		verdict(s);
+		finish_output(s);
+		np_error("interrupted by signal %d while a collective had not finished (row %d of %d); the report holds the %zu rows that finished",
+			 sig, s->done + 1, s->planned, s->rep.nrows);
+	}
+	np_cleanup();
+	fflush(stdout);
+	fflush(stderr);
+	_exit(s->w->rank == 0 ? s->rep.exit_code : NP_EXIT_INTERRUPTED);
 }
 
 int cmd_sweep(int argc, char **argv, int first, bool mpi)
@@ -586,28 +1204,20 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	struct point *pts;
 	size_t npts, max_send, max_recv;
 	double t0 = now_s();
-	const char *stall;
-	struct sigaction sa;
 
 	(void)mpi;
 	s->o = &o;
 	s->w = &w;
+	/* parsing is pure: every rank gets the same options or the same error */
+	if (np_opts_parse(&o, NP_CMD_SWEEP, argc, argv, first, &help, &version, &err)) {
+		np_error("%s", err.msg);
+		np_exit(NP_EXIT_USAGE);
+	}
+	np_run_record_init(&s->rep.run, argc, argv);
+	if (!help && !version)
+		np_watchdog_startup(o.timeout); /* from here on a rank that stops is named */
 	if (np_world_init(&w, 0, &err))
 		np_abort_err(&err);
-	{
-		/* every rank parses the same argv; only a check of the file
-		 * system (--output) can differ, so agree before going on */
-		int st = np_opts_parse(&o, NP_CMD_SWEEP, argc, argv, first, &help, &version, &err);
-		int worst = st;
-		MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, w.comm);
-		if (worst) {
-			if (st && w.rank == 0)
-				np_error("%s", err.msg);
-			else if (st)
-				np_rank_error("%s", err.msg);
-			np_exit(NP_EXIT_USAGE);
-		}
-	}
 	if (help) {
 		if (w.rank == 0)
 			np_opts_usage(stdout, NP_CMD_SWEEP);
@@ -618,6 +1228,7 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 			printf("nccl-probe %s\n", PACKAGE_VERSION);
 #ifdef HAVE_NCCL
 			printf("nccl backend: yes\n");
+			printf("cuda targets: %s\n", NP_CUDA_TARGETS);
 #else
 			printf("nccl backend: no\n");
 #endif
@@ -626,57 +1237,71 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	}
 	if (np_opts_check_world(&o, w.size, &err))
 		np_die(NP_EXIT_USAGE, "%s", err.msg);
+	{
+		/* the file checks may differ between hosts: agree before going on */
+		enum np_status st;
+		step(s, "checking the files named");
+		st = np_opts_check_files(&o, &err);
+		np_watchdog_arrive(w.comm, "the end of %s", s->step);
+		np_world_usage_agree(&w, st, &err);
+	}
 	if (o.ranks_per_node) {
+		np_watchdog_arrive(w.comm, "setting up virtual nodes");
 		np_world_release(&w);
 		if (np_world_init(&w, o.ranks_per_node, &err))
 			np_abort_err(&err);
 	}
-	if (agree(s, open_output(s, &err), err.status ? &err : NULL))
-		np_exit(NP_EXIT_RUNTIME);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	stall = getenv("NCCL_PROBE_TEST_STALL");
-	s->stall_rank = -1;
-	if (stall && !strchr(stall, ':')) {
-		char *end;
-		long r = strtol(stall, &end, 10);
-		if (*stall && !*end && r >= 0)
-			s->stall_rank = (int)r;
+	{
+		enum np_status rc;
+		step(s, "opening --output");
+		rc = open_output(s, &err);
+		if (agree(s, rc, rc ? &err : NULL))
+			fail_all(s, rc ? rc : NP_EMPI);
 	}
 
+	s->meas.stall_rank = np_test_stall_rank();
+
+	step(s, "looking for GPUs");
 #ifdef HAVE_NCCL
 	/* only auto asks: --backend mpi leaves CUDA uninitialized */
 	if (o.backend == NP_BACKEND_AUTO)
 		gpus = np_nccl_gpu_visible();
 #endif
+	np_watchdog_arrive(w.comm, "the end of %s", s->step);
 	MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, w.comm);
-	if (np_backend_select(&o, gpus > 0, &ops, s->rep.backend_why, sizeof(s->rep.backend_why), &err))
+	if (np_backend_select((int)o.backend, gpus > 0, &ops, s->rep.backend_why,
+			      sizeof(s->rep.backend_why), &err))
 		np_die(np_status_exit(err.status), "%s", err.msg);
 	s->be.ops = ops;
-	s->be.opts = &o;
-	s->be.world = &w;
+	np_backend_args(&s->be, &o, &w);
 	s->rep.opts = &o;
 	s->rep.world = &w;
 	s->rep.backend = ops->name;
 
-	np_watchdog_start(o.timeout);
 	np_watchdog_set_backend(&s->be);
-	np_watchdog_arm("%s backend initialization", ops->name);
+	snprintf(s->step, sizeof(s->step), "%s backend initialization", ops->name);
+	np_watchdog_arrive(w.comm, "%s", s->step);
 	{
 		enum np_status rc = ops->init(&s->be);
-		np_watchdog_disarm();
 		if (agree(s, rc, rc ? &s->be.err : NULL))
 			fail_all(s, rc ? rc : NP_EMPI);
 	}
+	backend_fit(s);
 	gather_ranks(s);
+	clocks_begin(s);
 	s->rep.info = s->be.info;
 	MPI_Bcast(&s->rep.info, (int)sizeof(s->rep.info), MPI_BYTE, 0, w.comm);
 	s->rep.nccl_env = nccl_env();
+	default_range(s);
+	s->rep.judge_from = judge_from(&o);
 	gather_limits(s);
 	host_notes(s);
+	if (w.size == 1)
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			if (o.colls[c] && o.coll_min_busbw[c] > 0) {
+				add_note(s, "--min-busbw is not judged on one rank: busbw is 0 by definition there (no data crosses a bus); run 2 or more ranks to judge busbw");
+				break;
+			}
 	if (w.rank == 0 && s->stream) {
 		if (!o.quiet)
 			np_report_table_header(s->out, &s->rep);
@@ -687,61 +1312,89 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	s->planned = (int)npts;
 	if (!npts) {
 		np_outfile_discard(&s->of);
+		np_outfile_discard(&s->json_of);
+		np_outfile_discard(&s->csv_of);
 		np_die(NP_EXIT_USAGE, "nothing to run: every size of the sweep was skipped (see the notes above); choose other sizes or collectives");
 	}
 	{
 		enum np_status rc = NP_OK;
 		if (npts) {
-			np_watchdog_arm("allocating buffers");
+			step(s, "allocating buffers");
 			rc = ops->alloc(&s->be, max_send, max_recv);
-			np_watchdog_disarm();
 		}
 		if (agree(s, rc, rc ? &s->be.err : NULL))
 			fail_all(s, rc ? rc : NP_EMPI);
 	}
-	s->samples = calloc(MAX_SAMPLES, sizeof(double));
-	s->sorted = calloc(MAX_SAMPLES, sizeof(double));
-	if (!s->samples || !s->sorted)
+	s->meas.be = &s->be;
+	s->meas.o = &o;
+	s->meas.budget = o.budget;
+	s->meas.ci_target = CI_TARGET;
+	s->meas.stop = &np_signal;
+	s->meas.fail = sweep_fail;
+	s->meas.fail_arg = s;
+	s->meas.samples = calloc(NP_MEAS_MAX_SAMPLES, sizeof(double));
+	s->meas.sorted = calloc(NP_MEAS_MAX_SAMPLES, sizeof(double));
+	s->meas.own = calloc(NP_MEAS_MAX_SAMPLES, sizeof(double));
+	if (!s->meas.samples || !s->meas.sorted || !s->meas.own)
 		np_abort(NP_EXIT_RUNTIME, "out of memory");
 
 	s->rep.complete = true;
+	s->t0 = t0;
+	np_watchdog_on_interrupt(takeover, s);
 	for (size_t i = 0; i < npts; i++) {
 		struct np_bench b = { .coll = pts[i].coll, .dtype = o.dtype, .op = o.op,
 				      .root = o.root, .inplace = o.inplace, .lay = pts[i].lay };
 		struct np_result res;
 		bool whole;
 
+		bool judged = pts[i].lay.size >= s->rep.judge_from;
+
 		if (w.rank == 0)
 			progress(s, &b);
-		whole = measure(s, &b, &res);
+		/* the time goes where the verdict is judged */
+		s->meas.budget = judged ? o.budget : o.budget * SMALL_BUDGET;
+		s->meas.noise_min = judged ? NOISE_MIN_JUDGED : 0;
+		whole = np_measure(&s->meas, &b, &res);
+		res.judged = judged;
 		if (w.rank == 0)
 			progress_clear(s);
 		if (whole) {
 			row_limit(s, &res);
+			row_verdict(s, &res);
 			add_row(s, &res);
 		}
 		s->done++;
 		if (!whole) {
+			np_watchdog_interrupted(); /* this thread ends the run */
 			s->rep.interrupted = true;
 			s->rep.complete = false;
 			break;
 		}
 	}
+	if (!s->rep.interrupted)
+		clocks_end(s);
 	np_watchdog_stop();
 	s->rep.wall_seconds = now_s() - t0;
 	verdict(s);
 	finish_output(s);
 	if (s->rep.interrupted && w.rank == 0)
 		np_error("interrupted by signal %d after %zu of %d rows; the report holds the rows that finished",
-			 (int)g_stop, s->rep.nrows, s->planned);
+			 (int)np_signal, s->rep.nrows, s->planned);
 	ops->finalize(&s->be);
 	free(pts);
-	free(s->samples);
-	free(s->sorted);
+	free(s->meas.samples);
+	free(s->meas.sorted);
+	free(s->meas.own);
+	for (size_t i = 0; i < s->rep.nrows; i++)
+		free(s->rep.rows[i].sample_times);
 	free(s->rep.rows);
+	free(s->rep.details);
 	free(s->rep.skips);
 	free(s->rep.ranks);
+	free(s->rep.clocks);
 	free(s->rep.nccl_env);
+	free(s->node_L);
+	free(s->node_B);
 	{
 		int code = s->rep.exit_code;
 		MPI_Bcast(&code, 1, MPI_INT, 0, w.comm);

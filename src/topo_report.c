@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "health_report.h"
 #include "json.h"
 #include "topo_report.h"
 #include "topo.h"
@@ -19,10 +20,19 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* Two GPUs whose NVLinks the source cannot tell: the PCIe class is all
+ * that is known, NVLinks may join them. */
+static bool gg_nv_unknown(const struct np_topo *t, int i, int j)
+{
+	return i != j && t->gg[i][j] != NP_PATH_NV && (t->gpus[i].nvlinks < 0 || t->gpus[j].nvlinks < 0);
+}
+
 static void path_cell(const struct np_topo *t, int i, int j, bool gpu_gpu, char *buf, size_t len)
 {
 	if (gpu_gpu && t->gg[i][j] == NP_PATH_NV)
 		snprintf(buf, len, "NV%d", t->gg_nv[i][j]);
+	else if (gpu_gpu && gg_nv_unknown(t, i, j) && t->gg[i][j] != NP_PATH_UNKNOWN)
+		snprintf(buf, len, "%s?", np_path_str(t->gg[i][j]));
 	else
 		snprintf(buf, len, "%s", np_path_str(gpu_gpu ? t->gg[i][j] : t->gn[i][j]));
 }
@@ -93,13 +103,23 @@ static void matrix(FILE *f, const struct np_topo *t)
 		   "  PIX  = Connection traversing at most a single PCIe bridge\n"
 		   "  NV#  = Connection traversing a bonded set of # NVLinks\n"
 		   "  ?    = Path unknown to this source\n");
+	for (int i = 0, shown = 0; i < t->ngpus && !shown; i++)
+		for (int j = 0; j < t->ngpus && !shown; j++)
+			if (gg_nv_unknown(t, i, j)) {
+				fprintf(f, "  PIX? = PCIe path PIX (and so on); whether NVLinks join the two GPUs is unknown to this source\n");
+				shown = 1;
+			}
 	if (t->nnics) {
 		fprintf(f, "\nNIC Legend:\n\n");
-		for (int k = 0; k < t->nnics; k++)
-			if (t->nics[k].port != 1)
-				fprintf(f, "  NIC%d: %s port %d\n", k, t->nics[k].name, t->nics[k].port);
+		for (int k = 0; k < t->nnics; k++) {
+			const struct np_nic *n = &t->nics[k];
+			const char *role = n->mgmt ? " (management port: no job traffic)"
+					 : n->rdma == NP_NO ? " (socket interface, no RDMA)" : "";
+			if (n->port != 1)
+				fprintf(f, "  NIC%d: %s port %d%s\n", k, n->name, n->port, role);
 			else
-				fprintf(f, "  NIC%d: %s\n", k, t->nics[k].name);
+				fprintf(f, "  NIC%d: %s%s\n", k, n->name, role);
+		}
 	}
 }
 
@@ -123,19 +143,19 @@ static void gpu_table(FILE *f, const struct np_topo *t)
 		fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
 		return;
 	}
-	fprintf(f, "GPUs:\n  %-5s %-13s %-28s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
+	fprintf(f, "GPUs:\n  %-5s %-13s %-34s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
 		"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR ATTR", "NEAREST NIC");
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
 		char numa[16], link[40], nv[32], bar[32], near[128];
 		snprintf(numa, sizeof(numa), g->numa >= 0 ? "%d" : "N/A", g->numa);
 		link_str(&g->pcie, link, sizeof(link));
-		if (g->nvlinks && g->nvlink_gbps > 0)
+		if (g->nvlinks > 0 && g->nvlink_gbps > 0)
 			snprintf(nv, sizeof(nv), "%d x %.1f GB/s", g->nvlinks, g->nvlink_gbps);
-		else if (g->nvlinks)
-			snprintf(nv, sizeof(nv), "%d", g->nvlinks);
+		else if (g->nvlinks > 0)
+			snprintf(nv, sizeof(nv), "%d x ? GB/s", g->nvlinks);
 		else
-			snprintf(nv, sizeof(nv), "%s", t->nvlink_known ? "none" : "unknown");
+			snprintf(nv, sizeof(nv), "%s", g->nvlinks == 0 ? "none" : "unknown");
 		if (g->bar1_mib)
 			snprintf(bar, sizeof(bar), "%llu MiB", (unsigned long long)g->bar1_mib);
 		else
@@ -145,7 +165,8 @@ static void gpu_table(FILE *f, const struct np_topo *t)
 			snprintf(near + strlen(near), sizeof(near) - strlen(near), "%sNIC%d", k ? "," : "", t->near[i].nics[k]);
 		if (t->near[i].n)
 			snprintf(near + strlen(near), sizeof(near) - strlen(near), " (%s)", np_path_str(t->near[i].path));
-		fprintf(f, "  %-5d %-13s %-28.28s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid, g->name, numa, link, nv, bar,
+		fprintf(f, "  %-5d %-13s %-34.34s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid, g->name[0] ? g->name : "unknown",
+			numa, link, nv, bar,
 			np_tri_str(g->gdr), near[0] ? near : "-");
 	}
 }
@@ -160,14 +181,19 @@ static void nic_rate(const struct np_nic *n, char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
+static const char *nic_role(const struct np_nic *n)
+{
+	return n->mgmt ? "mgmt" : n->rdma == NP_NO ? "socket" : "data";
+}
+
 static void nic_table(FILE *f, const struct np_topo *t)
 {
 	if (!t->nnics) {
 		fprintf(f, "NICs: none (no RDMA device found)\n");
 		return;
 	}
-	fprintf(f, "NICs:\n  %-5s %-20s %-4s %-8s %-7s %-22s %-10s %-5s %s\n", "NIC", "DEVICE", "PORT", "STATE", "LINK",
-		"RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
+	fprintf(f, "NICs:\n  %-5s %-20s %-4s %-8s %-7s %-6s %-22s %-10s %-5s %s\n", "NIC", "DEVICE", "PORT", "STATE", "LINK",
+		"ROLE", "RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
 	for (int k = 0; k < t->nnics; k++) {
 		const struct np_nic *n = &t->nics[k];
 		char id[16], rate[48], numa[16], link[40];
@@ -175,9 +201,9 @@ static void nic_table(FILE *f, const struct np_topo *t)
 		nic_rate(n, rate, sizeof(rate));
 		snprintf(numa, sizeof(numa), n->numa >= 0 ? "%d" : "N/A", n->numa);
 		link_str(&n->pcie, link, sizeof(link));
-		fprintf(f, "  %-5s %-20.20s %-4d %-8s %-7s %-22s %-10.10s %-5s %s\n", id, n->name, n->port,
-			np_port_state_str(n->state), np_link_layer_str(n->ll), rate, n->netdev[0] ? n->netdev : "-", numa,
-			link);
+		fprintf(f, "  %-5s %-20.20s %-4d %-8s %-7s %-6s %-22s %-10.10s %-5s %s\n", id, n->name, n->port,
+			np_port_state_str(n->state), np_link_layer_str(n->ll), nic_role(n), rate, n->netdev[0] ? n->netdev : "-",
+			numa, link);
 	}
 }
 
@@ -212,19 +238,64 @@ static void findings(FILE *f, const struct np_topo *t, bool gdr_only)
 	}
 }
 
+/* A value for a shell's eval: in single quotes, each ' as '\'' */
+static void shell_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+/* Text after a '#': one line, whatever a source put in it. */
+static void comment_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, f);
+}
+
+static void rec_line(FILE *f, const struct np_rec *r, const char *indent)
+{
+	fputs(indent, f);
+	if (r->operator_value) {
+		fprintf(f, "# needs your value: export %s=...  # ", r->var);
+	} else if (r->diagnostic) {
+		fprintf(f, "# diagnostic to try, not to keep: %s=", r->var);
+		comment_text(f, r->value);
+		fputs("  # ", f);
+	} else {
+		fprintf(f, "export %s=", r->var);
+		shell_quote(f, r->value);
+		fputs("  # ", f);
+	}
+	comment_text(f, r->reason);
+	fputc('\n', f);
+}
+
+static int warnings(const struct np_topo *t)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nfindings; i++)
+		n += t->findings[i].sev != NP_SEV_INFO;
+	return n;
+}
+
 void np_topo_report_recommend(FILE *f, const struct np_topo *t)
 {
-	int exports = 0;
+	int exports = 0, w = warnings(t);
 
 	for (int i = 0; i < t->nrecs; i++) {
-		const struct np_rec *r = &t->recs[i];
-		if (r->diagnostic)
-			fprintf(f, "# diagnostic to try, not to keep: %s=%s  # %s\n", r->var, r->value, r->reason);
-		else
-			fprintf(f, "export %s=%s  # %s\n", r->var, r->value, r->reason), exports++;
+		rec_line(f, &t->recs[i], "");
+		exports += !t->recs[i].diagnostic && !t->recs[i].operator_value;
 	}
-	if (!exports)
+	if (!exports && !w)
 		fprintf(f, "# no NCCL setting to export: NCCL's defaults fit what was found\n");
+	else if (!exports)
+		fprintf(f, "# no NCCL setting to export; %d warning(s) need remedies other than NCCL settings ('nccl-probe topo' shows them)\n", w);
 }
 
 static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
@@ -259,50 +330,43 @@ void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo
 	fprintf(f, "\n");
 	host_line(f, t);
 	fprintf(f, "\n");
+	if (t->health) {
+		np_health_report_table(f, t);
+		fprintf(f, "\n");
+	}
 	findings(f, t, false);
 	fprintf(f, "\nRecommendations:\n");
 	if (t->nrecs == 0)
 		fprintf(f, "  none\n");
-	for (int i = 0; i < t->nrecs; i++) {
-		const struct np_rec *r = &t->recs[i];
-		fprintf(f, "  %s%s=%s  # %s\n", r->diagnostic ? "# diagnostic to try, not to keep: " : "export ", r->var,
-			r->value, r->reason);
-	}
+	for (int i = 0; i < t->nrecs; i++)
+		rec_line(f, &t->recs[i], "  ");
 	fleet_text(f, fleet);
 }
 
-bool np_topo_gdr_all_ok(const struct np_topo *t)
+enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t)
 {
-	if (!t->ngpus || !t->nnics)
-		return false;
-	for (int i = 0; i < t->ngpus; i++)
-		if (!np_topo_gpu_gdr_ok(t, i))
-			return false;
-	return true;
-}
-
-bool np_topo_report_gdr(FILE *f, const struct np_topo *t)
-{
-	int bad = 0;
+	int no = 0;
+	enum np_tri all = np_topo_gdr_all(t);
 
 	fprintf(f, "Peer memory: %s%s%s%s; NIC dma-buf: %s\n", np_tri_str(t->host.peermem_loaded),
 		t->host.peermem[0] ? " (" : "", t->host.peermem, t->host.peermem[0] ? ")" : "",
 		np_tri_str(t->host.dmabuf_nic));
 	if (!t->ngpus)
 		fprintf(f, "GDR: no NVIDIA GPU on this node; there is nothing to check\n");
-	else if (!t->nnics)
-		fprintf(f, "GDR: no RDMA NIC on this node; NCCL will use sockets between nodes\n");
-	for (int i = 0; t->nnics && i < t->ngpus; i++) {
+	for (int i = 0; i < t->ngpus; i++) {
 		char why[NP_MSG_LEN];
-		bool ok = np_topo_gpu_gdr_why(t, i, why, sizeof(why));
-		bad += !ok;
-		fprintf(f, "GPU%d %s: %s: %s\n", i, t->gpus[i].busid, ok ? "GDR" : "no GDR", why);
+		enum np_tri v = np_topo_gpu_gdr(t, i, why, sizeof(why));
+		no += v == NP_NO;
+		fprintf(f, "GPU%d %s: GDR %s: %s\n", i, t->gpus[i].busid, np_tri_str(v),
+			v == NP_UNKNOWN && !strncmp(why, "unknown: ", 9) ? why + 9 : why);
 	}
 	fprintf(f, "\n");
 	findings(f, t, true);
-	if (t->ngpus && t->nnics)
-		fprintf(f, "\nGDR: %s\n", bad ? "not available on every GPU" : "every GPU has a GDR path to a NIC");
-	return np_topo_gdr_all_ok(t);
+	if (t->ngpus)
+		fprintf(f, "\nGDR: %s\n", all == NP_YES ? "every GPU has a GDR path to a NIC"
+				       : no ? "not available on every GPU"
+					    : "unknown for some GPUs; none is known to lack it");
+	return all;
 }
 
 static void json_tri(struct np_json *j, const char *key, enum np_tri v)
@@ -377,30 +441,33 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
 		char why[NP_MSG_LEN];
-		bool ok = np_topo_gpu_gdr_why(t, i, why, sizeof(why));
+		enum np_tri ok = np_topo_gpu_gdr(t, i, why, sizeof(why));
 		np_json_obj_begin(j, NULL);
 		np_json_int(j, "index", i);
 		np_json_str(j, "bus_id", g->busid);
-		np_json_str(j, "name", g->name);
+		json_str_or_null(j, "name", g->name);
 		json_int_or_null(j, "numa", g->numa, g->numa >= 0);
+		json_int_or_null(j, "compute_capability", g->sm, g->sm > 0);
 		json_pcie(j, &g->pcie);
-		np_json_int(j, "nvlinks", g->nvlinks);
+		json_int_or_null(j, "nvlinks", g->nvlinks, g->nvlinks >= 0);
 		if (g->nvlink_gbps > 0)
 			np_json_num(j, "nvlink_gbps", g->nvlink_gbps);
 		else
 			np_json_null(j, "nvlink_gbps");
-		np_json_int(j, "nvswitch_links", g->nvswitch_links);
+		json_int_or_null(j, "nvswitch_links", g->nvswitch_links, g->nvswitch_links >= 0);
+		json_int_or_null(j, "nvcpu_links", g->nvcpu_links, g->nvcpu_links >= 0);
 		json_int_or_null(j, "bar1_mib", (long long)g->bar1_mib, g->bar1_mib > 0);
 		json_tri(j, "gdr_supported", g->gdr);
 		json_tri(j, "dmabuf_supported", g->dmabuf);
 		np_topo_pci_chain(t, g->pci, buf, sizeof(buf));
 		json_str_or_null(j, "pci_path", buf);
 		np_json_str(j, "nearest_path", t->near[i].n ? np_path_str(t->near[i].path) : NULL);
+		np_json_str(j, "nearest_path_nccl", t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN ? np_path_str(t->near[i].nccl) : NULL);
 		np_json_arr_begin(j, "nearest_nics");
 		for (int k = 0; k < t->near[i].n; k++)
 			np_json_int(j, NULL, t->near[i].nics[k]);
 		np_json_arr_end(j);
-		np_json_bool(j, "gdr_ok", ok);
+		json_tri(j, "gdr_ok", ok);
 		np_json_str(j, "gdr_reason", why);
 		np_json_obj_end(j);
 	}
@@ -418,6 +485,9 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		np_json_str(j, "state", np_port_state_str(n->state));
 		np_json_str(j, "phys_state", np_port_state_str(n->phys));
 		np_json_str(j, "link_layer", np_link_layer_str(n->ll));
+		np_json_str(j, "role", nic_role(n));
+		json_tri(j, "rdma", n->rdma);
+		json_tri(j, "gdr_supported", n->gdr);
 		if (n->rate_gbit > 0)
 			np_json_num(j, "rate_gbit", n->rate_gbit);
 		else
@@ -436,12 +506,13 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 	np_json_arr_end(j);
 
 	np_json_obj_begin(j, "paths");
+	np_json_bool(j, "flattened", t->flat);
 	np_json_arr_begin(j, "gpu_gpu");
 	for (int i = 0; i < t->ngpus; i++) {
 		np_json_arr_begin(j, NULL);
 		for (int k = 0; k < t->ngpus; k++) {
 			path_cell(t, i, k, true, buf, sizeof(buf));
-			np_json_str(j, NULL, buf);
+			np_json_str(j, NULL, gg_nv_unknown(t, i, k) || t->gg[i][k] == NP_PATH_UNKNOWN ? NULL : buf);
 		}
 		np_json_arr_end(j);
 	}
@@ -450,7 +521,7 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 	for (int i = 0; i < t->ngpus; i++) {
 		np_json_arr_begin(j, NULL);
 		for (int k = 0; k < t->nnics; k++)
-			np_json_str(j, NULL, np_path_str(t->gn[i][k]));
+			np_json_str(j, NULL, t->gn[i][k] == NP_PATH_UNKNOWN ? NULL : np_path_str(t->gn[i][k]));
 		np_json_arr_end(j);
 	}
 	np_json_arr_end(j);
@@ -458,7 +529,7 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 	for (int k = 0; k < t->nnics; k++) {
 		np_json_arr_begin(j, NULL);
 		for (int l = 0; l < t->nnics; l++)
-			np_json_str(j, NULL, np_path_str(t->nn[k][l]));
+			np_json_str(j, NULL, t->nn[k][l] == NP_PATH_UNKNOWN ? NULL : np_path_str(t->nn[k][l]));
 		np_json_arr_end(j);
 	}
 	np_json_arr_end(j);
@@ -493,13 +564,15 @@ void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_
 	np_json_str(&j, "schema", NP_TOPO_SCHEMA);
 	np_json_int(&j, "schema_version", NP_TOPO_SCHEMA_VERSION);
 	json_model(&j, t);
+	np_health_report_json(&j, t);
 	json_findings(&j, t, gdr_only);
 	np_json_arr_begin(&j, "recommendations");
 	for (int i = 0; !gdr_only && i < t->nrecs; i++) {
 		const struct np_rec *r = &t->recs[i];
 		np_json_obj_begin(&j, NULL);
 		np_json_str(&j, "variable", r->var);
-		np_json_str(&j, "value", r->value);
+		np_json_str(&j, "value", r->operator_value ? NULL : r->value);
+		np_json_bool(&j, "operator_value", r->operator_value);
 		np_json_str(&j, "reason", r->reason);
 		np_json_str(&j, "finding", r->finding);
 		np_json_bool(&j, "diagnostic", r->diagnostic);
@@ -507,7 +580,7 @@ void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_
 	}
 	np_json_arr_end(&j);
 	if (gdr_only)
-		np_json_bool(&j, "gdr_ok", np_topo_gdr_all_ok(t));
+		json_tri(&j, "gdr_ok", np_topo_gdr_all(t));
 	np_json_arr_begin(&j, "notes");
 	for (int i = 0; i < t->nnotes; i++)
 		np_json_str(&j, NULL, t->notes[i]);

@@ -22,8 +22,8 @@ struct np_topo_fleet {
 void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet);
 void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only);
 /* --check-gdr as text; returns true when every GPU has a GDR path. */
-bool np_topo_report_gdr(FILE *f, const struct np_topo *t);
-bool np_topo_gdr_all_ok(const struct np_topo *t);
+/* The --check-gdr report; returns np_topo_gdr_all(t). */
+enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t);
 void np_topo_report_recommend(FILE *f, const struct np_topo *t);
 
 #endif

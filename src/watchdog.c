@@ -1,17 +1,36 @@
 /* SPDX-License-Identifier: MIT */
-/* Watchdog thread (see watchdog.h). */
+/* Watchdog thread and arrival checks (see watchdog.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "msg.h"
 #include "watchdog.h"
+#include "world.h"
+
+#define ARRIVE_TAG 20048 /* below MPI's smallest allowed MPI_TAG_UB (32767) */
+#define MAX_NAMED 8      /* ranks named in one message */
+#define TICK_NS 50000000 /* the thread looks for a signal this often */
+/* After SIGINT or SIGTERM, how long the main thread has to reach its next
+ * decision between batches before the thread ends the run itself. mpirun
+ * follows its SIGTERM with SIGKILL a second later, and kills every rank
+ * at once when one exits: rank 0, which writes the report, goes first;
+ * the others remove their temporaries and wait for it before they exit. */
+#define TAKEOVER_NS 200000000
+#define TAKEOVER_OTHERS_NS 600000000
+
+volatile sig_atomic_t np_signal;
 
 static struct {
 	pthread_mutex_t lock;
@@ -19,27 +38,93 @@ static struct {
 	pthread_t thread;
 	bool running, stop, armed;
 	double timeout;
-	struct timespec deadline;
+	int64_t deadline;     /* ns on CLOCK_MONOTONIC */
+	bool everyone;        /* every rank of the step's communicator arrived */
 	char what[256];
 	struct np_backend *be;
-} wd = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	int64_t sig_seen;     /* when the thread saw np_signal, 0 not yet */
+	bool sig_taken;       /* the main thread reached a decision after it */
+	void (*takeover)(void *arg, int sig);
+	void *takeover_arg;
+} wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* What a rank sends when it arrives. */
+struct arrival {
+	int wrank;
+	int local_size; /* ranks the launcher started on its host, 0 unknown */
+	char host[NP_HOSTLEN];
+};
+
+static struct {
+	struct arrival out[2];       /* to rank 0, and rank 0's to rank 1 */
+	MPI_Request sreq[2];
+	struct arrival *in;          /* receive buffers, one per rank of comm */
+	MPI_Request *rreq;
+	int cap;
+	char (*hosts)[NP_HOSTLEN];   /* by world rank, as last reported; "" unknown */
+	int *lsize;                  /* by world rank: its host's local size, 0 unknown */
+	int nworld;
+} ar = { .sreq = { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static _Noreturn void fire(void)
 {
 	char what[256];
 	struct np_backend *be;
+	bool everyone = wd.everyone;
 
 	snprintf(what, sizeof(what), "%s", wd.what);
 	be = wd.be;
 	pthread_mutex_unlock(&wd.lock);
-	np_rank_error("%s did not finish within %g s (--timeout); aborting the job with exit 4: "
-		      "look for a stalled or failed rank, or run 'nccl-probe topo' on this node",
-		      what, wd.timeout);
+	if (everyone)
+		np_rank_error("%s did not finish within %g s (--timeout) although every rank started it: "
+			      "a GPU, a link or the network hangs inside it; aborting the job with exit 4: "
+			      "run 'nccl-probe topo' on the job's nodes",
+			      what, wd.timeout);
+	else
+		np_rank_error("%s did not finish within %g s (--timeout); aborting the job with exit 4: "
+			      "look for a stalled or failed rank, or run 'nccl-probe topo' on this node",
+			      what, wd.timeout);
 	if (be && be->ops && be->ops->abort)
 		be->ops->abort(be);
+	np_cleanup();
 	fflush(stdout);
 	fflush(stderr);
 	_exit(NP_EXIT_TIMEOUT);
+}
+
+/* A signal the main thread did not get to: it is stuck (a stalled
+ * collective). End the run as an interrupt would: the takeover (rank 0
+ * writes the report of the rows that finished) or a quiet exit. */
+static _Noreturn void take_over(int sig)
+{
+	void (*fn)(void *, int) = wd.takeover;
+	void *arg = wd.takeover_arg;
+
+	pthread_mutex_unlock(&wd.lock);
+	if (np_exiting) { /* ending anyway (an error, MPI_Finalize): quietly */
+		np_cleanup();
+		_exit(np_exiting - 1);
+	}
+	if (np_msg_rank > 0) {
+		struct timespec ts = { 0, 300000000 };
+		np_cleanup();
+		nanosleep(&ts, NULL);
+	}
+	if (fn)
+		fn(arg, sig); /* does not return */
+	np_error("interrupted by signal %d before the first measurement; nothing was measured", sig);
+	np_cleanup();
+	fflush(stdout);
+	fflush(stderr);
+	_exit(NP_EXIT_INTERRUPTED);
 }
 
 static void *loop(void *arg)
@@ -47,27 +132,82 @@ static void *loop(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&wd.lock);
 	while (!wd.stop) {
-		struct timespec now;
-		if (!wd.armed) {
-			pthread_cond_wait(&wd.cond, &wd.lock);
-			continue;
+		struct timespec dl;
+		int64_t now = now_ns(), wake = now + TICK_NS;
+		int64_t grace = np_msg_rank > 0 ? TAKEOVER_OTHERS_NS : TAKEOVER_NS;
+		if (np_signal && !wd.sig_taken) {
+			if (!wd.sig_seen)
+				wd.sig_seen = now;
+			else if (now - wd.sig_seen >= grace)
+				take_over((int)np_signal);
+			if (wd.sig_seen + grace < wake)
+				wake = wd.sig_seen + grace;
 		}
-		clock_gettime(CLOCK_REALTIME, &now);
-		if (now.tv_sec > wd.deadline.tv_sec ||
-		    (now.tv_sec == wd.deadline.tv_sec && now.tv_nsec >= wd.deadline.tv_nsec))
-			fire();
-		pthread_cond_timedwait(&wd.cond, &wd.lock, &wd.deadline);
+		if (wd.armed && wd.timeout > 0) {
+			if (now >= wd.deadline)
+				fire();
+			if (wd.deadline < wake)
+				wake = wd.deadline;
+		}
+		dl.tv_sec = (time_t)(wake / 1000000000);
+		dl.tv_nsec = (long)(wake % 1000000000);
+		pthread_cond_timedwait(&wd.cond, &wd.lock, &dl);
 	}
 	pthread_mutex_unlock(&wd.lock);
 	return NULL;
 }
 
+static void on_signal(int sig)
+{
+	if (np_signal) { /* the second: stop now */
+		np_cleanup();
+		_exit(NP_EXIT_INTERRUPTED);
+	}
+	np_signal = sig;
+	/* mpirun's SIGKILL may come before the thread acts: what no report
+	 * needs goes now (on ranks other than 0, everything) */
+	if (np_msg_rank > 0)
+		np_cleanup();
+	else
+		np_cleanup_scratch();
+}
+
+void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig), void *arg)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.takeover = fn;
+	wd.takeover_arg = arg;
+	pthread_mutex_unlock(&wd.lock);
+}
+
+bool np_watchdog_interrupted(void)
+{
+	if (!np_signal)
+		return false;
+	pthread_mutex_lock(&wd.lock);
+	wd.sig_taken = true;
+	pthread_mutex_unlock(&wd.lock);
+	return true;
+}
+
 void np_watchdog_start(double timeout)
 {
-	if (timeout <= 0 || wd.running)
+	pthread_condattr_t ca;
+	struct sigaction sa;
+
+	if (wd.running)
 		return;
-	wd.timeout = timeout;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	wd.timeout = timeout > 0 ? timeout : 0;
 	wd.stop = false;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (pthread_create(&wd.thread, NULL, loop, NULL) == 0)
 		wd.running = true;
 }
@@ -79,28 +219,300 @@ void np_watchdog_set_backend(struct np_backend *be)
 	pthread_mutex_unlock(&wd.lock);
 }
 
-void np_watchdog_arm(const char *fmt, ...)
+/* Seconds that rank r of n waits beyond the timeout: the arrival checks
+ * name a late rank at the timeout itself; then rank 0 speaks for the job
+ * (a step that every rank started), the others only if it cannot. */
+static double extra(int r, int n)
 {
-	va_list ap;
-	double whole;
+	if (n < 2)
+		return 0;
+	return r == 0 ? NP_WATCHDOG_GRACE / 2 : NP_WATCHDOG_GRACE;
+}
 
-	if (!wd.running)
-		return;
+/* Arm for what, due in timeout + extra seconds. */
+NP_PRINTF(2, 0)
+static void varm(double extra, const char *fmt, va_list ap)
+{
 	pthread_mutex_lock(&wd.lock);
-	va_start(ap, fmt);
 	vsnprintf(wd.what, sizeof(wd.what), fmt, ap);
-	va_end(ap);
-	clock_gettime(CLOCK_REALTIME, &wd.deadline);
-	whole = (double)(long)wd.timeout;
-	wd.deadline.tv_sec += (time_t)whole;
-	wd.deadline.tv_nsec += (long)((wd.timeout - whole) * 1e9);
-	if (wd.deadline.tv_nsec >= 1000000000L) {
-		wd.deadline.tv_sec++;
-		wd.deadline.tv_nsec -= 1000000000L;
-	}
+	wd.deadline = now_ns() + (int64_t)((wd.timeout + extra) * 1e9);
+	wd.everyone = false;
 	wd.armed = true;
 	pthread_cond_signal(&wd.cond);
 	pthread_mutex_unlock(&wd.lock);
+}
+
+void np_watchdog_arm(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!wd.running || wd.timeout <= 0)
+		return;
+	va_start(ap, fmt);
+	varm(extra(np_msg_rank, np_msg_size), fmt, ap);
+	va_end(ap);
+}
+
+/* The number of ranks the launcher started on this host, 0 unknown: Open
+ * MPI's, MPICH's (Hydra) or srun's variables. */
+static int launcher_local_size(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS" };
+	const char *s, *tpn;
+	char *end;
+	long v, node;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if ((s = getenv(vars[i])) && *s) {
+			errno = 0;
+			v = strtol(s, &end, 10);
+			if (!*end && !errno && v > 0 && v <= INT32_MAX)
+				return (int)v;
+		}
+	/* srun: SLURM_STEP_TASKS_PER_NODE="2(x3),1", this host node SLURM_NODEID */
+	if (!(tpn = getenv("SLURM_STEP_TASKS_PER_NODE")) || !(s = getenv("SLURM_NODEID")) || !*s)
+		return 0;
+	errno = 0;
+	node = strtol(s, &end, 10);
+	if (*end || errno || node < 0)
+		return 0;
+	for (s = tpn; *s;) {
+		long rep = 1;
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (end == s || errno || v <= 0 || v > INT32_MAX)
+			return 0;
+		s = end;
+		if (!strncmp(s, "(x", 2)) {
+			rep = strtol(s + 2, &end, 10);
+			if (end == s + 2 || *end != ')' || rep <= 0)
+				return 0;
+			s = end + 1;
+		}
+		if (*s && *s != ',')
+			return 0;
+		if (node < rep)
+			return (int)v;
+		node -= rep;
+		s += *s == ',';
+	}
+	return 0;
+}
+
+/* Where a rank that never reported is, by elimination: when every rank
+ * not heard of fits the hosts that are short of the ranks their launcher
+ * started there, and those are one host, that host; else NULL. */
+static const char *host_by_elimination(void)
+{
+	int unheard = 0, short_by = 0, nshort = 0;
+	const char *where = NULL;
+
+	if (ar.nworld > 4096) /* quadratic: at most 16 M comparisons */
+		return NULL;
+	for (int r = 0; r < ar.nworld; r++) {
+		int count = 0, want = 0;
+		bool first = true;
+		if (!ar.hosts[r][0]) {
+			unheard++;
+			continue;
+		}
+		/* each host once: at its lowest reported rank */
+		for (int k = 0; k < ar.nworld; k++) {
+			if (!ar.hosts[k][0] || strcmp(ar.hosts[k], ar.hosts[r]))
+				continue;
+			if (k < r)
+				first = false;
+			count++;
+			if (ar.lsize[k] > want)
+				want = ar.lsize[k];
+		}
+		if (!first || !want)
+			continue;
+		if (count < want) {
+			short_by += want - count;
+			nshort++;
+			where = ar.hosts[r];
+		}
+	}
+	return unheard > 0 && short_by == unheard && nshort == 1 ? where : NULL;
+}
+
+static void name_rank(char *buf, size_t len, int wrank)
+{
+	size_t off = strlen(buf);
+	const char *guess;
+
+	if (off >= len)
+		return;
+	if (wrank >= 0 && wrank < ar.nworld && ar.hosts[wrank][0])
+		snprintf(buf + off, len - off, "%s%d on '%s'", off ? ", " : "", wrank, ar.hosts[wrank]);
+	else if ((guess = host_by_elimination()))
+		snprintf(buf + off, len - off,
+			 "%s%d on '%s' (it never reported: the one host short of the ranks its launcher started)",
+			 off ? ", " : "", wrank, guess);
+	else
+		snprintf(buf + off, len - off, "%s%d (host unknown: it never reported)", off ? ", " : "",
+			 wrank);
+}
+
+/* Rank 0 (rank 1) of comm: wait for the arrivals of ranks from..to-1
+ * until the deadline; name those missing and abort the job. */
+static void collect(MPI_Comm comm, int from, int to, int64_t deadline, const char *what)
+{
+	MPI_Group g, world;
+	int m = to - from, pending = m, spins = 0, *idx, *wr;
+	long sleep_ns = 1000;
+
+	MPI_Comm_group(comm, &g);
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	idx = malloc((size_t)m * 2 * sizeof(int));
+	if (!idx)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %d arrivals", m);
+	wr = idx + m;
+	for (int i = 0; i < m; i++) {
+		idx[i] = from + i;
+		MPI_Irecv(&ar.in[i], (int)sizeof(ar.in[i]), MPI_BYTE, from + i, ARRIVE_TAG, comm,
+			  &ar.rreq[i]);
+	}
+	/* world ranks, to name the missing */
+	MPI_Group_translate_ranks(g, m, idx, world, wr);
+	MPI_Group_free(&g);
+	MPI_Group_free(&world);
+	while (pending) {
+		int count = 0;
+		MPI_Testsome(m, ar.rreq, &count, idx, MPI_STATUSES_IGNORE);
+		if (count == MPI_UNDEFINED)
+			break;
+		for (int k = 0; k < count; k++) {
+			struct arrival *a = &ar.in[idx[k]];
+			a->host[NP_HOSTLEN - 1] = '\0';
+			if (a->wrank >= 0 && a->wrank < ar.nworld) {
+				memcpy(ar.hosts[a->wrank], a->host, NP_HOSTLEN);
+				ar.lsize[a->wrank] = a->local_size;
+			}
+			pending--;
+		}
+		if (!pending)
+			break;
+		if (now_ns() >= deadline) {
+			char who[1024] = "";
+			int missing = 0;
+			for (int i = 0; i < m; i++) {
+				if (ar.rreq[i] == MPI_REQUEST_NULL)
+					continue;
+				if (missing++ < MAX_NAMED)
+					name_rank(who, sizeof(who), wr[i]);
+			}
+			np_cleanup();
+			np_abort_job(NP_EXIT_TIMEOUT,
+				     "rank%s %s%s did not reach %s within %g s (--timeout) while the other "
+				     "ranks waited: %s; aborting the job with exit 4: look at %s node, e.g. "
+				     "run 'nccl-probe topo' there",
+				     missing > 1 ? "s" : "", who, missing > MAX_NAMED ? " and others" : "",
+				     what, wd.timeout,
+				     missing > 1 ? "they stopped or hang before that step"
+						 : "it stopped or hangs before that step",
+				     missing > 1 ? "their" : "that rank's");
+		}
+		/* spin briefly, then sleep, growing to 200 us: a rank that waits
+		 * here is not measuring, but it should not hold a core */
+		if (spins < 64) {
+			spins++;
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, sleep_ns };
+			nanosleep(&ts, NULL);
+			if (sleep_ns < 200000)
+				sleep_ns *= 2;
+		}
+	}
+	free(idx);
+}
+
+void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 1, r = 0;
+	int64_t t0;
+	char what[256];
+
+	if (!wd.running || wd.timeout <= 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &r);
+	t0 = now_ns();
+	/* while rank 0 and 1 collect, their own deadline waits longer: the
+	 * collection names the late rank at the timeout itself */
+	pthread_mutex_lock(&wd.lock);
+	snprintf(wd.what, sizeof(wd.what), "%s", what);
+	wd.deadline = t0 + (int64_t)((wd.timeout + NP_WATCHDOG_GRACE) * 1e9);
+	wd.everyone = false;
+	wd.armed = true;
+	pthread_cond_signal(&wd.cond);
+	pthread_mutex_unlock(&wd.lock);
+	if (n > 1) {
+		if (!ar.hosts) {
+			MPI_Comm_size(MPI_COMM_WORLD, &ar.nworld);
+			ar.hosts = calloc((size_t)ar.nworld, sizeof(*ar.hosts));
+			ar.lsize = calloc((size_t)ar.nworld, sizeof(*ar.lsize));
+			if (!ar.hosts || !ar.lsize)
+				np_abort(NP_EXIT_RUNTIME, "out of memory for %d host names", ar.nworld);
+		}
+		if (n > ar.cap) {
+			free(ar.in);
+			free(ar.rreq);
+			ar.in = calloc((size_t)n, sizeof(*ar.in));
+			ar.rreq = calloc((size_t)n, sizeof(*ar.rreq));
+			if (!ar.in || !ar.rreq)
+				np_abort(NP_EXIT_RUNTIME, "out of memory for %d arrivals", n);
+			ar.cap = n;
+		}
+		/* the last step's sends were received before anyone got past it */
+		MPI_Waitall(2, ar.sreq, MPI_STATUSES_IGNORE);
+		for (int i = 0; i < 2; i++) {
+			ar.out[i].wrank = np_msg_rank;
+			ar.out[i].local_size = launcher_local_size();
+			snprintf(ar.out[i].host, sizeof(ar.out[i].host), "%.*s", NP_HOSTLEN - 1, np_msg_host);
+		}
+		/* this rank is heard of, by itself */
+		if (np_msg_rank >= 0 && np_msg_rank < ar.nworld) {
+			memcpy(ar.hosts[np_msg_rank], ar.out[0].host, NP_HOSTLEN);
+			ar.lsize[np_msg_rank] = ar.out[0].local_size;
+		}
+		if (r != 0)
+			MPI_Isend(&ar.out[0], (int)sizeof(ar.out[0]), MPI_BYTE, 0, ARRIVE_TAG, comm, &ar.sreq[0]);
+		else
+			MPI_Isend(&ar.out[1], (int)sizeof(ar.out[1]), MPI_BYTE, 1, ARRIVE_TAG, comm, &ar.sreq[1]);
+		if (r == 0)
+			collect(comm, 1, n, t0 + (int64_t)(wd.timeout * 1e9), what);
+		else if (r == 1)
+			collect(comm, 0, 1, t0 + (int64_t)(wd.timeout * 1e9), what);
+	}
+	/* the step itself starts now */
+	pthread_mutex_lock(&wd.lock);
+	wd.deadline = now_ns() + (int64_t)((wd.timeout + extra(r, n)) * 1e9);
+	wd.everyone = r == 0 && n > 1;
+	pthread_mutex_unlock(&wd.lock);
+}
+
+void np_watchdog_startup(double timeout)
+{
+	const char *s = getenv("NCCL_PROBE_TEST_STALL");
+
+	np_watchdog_start(timeout);
+	if (s && *s) {
+		char *end;
+		long r;
+		errno = 0;
+		r = strtol(s, &end, 10);
+		if (end != s && !errno && !strcmp(end, ":start") && r == np_msg_rank)
+			for (;;)
+				sleep(1); /* test-only: a rank that never reaches its first collective */
+	}
+	np_watchdog_arrive(MPI_COMM_WORLD, "start-up (MPI_Init to the first collective)");
 }
 
 void np_watchdog_disarm(void)
@@ -122,4 +534,14 @@ void np_watchdog_stop(void)
 	pthread_mutex_unlock(&wd.lock);
 	pthread_join(wd.thread, NULL);
 	wd.running = false;
+	MPI_Waitall(2, ar.sreq, MPI_STATUSES_IGNORE);
+	free(ar.in);
+	free(ar.rreq);
+	free(ar.hosts);
+	free(ar.lsize);
+	ar.in = NULL;
+	ar.rreq = NULL;
+	ar.hosts = NULL;
+	ar.lsize = NULL;
+	ar.cap = 0;
 }

@@ -1,21 +1,68 @@
 /* SPDX-License-Identifier: MIT */
-/* The watchdog: a thread that ends the job with exit 4 when an armed step
- * (backend init, a batch of collectives, a check) outlives --timeout. On
- * expiry it asks the backend to abort in-flight work (ncclCommAbort), says
- * which step hung on which rank and host, and exits; mpirun then ends the
- * other ranks, whose own watchdogs fire at the same deadline anyway. */
+/* The watchdog: ends the job with exit 4 when a step outlives --timeout,
+ * and names the rank that held it up.
+ *
+ * Two parts. Arrival checks: before a collective step every rank of the
+ * communicator calls np_watchdog_arrive(); each rank tells the
+ * communicator's rank 0 (and rank 0 tells rank 1) with a small
+ * non-blocking message, and rank 0 waits for all of them, polling, for at
+ * most --timeout. A rank that does not arrive is named, once, with its
+ * host, by rank 0 (or by rank 1 when rank 0 is the one missing), which
+ * then aborts the job. A rank that never arrived anywhere (at start-up)
+ * is placed by elimination: each arrival carries the number of ranks its
+ * launcher started on its host, and when the ranks not heard of are all
+ * missing from one host, that host is named. Only the main thread calls MPI.
+ * The thread: each rank arms a deadline for every step (np_watchdog_arm,
+ * or np_watchdog_arrive); when it passes, the thread asks the backend to
+ * abort in-flight work (ncclCommAbort), says which step did not finish on
+ * which rank and host, and exits 4. The arrival checks use the timeout
+ * itself; in a job of several ranks the thread waits NP_WATCHDOG_GRACE / 2
+ * seconds more on rank 0 and NP_WATCHDOG_GRACE on the others, so that the
+ * job ends on one message: the arrival check's, or rank 0's.
+ * Deadlines use CLOCK_MONOTONIC: a clock step at boot cannot fire them.
+ *
+ * Signals: SIGINT and SIGTERM set np_signal; the main thread looks at it
+ * between batches (np_watchdog_interrupted) and ends the run with the rows
+ * that finished. When it does not get there within 0.2 s (a collective
+ * that stalled), the thread calls the takeover function, which writes the
+ * same report and exits; without one it exits 130 quietly. A second signal
+ * exits at once. Every such exit removes the temporaries (np_cleanup). */
 #ifndef NP_WATCHDOG_H
 #define NP_WATCHDOG_H
 
+#include <signal.h>
+#include <stdbool.h>
+
+#include <mpi.h>
+
 #include "../probes/backend.h"
 
-/* Start the thread; timeout <= 0 leaves the watchdog off. be may be NULL
- * until the backend exists (np_watchdog_set_backend). */
+#define NP_WATCHDOG_GRACE 5.0
+
+/* The signal that interrupted the run (SIGINT, SIGTERM), 0 none. */
+extern volatile sig_atomic_t np_signal;
+
+/* Start the thread and the signal handlers (MPI is up); timeout <= 0
+ * leaves deadlines and arrival checks off. */
 void np_watchdog_start(double timeout);
+/* Start the thread and check that every rank of MPI_COMM_WORLD got from
+ * MPI_Init to here (the first collective), naming those that did not.
+ * Honours the test-only NCCL_PROBE_TEST_STALL=R:start. */
+void np_watchdog_startup(double timeout);
+/* be may be NULL until the backend exists. */
 void np_watchdog_set_backend(struct np_backend *be);
-/* Arm for one step described by what ("allreduce of 1 MiB, timed sample"). */
+/* Arm for one local step of this rank ("checking allreduce of 1 MiB"). */
 void np_watchdog_arm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Every rank of comm calls this, in the same order, before the collective
+ * step described by fmt ("allreduce of 1 MiB (batch of 8)"); arms it. */
+void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void np_watchdog_disarm(void);
+/* The main thread, between batches: whether a signal came (and that it
+ * will end the run itself). */
+bool np_watchdog_interrupted(void);
+/* fn(arg, sig) ends the run when the main thread is stuck; it runs on the
+ * watchdog thread and must not return. */
+void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig), void *arg);
 void np_watchdog_stop(void);
 
 #endif

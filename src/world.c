@@ -3,12 +3,14 @@
  * blocks of --ranks-per-node ranks) and every rank's host name. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "msg.h"
+#include "nccl_log.h"
 #include "world.h"
 
 static enum np_status mpi_fail(struct np_err *err, int rc, const char *what)
@@ -29,8 +31,10 @@ enum np_status np_world_init(struct np_world *w, int ranks_per_node, struct np_e
 	memset(w, 0, sizeof(*w));
 	w->comm = MPI_COMM_WORLD;
 	w->node_comm = MPI_COMM_NULL;
+	w->device = -1;
 	MPI_Comm_rank(w->comm, &w->rank);
 	MPI_Comm_size(w->comm, &w->size);
+	w->job_size = w->size;
 	w->pid = (int)getpid();
 	if (gethostname(w->host, sizeof(w->host)) != 0)
 		strcpy(w->host, "unknown");
@@ -79,6 +83,12 @@ enum np_status np_world_init(struct np_world *w, int ranks_per_node, struct np_e
 		w->local_rank = w->rank % ranks_per_node;
 		w->local_size = ranks_per_node;
 		w->ranks_per_node = ranks_per_node;
+		/* each virtual node its own NCCL host id, set now: before the
+		 * first CUDA or NCCL call and their threads, which read the
+		 * environment (setenv is not safe beside getenv) */
+		if (np_nccl_hostid_setup(w->host, w->node) != 0)
+			return np_fail(err, NP_ESYS, "cannot set NCCL_HOSTID for virtual node %d: %s", w->node,
+				       strerror(errno));
 	} else {
 		int mn = w->local_size, mx = w->local_size;
 		MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_INT, MPI_MIN, w->comm);
@@ -94,4 +104,19 @@ void np_world_release(struct np_world *w)
 		MPI_Comm_free(&w->node_comm);
 	free(w->hosts);
 	w->hosts = NULL;
+}
+
+void np_world_usage_agree(const struct np_world *w, enum np_status st, const struct np_err *err)
+{
+	int worst = (int)st, first = (int)st;
+
+	MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, w->comm);
+	if (!worst)
+		return;
+	MPI_Bcast(&first, 1, MPI_INT, 0, w->comm);
+	if (st && w->rank == 0)
+		np_error("%s", err->msg);
+	else if (st && !first)
+		np_rank_error("%s", err->msg);
+	np_exit(NP_EXIT_USAGE);
 }

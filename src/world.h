@@ -25,10 +25,27 @@ struct np_world {
 	char host[NP_HOSTLEN];
 	char (*hosts)[NP_HOSTLEN];  /* every rank's host name, indexed by rank */
 	char mpi_version[128];      /* MPI_Get_library_version, first line */
+	/* a group of the job (src/isolate.c): comm is a sub-communicator and
+	 * rank, size, node_comm, hosts are the group's; job_ranks[r] is the
+	 * job rank of group rank r. NULL in the job's own world. */
+	const int *job_ranks;
+	int job_size;               /* ranks in the whole job */
+	int device;                 /* GPU this rank uses in the job, -1 = the backend picks */
 };
 
 /* MPI must be initialized. ranks_per_node 0 = real nodes. */
 enum np_status np_world_init(struct np_world *w, int ranks_per_node, struct np_err *err);
 void np_world_release(struct np_world *w);
+/* A check of the user's input that every rank of w made (st, err): when
+ * any rank failed, every rank exits 64 and the message is printed once,
+ * by rank 0, or by each failing rank when rank 0 passed (a file that one
+ * host cannot read). Returns when every rank passed. */
+void np_world_usage_agree(const struct np_world *w, enum np_status st, const struct np_err *err);
+
+/* This rank's rank in the whole job. */
+static inline int np_world_job_rank(const struct np_world *w)
+{
+	return w->job_ranks ? w->job_ranks[w->rank] : w->rank;
+}
 
 #endif

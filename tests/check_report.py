@@ -13,6 +13,8 @@ FACTOR = {
     "alltoall": lambda n: (n - 1) / n,
     "broadcast": lambda n: 1.0,
     "reduce": lambda n: 1.0,
+    "gather": lambda n: (n - 1) / n,
+    "scatter": lambda n: (n - 1) / n,
     "sendrecv": lambda n: 1.0,
 }
 

@@ -3,8 +3,8 @@
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 SH_LOG_DRIVER = $(LOG_DRIVER)
 TEST_EXTENSIONS = .sh
-AM_TESTS_ENVIRONMENT = srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
-	export srcdir top_builddir;
+AM_TESTS_ENVIRONMENT = srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; CC='$(CC)'; \
+	export srcdir top_builddir CC;
 
 UNIT_LDADD = libnp.a $(HWLOC_LIBS) $(XML_LIBS) $(VERBS_LIBS) $(NCCL_LIBS)
 
@@ -20,16 +20,59 @@ SWEEP_TESTS = \
 	tests/t0005-docs.sh \
 	tests/t0006-sweep-timeout.sh \
 	tests/t0007-sweep-limits.sh \
-	tests/t0008-validate.sh
+	tests/t0008-validate.sh \
+	tests/t0009-build-headers.sh \
+	tests/t0011-isolate.sh \
+	tests/t0010-build-cuda-layout.sh \
+	tests/t0011-output-files.sh \
+	tests/t0012-sweep-signals.sh \
+	tests/t0020-launch.sh \
+	tests/t0021-nccl-tests-options.sh \
+	tests/t0022-json-schema.sh \
+	tests/t0013-contrib-shellcheck.sh \
+	tests/t0014-contrib-slurm.sh \
+	tests/t0015-contrib-install.sh \
+	tests/t0016-contrib-prolog-nhc.sh
 check_PROGRAMS += tests/unit/test_stats
 tests_unit_test_stats_SOURCES = tests/unit/test_stats.c tests/unit/tap.h
 tests_unit_test_stats_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_parse tests/unit/test_stats $(SWEEP_TESTS)
 
-EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/check_report.py $(SWEEP_TESTS)
+EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS)
 
 # benchmarks (built by make check, run by hand: see tests/bench/*.sh)
 check_PROGRAMS += tests/bench/mpi_allreduce_loop
 tests_bench_mpi_allreduce_loop_SOURCES = tests/bench/mpi_allreduce_loop.c
-EXTRA_DIST += tests/bench/harness-overhead.sh
+EXTRA_DIST += tests/bench/harness-overhead.sh tests/bench/thread-level.sh tests/bench/isolate-accuracy.sh \
+	tests/bench/speed-vs-nccl-tests.sh tests/bench/compare-rates.sh
+include tests/fuzz/local.mk
+
+# Node health (topo): the fake NVML that the tests load in place of
+# libnvidia-ml.so.1 through NCCL_PROBE_NVML_LIB, a plain shared library.
+HEALTH_TESTS = tests/t2501-health-gpu.sh tests/t2502-health-nic.sh \
+	tests/t2503-health-host.sh tests/t2504-health-fleet.sh tests/t2505-health-live.sh
+TESTS += $(HEALTH_TESTS)
+EXTRA_DIST += $(HEALTH_TESTS) tests/fakenvml/fake_nvml.c
+check_DATA = tests/fakenvml/libfakenvml.so $(FUZZ_CRASH_LIB) $(ENV_WITNESS_LIB) $(CLOCK_STEP_LIB)
+# MPI's thread level and NCCL's log set before MPI_Init (the witness is
+# built in probes/nccl.mk); the watchdog across a step of the wall clock
+TESTS += tests/t0030-sweep-threads-env.sh tests/t0031-sweep-clock-step.sh
+EXTRA_DIST += tests/t0030-sweep-threads-env.sh tests/t0031-sweep-clock-step.sh tests/unit/clock_step.c
+CLOCK_STEP_LIB = tests/unit/libclockstep.so
+CLEANFILES += tests/unit/libclockstep.so
+tests/unit/libclockstep.so: $(top_srcdir)/tests/unit/clock_step.c
+	@$(MKDIR_P) tests/unit
+	$(AM_V_CC)$(CC) -std=gnu11 -shared -fPIC -O1 -Wall -o $@ $(top_srcdir)/tests/unit/clock_step.c -ldl
+CLEANFILES += tests/fakenvml/libfakenvml.so
+tests/fakenvml/libfakenvml.so: $(top_srcdir)/tests/fakenvml/fake_nvml.c
+	@$(MKDIR_P) tests/fakenvml
+	$(AM_V_CC)$(CC) -std=gnu11 -shared -fPIC -O1 -Wall -o $@ $(top_srcdir)/tests/fakenvml/fake_nvml.c
+
+# compare: the JSON reader and the shift statistic (unit), two runs
+# compared (tests/t0032)
+check_PROGRAMS += tests/unit/test_compare
+tests_unit_test_compare_SOURCES = tests/unit/test_compare.c tests/unit/tap.h
+tests_unit_test_compare_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_compare tests/t0032-compare.sh
+EXTRA_DIST += tests/t0032-compare.sh

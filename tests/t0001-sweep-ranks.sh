@@ -13,7 +13,7 @@ for n in 1 2 3 4 8; do
 	expect_success "$n ranks: JSON parses" python3 -m json.tool "$TEST_TMP/r$n.json"
 	expect_success "$n ranks: busbw = algbw x factor, no wrong data" \
 		python3 "$srcdir/tests/check_report.py" "$TEST_TMP/r$n.json" "$n" \
-		allreduce,allgather,reducescatter,alltoall,broadcast,reduce,sendrecv
+		allreduce,allgather,reducescatter,alltoall,broadcast,reduce,gather,scatter,sendrecv
 done
 
 # --iters auto: samples until the median is known or the budget is spent
@@ -28,10 +28,69 @@ bad = [r for r in rep["results"] if not (r["converged"] or r["samples"] >= 3)]
 sys.exit(1 if bad or rep["options"]["iters"] != "auto" else 0)
 PY
 ok $? "auto sampling: every row converged or took at least 3 samples"
+# why each row stopped agrees with its own figures
+python3 - "$TEST_TMP/auto.json" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+bad = []
+for r in rep["results"]:
+    ci, n, why = r["time_ci"], r["samples"], r["stop"]
+    good = {"converged": ci is not None and ci <= 0.01 and n >= 6 and r["converged"],
+            "noise-bound": ci is not None and ci > 0.01 and n >= 6 and not r["converged"],
+            "budget": n >= 3 and not r["converged"]}.get(why, False)
+    if not good:
+        bad.append((r["size"], why, ci, n))
+print("# rows whose stop disagrees with their figures:", bad)
+sys.exit(1 if bad or not rep["results"] else 0)
+PY
+ok $? "auto sampling: each row's stop (converged, noise-bound, budget) matches its interval and samples"
+expect_success "fixed iterations" np_host 1 --sweep 1K --iters 2 --samples 2 --format csv
+expect_grep ',fixed,[0-9a-f]{32},mpi,1,1$' "$TEST_OUT" "fixed iterations: stop is 'fixed'"
+
+# the default range on host memory: 8 B x4 up to 128 MiB, said in a note
+expect_success "default range" np_host 1 --coll allreduce --budget 0.01 --format json --output "$TEST_TMP/d.json"
+python3 - "$TEST_TMP/d.json" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+sizes = [r["size"] for r in rep["results"]]
+note = [n for n in rep["notes"] if n.startswith("default sizes up to 128 MiB on host memory")]
+print("# sizes", sizes, "notes", rep["notes"])
+sys.exit(0 if sizes == [8 * 4 ** k for k in range(13)] and rep["options"]["max_bytes"] == 128 << 20
+         and note and rep["options"]["judge_from"] == 2 << 20 else 1)
+PY
+ok $? "default range: 8 B to 128 MiB by 4 on host memory, a note says so, the top quarter judged"
+
+# per-rank times: rank 2 sleeps 10x each collective's time after it (a
+# planted straggler of milliseconds), so its own time is the longest
+NCCL_PROBE_TEST_SLOW=2:1000% NCCL_ALGO=Ring expect_success "per-rank times: a run with a slow rank 2" \
+	np_host 4 --backend mpi --sweep 1M:4M:x2 --coll allreduce --iters 1 --samples 5 --warmup 1 \
+	--format json --output "$TEST_TMP/slow.json"
+python3 - "$TEST_TMP/slow.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+bad = [(r["size"], r["slow_rank"], r["slow_excess"]) for r in rows
+       if r["slow_rank"] != 2 or not r["slow_excess"] > 1 or not r["slow_time"] > r["time"] / 2]
+print("# rows that miss the slow rank:", bad)
+sys.exit(1 if bad or len(rows) != 3 else 0)
+PY
+ok $? "per-rank times: every row names rank 2 as slowest, by more than 100%"
+NCCL_PROBE_TEST_SLOW=2:1000% expect_success "per-rank times in the table" \
+	np_host 4 --backend mpi --sweep 1M:4M:x2 --coll allreduce --iters 1 --samples 5 --warmup 1
+expect_grep '^# slowest rank: 2 \(.*node 0\) in 3 of 3 rows' "$TEST_OUT" "the footer names rank 2 in 3 of 3 rows"
+! grep -q '^#   its GPU' "$TEST_OUT"
+ok $? "  the host backend uses no GPU: no clocks beside it"
+python3 -c 'import json,sys; sys.exit(0 if all(r["gpu_clocks"] is None for r in json.load(open(sys.argv[1]))["ranks"]) else 1)' \
+	"$TEST_TMP/slow.json"
+ok $? "the host backend's ranks: gpu_clocks null in JSON"
+python3 -c 'import json,sys; e = json.load(open(sys.argv[1]))["nccl_env"]; print("# nccl_env:", e); sys.exit(0 if e.get("NCCL_ALGO") == "Ring" and not any(k.startswith("NCCL_PROBE_") for k in e) else 1)' \
+	"$TEST_TMP/slow.json"
+ok $? "nccl_env lists NCCL's variables (NCCL_ALGO), not nccl-probe's own (NCCL_PROBE_TEST_SLOW)"
+expect_success "one rank: no slowest rank" np_host 1 --sweep 1K --iters 1 --samples 1 --format csv
+expect_grep ',0,[0-9.e+-]+,,' "$TEST_OUT" "one rank: slow_rank 0, slow_excess empty"
 
 # the human table: nccl-tests' columns and the summary
 expect_success "table output" np_host 2 --sweep 1K:4K --iters 2 --samples 2
-expect_grep '^# coll +size +count +type +redop +root +time\(us\)' "$TEST_OUT" "table has nccl-tests columns"
+expect_grep '^# coll +size\(B\) +count +type +redop +root +time\(us\) +min\(us\) +max\(us\) +ci% +algbw\(GB/s\) +busbw\(GB/s\) +#wrong +limit\(GB/s\) +eff%' "$TEST_OUT" "table has nccl-tests columns, headings with units"
 expect_grep '^# summary' "$TEST_OUT" "table has a summary"
 expect_grep '^# +0 +' "$TEST_OUT" "header has a line per rank"
 expect_grep 'backend mpi' "$TEST_OUT" "header names the backend"
@@ -42,6 +101,9 @@ lines=$(wc -l <"$TEST_OUT")
 [ "$lines" -eq 3 ]
 ok $? "csv has a header and 2 rows, 1K and 4K (got $lines lines)"
 expect_grep '^coll,size,count,type,redop,root,inplace,time,' "$TEST_OUT" "csv header names metrics"
+expect_grep '^coll,size,count,type,redop,root,inplace,time,.*,stop,run_id,backend,ranks,nodes$' "$TEST_OUT" \
+	"csv header: the run's columns after the metrics"
+expect_grep '^allreduce,4096,.*,[0-9a-f]{32},mpi,2,1$' "$TEST_OUT" "csv row: run id, backend, ranks and nodes"
 
 # sizes that round to 0 elements are skipped with a note, not run
 expect_success "tiny alltoall on 8 ranks" np_host 8 --sweep 8:64 --coll alltoall --iters 1 --samples 1 --format json

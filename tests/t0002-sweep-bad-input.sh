@@ -47,6 +47,12 @@ RANKS=4 bad_input 99 --root 99 --coll broadcast
 RANKS=4 bad_input 4 --root 4
 RANKS=4 bad_input 3 --ranks-per-node 3
 bad_input '-c' -c 2
+bad_input "'2'" --check=2
+bad_input "8:1K:x 2" --sweep "8:1K:x 2"
+bad_input x0x2 --sweep 8:1K:x0x2
+bad_input 0x10 --timeout 0x10
+bad_input 1e19 --timeout 1e19
+bad_input "the largest is 8388607T" --maxbytes 9223372036854775807
 
 expect_code 64 "unknown command" "$NP_BIN" frobnicate
 grep -q "frobnicate" "$TEST_ERR"

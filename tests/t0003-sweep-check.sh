@@ -14,13 +14,13 @@ no_wrong() {
 		 { rows++; if ($c != "0") bad++ } END { exit !(c && rows && !bad) }' "$TEST_OUT"
 }
 
-for t in int8 uint8 int32 uint32 int64 uint64 half float double bfloat16; do
+for t in int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 fp8e4m3 fp8e5m2; do
 	expect_success "$t: every collective, sum" run --coll all --dtype "$t" --op sum
 	no_wrong
 	ok $? "$t: no wrong element"
 done
 for op in prod max min avg; do
-	for t in int8 half bfloat16 float; do
+	for t in int8 uint8 half bfloat16 float fp8e4m3; do
 		expect_success "$t $op: reductions" run --coll allreduce,reducescatter,reduce --dtype "$t" --op "$op"
 		no_wrong
 		ok $? "$t $op: no wrong element"

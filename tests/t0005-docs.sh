@@ -11,7 +11,10 @@ man="$srcdir/man/nccl-probe.1"
 sed -e 's/\\-/-/g' -e 's/\\e/\\/g' "$man" >"$TEST_TMP/man.txt"
 "$NP_BIN" --help >"$TEST_TMP/help-sweep.txt" 2>&1
 "$NP_BIN" topo --help >"$TEST_TMP/help-topo.txt" 2>&1
-cat "$TEST_TMP/help-sweep.txt" "$TEST_TMP/help-topo.txt" >"$TEST_TMP/help.txt"
+"$NP_BIN" isolate --help >"$TEST_TMP/help-isolate.txt" 2>&1
+"$NP_BIN" compare --help >"$TEST_TMP/help-compare.txt" 2>&1
+cat "$TEST_TMP/help-sweep.txt" "$TEST_TMP/help-topo.txt" "$TEST_TMP/help-isolate.txt" \
+	"$TEST_TMP/help-compare.txt" >"$TEST_TMP/help.txt"
 
 # the option names, as --help prints them
 opts=$(sed -n 's/^ *\(-[A-Za-z], \)\{0,1\}--\([a-z][a-z-]*\).*/\2/p' "$TEST_TMP/help.txt" | sort -u)
@@ -39,7 +42,11 @@ NCCL_PROBE_FSROOT=$TEST_TMP/root "$NP_BIN" topo --quiet --format json --output "
 	>/dev/null 2>&1
 [ -s "$TEST_TMP/t.json" ]
 ok $? "a topo JSON report to read the fields from"
-python3 - "$TEST_TMP/s.json" "$TEST_TMP/t.json" >"$TEST_TMP/keys.txt" <<'PY'
+# compare: the sweep's report against itself
+"$NP_BIN" compare --format json --output "$TEST_TMP/c.json" "$TEST_TMP/s.json" "$TEST_TMP/s.json" >/dev/null 2>&1
+[ -s "$TEST_TMP/c.json" ]
+ok $? "a compare JSON report to read the fields from"
+python3 - "$TEST_TMP/s.json" "$TEST_TMP/t.json" "$TEST_TMP/c.json" >"$TEST_TMP/keys.txt" <<'PY'
 import json, sys
 keys = set()
 def walk(v, parent=None):

@@ -38,6 +38,20 @@ NCCL_PROBE_FSROOT=$R expect_success "the table shows the limits line" \
 	np_mpi 4 --backend mpi --ranks-per-node 1 --sweep 64K --coll alltoall --iters 1 --samples 1
 expect_grep '^# limits: B_gpu unknown .*B_node 100.0 GB/s \(2 x NDR' "$TEST_OUT" "limits line with the evidence"
 
+# eff below --min-eff on a known limit: one detail per failing judged row
+NCCL_PROBE_FSROOT=$R expect_code 1 "--min-eff 100 on a 100 GB/s limit fails" \
+	np_mpi 4 --backend mpi --ranks-per-node 1 --sweep 64K:128K --coll alltoall --iters 1 --samples 1 \
+	--min-eff 100 --format json --output "$TEST_TMP/e.json"
+python3 - "$TEST_TMP/e.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = [{"code": "min_eff", "coll": "alltoall", "size": x["size"], "value": x["eff"], "threshold": 1}
+        for x in r["results"] if x["judged"]]
+print("# details", r["verdict"]["details"])
+sys.exit(0 if want and r["verdict"]["details"] == want else 1)
+PY
+ok $? "verdict.details: min_eff with the row's eff and the floor as fractions"
+
 # a port down leaves the node with one: B_node 50 GB/s
 echo "1: DOWN" >"$R/sys/class/infiniband/mlx5_1/ports/1/state"
 NCCL_PROBE_FSROOT=$R expect_success "one port down" \

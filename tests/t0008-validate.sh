@@ -1,47 +1,169 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# contrib/nccl-probe-validate names the bad node or link: 4 virtual nodes
-# of 2 ranks on this host, one made slow on purpose (test-only switch: a
-# rank that sleeps 100 ms before each collective) inside the node, on its
-# network, or on one link; a healthy run passes; bad input exits 64.
+# contrib/nccl-probe-validate drives 'nccl-probe isolate' (virtual nodes on
+# this host, faults planted with isolate's test-only switches): a healthy
+# run passes with a JSON verdict; a slow node is named once with a ready
+# drain line, a slow link without one; a hang names the stalled node; a
+# launch failure that hits every node is one error, exit 3, nobody
+# accused; --budget stops everything; launcher syntax for srun, Open MPI
+# and MPICH (--dry-run); bad input exits 64. The real Slurm runs are
+# tests/t0014-slurm.sh.
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
+command -v timeout >/dev/null || skip_all "timeout (coreutils) not found"
 
 V="$srcdir/contrib/nccl-probe-validate"
-val() { python3 "$V" --nccl-probe "$NP_BIN" --backend mpi --size 1M --out "$TEST_TMP/runs" "$@"; }
-# tolerance 90%: this host's noise (oversubscribed ranks, other tests) stays inside
-# it, a 100 ms sleep per collective far outside
-virt() { val --virtual 4 --ppn 2 --tolerance 90 "$@"; }
+# the same settings as tests/t0011-isolate.sh: large planted faults, a
+# --min-effect above this host's noise
+val() { "$V" --nccl-probe "$NP_BIN" --backend mpi --json "$TEST_TMP/v.json" "$@"; }
+virt() { val --virtual 4 --ppn "${PPN:-1}" "$@" -- --size 16K --budget 0.6 --min-effect 50; }
+# what the verdict names, one line each: node NAME STATE | link A-B | fleet | scale | error
+named() {
+	python3 - "$TEST_TMP/v.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == "nccl-probe/validate"
+for n in r["nodes"]:
+    if n["state"] != "ok":
+        print("node %s %s" % (n["name"], n["state"]))
+for l in r["links"]:
+    print("link %s-%s" % (l["a"], l["b"]))
+for k in ("fleet", "scale", "error"):
+    if r[k]:
+        print(k)
+PY
+}
+check() {
+	got=$(named | paste -sd';' -)
+	[ "$got" = "$1" ]
+	ok $? "  the verdict names exactly '$1' (got '$got')"
+}
+jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$TEST_TMP/v.json" "$1"; }
+count() { grep -c "$1" "$TEST_OUT"; }
 
-expect_success "4 healthy virtual nodes pass" virt
-expect_grep '^verdict: ok, 4 nodes' "$TEST_OUT" "  the verdict says ok"
+PPN=2 expect_success "4 healthy virtual nodes of 2 ranks: exit 0" virt
+expect_grep '^verdict: ok, 4 nodes, 2 rounds' "$TEST_OUT" "  the verdict line"
+check ""
+[ "$(jget rounds)" = 2 ] && [ "$(jget nodes_total)" = 4 ] && [ "$(jget exit_code)" = 0 ]
+ok $? "  JSON: 2 rounds, 4 nodes, exit_code 0"
+expect_grep '^validate: \[1/2\] topo on this host' "$TEST_ERR" "  progress lines on stderr: topo"
+expect_grep '^validate: \[2/2\] isolate' "$TEST_ERR" "  and isolate"
+expect_grep '^isolate: round 2: ' "$TEST_ERR" "  with isolate's own rounds as they come"
 
-NP_VALIDATE_TEST_SLOW=node:2 expect_code 1 "a slow node: exit 1" virt
-expect_grep '^bad: node vnode2: all-reduce inside the node' "$TEST_OUT" "  names vnode2, inside the node"
-n=$(grep -c '^bad:' "$TEST_OUT")
-[ "$n" -eq 1 ]
-ok $? "  and nothing else (got $n lines)" || grep '^bad:' "$TEST_OUT" | sed 's/^/# /'
+NCCL_PROBE_TEST_SLOW=2:20000 PPN=2 expect_code 1 "a slow node (inside): exit 1" virt
+check "node vnode1 bad-inside"
+expect_grep '^bad: node vnode1: bad-inside: round 1 alone ' "$TEST_OUT" "  named with its figures"
+expect_grep '^drain: scontrol update NodeName=vnode1 State=DRAIN Reason="nccl-probe: slow inside the node' \
+	"$TEST_OUT" "  and a ready drain line"
+[ "$(count '^bad:')" -eq 1 ] && [ "$(count '^drain:')" -eq 1 ]
+ok $? "  one bad line, one drain line"
+python3 -c 'import json,sys; n=[x for x in json.load(open(sys.argv[1]))["nodes"] if x["name"]=="vnode1"][0]; sys.exit(not (n["evidence"].startswith("round 1 alone") and n["drain"].startswith("scontrol update NodeName=vnode1 ")))' \
+	"$TEST_TMP/v.json"
+ok $? "  JSON: the node's evidence and drain line"
 
-NP_VALIDATE_TEST_SLOW=net:1 expect_code 1 "a node slow only with other nodes: exit 1" virt
-expect_grep '^bad: node vnode1: fine alone but slow in both of its pairs' "$TEST_OUT" "  names vnode1's network"
-n=$(grep -c '^bad:' "$TEST_OUT")
-[ "$n" -eq 1 ]
-ok $? "  and nothing else (got $n lines)" || grep '^bad:' "$TEST_OUT" | sed 's/^/# /'
+NCCL_PROBE_TEST_SLOW=5:20000:link=6 expect_code 1 "a slow link: exit 1" val --virtual 8 --ppn 1 -- \
+	--size 16K --budget 0.6 --min-effect 50
+check "link vnode5-vnode6"
+expect_grep '^bad: link vnode5-vnode6: ' "$TEST_OUT" "  the link is named"
+[ "$(count '^drain:')" -eq 0 ]
+ok $? "  no drain line: a link is no node"
 
-NP_VALIDATE_TEST_SLOW=link:2-3 expect_code 1 "a slow link: exit 1" virt
-expect_grep '^bad: link vnode2-vnode3: ' "$TEST_OUT" "  names the link vnode2-vnode3"
-n=$(grep -c '^bad:' "$TEST_OUT")
-[ "$n" -eq 1 ]
-ok $? "  and nothing else (got $n lines)" || grep '^bad:' "$TEST_OUT" | sed 's/^/# /'
+NCCL_PROBE_TEST_STALL=3 expect_code 1 "a hung node: exit 1" virt --timeout 3
+check "node vnode3 hung"
+expect_grep "^bad: node vnode3: hung: isolate exit 4: rank 3 on " "$TEST_OUT" "  named with isolate's message"
 
-# a real host list: topology through 'nccl-probe topo' under mpirun too
-expect_success "one real node" val --hosts localhost --ppn 2 --mpi-args "--oversubscribe --bind-to none"
-expect_grep '^\[1/4\] topology: 1 node compared' "$TEST_OUT" "  the topology step ran"
+# a topo finding of severity error names the node (this host) with the
+# finding: a fake node whose GPU has uncorrectable ECC errors (fake NVML)
+LIB=$top_builddir/tests/fakenvml/libfakenvml.so
+if [ -f "$LIB" ]; then
+	. "$srcdir/tests/fakesys.sh"
+	node "$TEST_TMP/root"
+	printf 'count=1\ngpu0.busid=0000:19:00.0\ngpu0.name=NVIDIA H100 80GB HBM3\ngpu0.ecc=1\ngpu0.ecc_uncorrected=3\n' \
+		>"$TEST_TMP/nvml.conf"
+	NCCL_PROBE_FSROOT=$TEST_TMP/root NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf \
+		expect_code 1 "a topo error on the host: exit 1" virt
+	h=$(hostname)
+	check "node $h topo-error"
+	expect_grep "^bad: node $h: topo-error: topo: health-gpu-ecc-uncorrected \[GPU0\]: GPU0: 3 uncorrectable ECC errors" \
+		"$TEST_OUT" "  names the GPU and the figure"
+	expect_grep "^drain: scontrol update NodeName=$h State=DRAIN Reason=\"nccl-probe: topo: health-gpu-ecc-uncorrected \[GPU0\]" \
+		"$TEST_OUT" "  with a drain line for the host"
+else
+	echo "ok $((_np_n + 1)) # SKIP fake NVML not built"
+	_np_n=$((_np_n + 1))
+fi
+expect_success "--no-topo skips it" virt --no-topo
+expect_grep '^validate: \[1/1\] isolate' "$TEST_ERR" "  one step"
 
-expect_code 64 "no nodes: exit 64" python3 "$V" --nccl-probe "$NP_BIN"
-expect_code 64 "a node twice: exit 64" python3 "$V" --nccl-probe "$NP_BIN" --hosts a,a
-expect_code 64 "bad --ppn: exit 64" python3 "$V" --nccl-probe "$NP_BIN" --virtual 2 --ppn 0
-expect_grep "invalid --ppn 0" "$TEST_ERR" "  the message names the value"
-expect_code 64 "missing hostfile: exit 64" python3 "$V" --nccl-probe "$NP_BIN" --hostfile /nonexistent/h
+# launch failures that hit every node: one error, exit 3, nobody accused
+expect_code 3 "a launcher option it refuses: exit 3" virt --launcher-args --no-such-option
+expect_grep "^error: the launcher failed on every node before topo ran \(exit 1\): mpirun: Error: unknown option" \
+	"$TEST_ERR" "  one error about the launch, at the first step"
+[ "$(grep -c '^error:' "$TEST_ERR")" -eq 1 ]
+ok $? "  and only one"
+expect_code 3 "the same without topo: exit 3" virt --no-topo --launcher-args --no-such-option
+expect_grep "^error: isolate failed on every node .*so the launch, not a node" "$TEST_ERR" "  one error about the launch"
+[ "$(count '^bad:')" -eq 0 ] && [ "$(count '^drain:')" -eq 0 ]
+ok $? "  nobody accused, nothing to drain"
+check "error"
+[ "$(jget exit_code)" = 3 ]
+ok $? "  JSON: exit_code 3"
+expect_code 3 "a program that fails on every rank: exit 3" "$V" --nccl-probe /bin/false --virtual 4 --ppn 1
+[ "$(count '^drain:')" -eq 0 ]
+ok $? "  nothing to drain"
+
+# the whole-run deadline: a launcher that never returns is stopped, with
+# everything it started, when --budget ends
+printf '#!/bin/sh\ncase $1 in --version) echo "mpirun (Open MPI) 4.1.4" ;; *) exec sleep 347 ;; esac\n' \
+	>"$TEST_TMP/stuck-mpirun"
+chmod +x "$TEST_TMP/stuck-mpirun"
+start=$(date +%s)
+expect_code 3 "--budget 8, a launcher that never returns: exit 3" "$V" --nccl-probe "$NP_BIN" --backend mpi \
+	--virtual 4 --ppn 1 --budget 8 --mpirun "$TEST_TMP/stuck-mpirun"
+expect_grep "did not finish within --budget 8 s" "$TEST_ERR" "  says so"
+[ $(($(date +%s) - start)) -lt 30 ]
+ok $? "  and everything ended (loose bound: 30 s)"
+sleep 1
+! pgrep -f "sleep 347" >/dev/null 2>&1
+ok $? "  nothing it started is left"
+
+# launcher syntax
+expect_success "Open MPI syntax (--dry-run)" "$V" --nccl-probe "$NP_BIN" --hosts a,b,c --ppn 8 --dry-run --no-topo
+expect_grep '^mpirun -np 24 --host a:8,b:8,c:8 --map-by ppr:8:node .*nccl-probe isolate ' "$TEST_OUT" \
+	"  mpirun -np 24 --host a:8,b:8,c:8 --map-by ppr:8:node"
+mkdir -p "$TEST_TMP/mpich"
+printf '#!/bin/sh\necho "HYDRA build details:"\n' >"$TEST_TMP/mpich/mpiexec"
+chmod +x "$TEST_TMP/mpich/mpiexec"
+printf 'a slots=8\n# spare\nb\n\n' >"$TEST_TMP/hosts"
+expect_success "MPICH syntax, a hostfile (--dry-run)" "$V" --nccl-probe "$NP_BIN" --hostfile "$TEST_TMP/hosts" \
+	--ppn 4 --mpirun "$TEST_TMP/mpich/mpiexec" --dry-run --no-topo
+expect_grep '/mpiexec -n 8 -ppn 4 -hosts a,b .*nccl-probe isolate ' "$TEST_OUT" "  mpiexec -n 8 -ppn 4 -hosts a,b"
+if command -v srun >/dev/null 2>&1; then
+	SLURM_JOB_ID=1 SLURM_JOB_NODELIST=x,y SLURM_NTASKS_PER_NODE=2 \
+		expect_success "inside an allocation: srun (--dry-run)" "$V" --nccl-probe "$NP_BIN" --dry-run --no-topo
+	expect_grep '^srun --nodes=2 --nodelist=x,y --ntasks=4 --ntasks-per-node=2 --kill-on-bad-exit=1 .*nccl-probe isolate ' \
+		"$TEST_OUT" "  srun over the allocation's nodes, SLURM_NTASKS_PER_NODE ranks each"
+else
+	echo "ok $((_np_n + 1)) # SKIP srun not installed"
+	echo "ok $((_np_n + 2)) # SKIP srun not installed"
+	_np_n=$((_np_n + 2))
+fi
+
+# bad input: one line, exit 64
+expect_code 64 "no nodes: exit 64" env -u SLURM_JOB_ID "$V" --nccl-probe "$NP_BIN"
+expect_grep "^error: no nodes to validate" "$TEST_ERR" "  says what to give"
+expect_code 64 "a node twice: exit 64" "$V" --nccl-probe "$NP_BIN" --hosts a,b,a
+expect_grep "node 'a' is listed twice" "$TEST_ERR" "  names the node"
+expect_code 64 "one node: exit 64" "$V" --nccl-probe "$NP_BIN" --hosts a
+expect_code 64 "bad --ppn: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --ppn 0
+expect_grep "invalid --ppn '0'" "$TEST_ERR" "  the message names the value"
+expect_code 64 "bad --budget: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --budget 1x
+expect_code 64 "bad --timeout: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --timeout 0
+expect_code 64 "missing hostfile: exit 64" "$V" --nccl-probe "$NP_BIN" --hostfile /nonexistent/h
+expect_code 64 "--drain with --virtual: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --drain
+expect_code 64 "unknown option: exit 64" "$V" --frobnicate
+expect_code 64 "--hosts and --virtual: exit 64" "$V" --hosts a,b --virtual 2
+expect_success "--help" "$V" --help
+expect_grep '^      --budget SEC' "$TEST_OUT" "  lists --budget"
 done_testing

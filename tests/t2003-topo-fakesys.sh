@@ -6,24 +6,39 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fakesys.sh"
 
+NCCL_PROBE_PCI_IDS=$srcdir/tests/topo/pci.ids
+export NCCL_PROBE_PCI_IDS
 topo() { NCCL_PROBE_FSROOT=$R np topo --quiet "$@"; }
 
-# 1. peer memory absent, then present
+# 1. peer memory absent, then present. A fake tree has no CUDA to ask for
+# the GPU's GDR attribute, nor verbs for dma-buf: what they would say is
+# unknown (exit 5) until a snapshot records it.
 R=$TEST_TMP/a
 node "$R"
-expect_code 1 "no peer memory: --check-gdr exits 1" topo --check-gdr
+expect_code 5 "no peer memory, dma-buf unknown: --check-gdr exits 5 (unknown)" topo --check-gdr
 expect_grep 'gdr-peermem-missing' "$TEST_OUT" "  the missing peer-memory module is the finding"
-expect_grep 'GPU0 0000:19:00.0: no GDR' "$TEST_OUT" "  GPU0 has no GDR, with the reason"
+expect_grep "GPU0 0000:19:00.0: GDR unknown: the GPU's GDR support; peer memory or dma-buf; this node does not tell" "$TEST_OUT" "  GPU0's GDR is unknown, with what is missing"
+! grep -q 'ibv_reg_dmabuf_mr' "$TEST_OUT"
+ok $? "  no evidence names a call that was not made"
+expect_success "snapshot of the node without peer memory" topo --export "$TEST_TMP/a0.xml"
+sed 's/;gdr=-1;dmabuf=-1/;gdr=1;dmabuf=1/; s/dmabufnic=-1/dmabufnic=0/' "$TEST_TMP/a0.xml" >"$TEST_TMP/a0-facts.xml"
+expect_code 1 "  with the GPU attribute and dma-buf refused recorded: --check-gdr exits 1" np topo --quiet --input "$TEST_TMP/a0-facts.xml" --check-gdr
+expect_grep 'GPU0 0000:19:00.0: GDR no: no peer-memory module is loaded and the RDMA stack refuses dma-buf' "$TEST_OUT" "  with the reason"
+expect_grep 'evidence: the snapshot records that ibv_reg_dmabuf_mr answered EOPNOTSUPP' "$TEST_OUT" "  evidence names the snapshot as its source"
 mkdir -p "$R/sys/module/nvidia_peermem" && echo 1.0 >"$R/sys/module/nvidia_peermem/version"
-expect_code 0 "peer memory loaded: --check-gdr exits 0" topo --check-gdr
-expect_grep 'GPU0 0000:19:00.0: GDR: PIX to mlx5_0 via peer memory' "$TEST_OUT" "  GPU0 reaches mlx5_0 at PIX"
+expect_code 5 "peer memory loaded, the GPU attribute unknown: --check-gdr exits 5" topo --check-gdr
+expect_grep "GPU0 0000:19:00.0: GDR unknown: the GPU's GDR support; this node does not tell" "$TEST_OUT" "  only the GPU attribute is missing"
 expect_success "the full report" topo
 expect_grep '^GPU0 +X +PIX +PHB ' "$TEST_OUT" "  matrix: PIX to the NIC on its switch, PHB to the other"
-expect_grep 'Findings: none' "$TEST_OUT" "  a healthy node has no finding"
+expect_grep '^  0 +0000:19:00.0 .* unknown +unknown +unknown +NIC0 \(PIX\)' "$TEST_OUT" "  NVLinks, BAR1 and the GDR attribute unknown without NVML and CUDA"
+expect_grep 'info +gdr-unknown \[GPU0\]' "$TEST_OUT" "  the unknown GDR answer is an info finding"
+! grep -Eq '^  (warning|error)' "$TEST_OUT"
+ok $? "  a healthy node has no warning"
 expect_grep '^  none' "$TEST_OUT" "  and nothing to recommend"
 expect_success "snapshot of the fake node" topo --export "$TEST_TMP/a.xml"
-expect_success "topo --input on the snapshot" np topo --quiet --input "$TEST_TMP/a.xml" --check-gdr
-expect_grep 'GDR: PIX to mlx5_0 via peer memory' "$TEST_OUT" "  the snapshot keeps the GDR facts"
+sed 's/;gdr=-1;dmabuf=-1/;gdr=1;dmabuf=-1/' "$TEST_TMP/a.xml" >"$TEST_TMP/a-gdr.xml"
+expect_success "topo --input on the snapshot with the GPU attribute recorded" np topo --quiet --input "$TEST_TMP/a-gdr.xml" --check-gdr
+expect_grep 'GPU0 0000:19:00.0: GDR yes: PIX to mlx5_0 via peer memory' "$TEST_OUT" "  GPU0 reaches mlx5_0 at PIX"
 
 # 2. a port down and one polling; mixed rates
 R=$TEST_TMP/b
@@ -38,7 +53,7 @@ expect_grep 'nic-port-down \[mlx5_10:1\]' "$TEST_OUT" "  mlx5_10 is down"
 expect_grep 'nic-port-polling \[mlx5_2:1\]' "$TEST_OUT" "  mlx5_2 is polling"
 expect_grep 'nic-rate-mixed' "$TEST_OUT" "  400 and 200 Gb/s ports are told"
 expect_success "--recommend" topo --recommend
-expect_grep '^export NCCL_IB_HCA==mlx5_0:1  # ' "$TEST_OUT" "  NCCL_IB_HCA with '=' names only the active top-rate port"
+expect_grep "^export NCCL_IB_HCA='=mlx5_0:1'  # " "$TEST_OUT" "  NCCL_IB_HCA with '=' names only the active top-rate port, quoted"
 ! grep -q 'mlx5_1[0:,]' "$TEST_OUT"
 ok $? "  neither mlx5_10 nor the slower mlx5_1 is selected"
 expect_success "snapshot" topo --export "$TEST_TMP/b.xml" --format json --output "$TEST_TMP/b-live.json"
@@ -47,7 +62,8 @@ if PY=$(command -v python3); then
 	"$PY" - "$TEST_TMP/b-live.json" "$TEST_TMP/b-snap.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-key = lambda d: [(f["id"], f["subject"], f["message"], f["evidence"]) for f in d["findings"]]
+# evidence names its source ("the snapshot records ..."): compare the rest
+key = lambda d: [(f["id"], f["severity"], f["subject"], f["remedy"] if f["id"] != "gdr-unknown" else "") for f in d["findings"]]
 sys.exit(0 if key(a) == key(b) and a["recommendations"] == b["recommendations"] and a["paths"] == b["paths"] else 1)
 PY
 	ok $? "  the snapshot gives the same findings, recommendations and paths"
@@ -103,22 +119,30 @@ for d in mlx5_0 mlx5_1; do
 	echo "RoCE v2" >"$p/gid_attrs/types/1"
 done
 expect_success "RoCE with IPv6 GIDs only" topo --recommend
-expect_grep '^export NCCL_IB_GID_INDEX=1  # roce-no-v2-gid' "$TEST_OUT" "  NCCL_IB_GID_INDEX points at the IPv6 RoCE v2 GID"
-expect_grep '^export NCCL_IB_ADDR_FAMILY=AF_INET6  # roce-no-v2-gid' "$TEST_OUT" "  with NCCL_IB_ADDR_FAMILY=AF_INET6"
+expect_grep "^export NCCL_IB_GID_INDEX='1'  # roce-no-v2-gid" "$TEST_OUT" "  NCCL_IB_GID_INDEX points at the IPv6 RoCE v2 GID"
+expect_grep "^export NCCL_IB_ADDR_FAMILY='AF_INET6'  # roce-no-v2-gid" "$TEST_OUT" "  with NCCL_IB_ADDR_FAMILY=AF_INET6"
 
 # 5. a flattened virtual machine
 R=$TEST_TMP/e
 pci "$R" pci0000:00/0000:00:05.0 0x10de 0x030200
 pci "$R" pci0000:00/0000:00:06.0 0x10de 0x030200
 pci "$R" pci0000:00/0000:00:07.0 0x15b3 0x020700
+echo 0x20b0 >"$R/sys/bus/pci/devices/0000:00:05.0/device"
+echo 0x20b0 >"$R/sys/bus/pci/devices/0000:00:06.0/device"
 hca "$R" mlx5_0 0000:00:07.0 "4: ACTIVE" "5: LinkUp" "200 Gb/sec (4X HDR)" InfiniBand
 for b in 0000:00:05.0 0000:00:06.0 0000:00:07.0; do echo -1 >"$R/sys/bus/pci/devices/$b/numa_node"; done
 mkdir -p "$R/sys/hypervisor" && echo kvm >"$R/sys/hypervisor/type"
 expect_success "a flattened VM" topo
 expect_grep 'vm-flattened' "$TEST_OUT" "  the flattened tree is a finding"
-expect_grep 'export NCCL_TOPO_FILE=' "$TEST_OUT" "  NCCL_TOPO_FILE is recommended"
+expect_grep '# needs your value: export NCCL_TOPO_FILE=\.\.\.  # vm-flattened' "$TEST_OUT" "  NCCL_TOPO_FILE is a comment for the operator's value"
 expect_grep 'numa-unknown' "$TEST_OUT" "  the unknown NUMA node is said"
-expect_grep '^  0 +0000:00:05.0 +NVIDIA \[10de:' "$TEST_OUT" "  GPUs are found in sysfs without NVML"
+expect_grep '^  0 +0000:00:05.0 +NVIDIA GA100 \[A100 SXM4 40GB\] ' "$TEST_OUT" "  GPUs are found in sysfs without NVML, named from the PCI ID database"
+expect_code 5 "  --check-gdr: unknown (exit 5), not no" topo --check-gdr
+expect_grep 'GPU0 0000:00:05.0: GDR unknown: the real PCIe path' "$TEST_OUT" "  because the flattened path is not the machine's"
+! grep -q 'gdr-path' "$TEST_OUT"
+ok $? "  no path-based GDR warning on a flattened tree"
+expect_success "  --recommend" topo --recommend
+if (eval "$(cat "$TEST_OUT")") >"$TEST_TMP/eval.out" 2>&1; then ok 0 "  its output evals"; else ok 1 "  its output evals: $(cat "$TEST_TMP/eval.out")"; fi
 
 # 6. ACS redirect on the switch between GPU0 and mlx5_0
 R=$TEST_TMP/g
@@ -154,7 +178,28 @@ echo up >"$R/sys/class/net/eth0/operstate"; echo 5 >"$R/sys/class/net/eth0/ifind
 echo unknown >"$R/sys/class/net/lo/operstate"; echo 1 >"$R/sys/class/net/lo/ifindex"
 ln -s ../../../bus/pci/devices/0000:20:00.0 "$R/sys/class/net/eth0/device"
 expect_success "a virtual interface first" topo --recommend
-expect_grep "^export NCCL_SOCKET_IFNAME==eth0  # net-socket-iface: NCCL would bootstrap over 'virbr0'" "$TEST_OUT" "  NCCL_SOCKET_IFNAME names the PCI interface exactly"
+expect_grep "^export NCCL_SOCKET_IFNAME='=eth0'  # net-socket-iface: NCCL would bootstrap over 'virbr0'" "$TEST_OUT" "  NCCL_SOCKET_IFNAME names the PCI interface exactly"
+# a snapshot whose interface and NIC names carry shell syntax: nothing of
+# it may reach an export line that a shell evaluates
+expect_success "  its snapshot" topo --export "$TEST_TMP/h.xml"
+expect_success "  --recommend from the snapshot" np topo --quiet --input "$TEST_TMP/h.xml" --recommend
+expect_grep "^export NCCL_SOCKET_IFNAME='=eth0'" "$TEST_OUT" "  keeps NCCL_SOCKET_IFNAME"
+sed -e 's/ifnccl=virbr0/ifnccl=v\&#10;echo pwned2 \&gt;pwned2;x=/' -e 's/ifpci=eth0/ifpci=e$(echo pwned \&gt;pwned)\&apos;;echo pwned3 \&gt;pwned3/' \
+	-e 's/name=mlx5_1;/name=mlx5_1$(echo pwned4 \&gt;pwned4);/' "$TEST_TMP/h.xml" >"$TEST_TMP/h-evil.xml"
+grep -q 'pwned3' "$TEST_TMP/h-evil.xml"
+ok $? "  a snapshot with shell syntax in its interface and NIC names"
+expect_success "  --recommend from it" np topo --input "$TEST_TMP/h-evil.xml" --recommend
+grep -q 'kernel allows' "$TEST_ERR"
+ok $? "  the names are left out, with a note: $(head -n 1 "$TEST_ERR")"
+grep -q 'NIC record with a name no kernel allows' "$TEST_ERR"
+ok $? "  the NIC with such a name is left out too"
+rec=$(cat "$TEST_OUT")
+mkdir "$TEST_TMP/evil" && (cd "$TEST_TMP/evil" && PATH=$TEST_TMP/evil/nopath && eval "$rec") >"$TEST_TMP/evil.out" 2>&1
+ok $? "  its output evals"
+[ -z "$(ls -A "$TEST_TMP/evil")" ] && [ ! -s "$TEST_TMP/evil.out" ]
+ok $? "  and runs nothing: $(ls "$TEST_TMP/evil") $(cat "$TEST_TMP/evil.out")"
+! grep -q pwned "$TEST_OUT"
+ok $? "  no export line carries the names"
 
 # 8. an H200 virtual machine: one GPU straight under the host bridge,
 # PCIe Gen5 x16, NUMA -1, no NIC, no peer memory
@@ -165,14 +210,32 @@ echo -1 >"$R/sys/bus/pci/devices/0000:00:06.0/numa_node"
 link "$R" 0000:00:06.0 32.0 16 32.0 16
 mkdir -p "$R/sys/hypervisor" && echo kvm >"$R/sys/hypervisor/type"
 expect_success "an H200 VM" topo
-expect_grep '^  0 +0000:00:06.0 +NVIDIA \[10de:2335\] +N/A +Gen5 x16/Gen5 x16 ' "$TEST_OUT" "  the GPU with its PCIe Gen5 x16 link and no NUMA node"
+expect_grep '^  0 +0000:00:06.0 +unknown +N/A +Gen5 x16/Gen5 x16 ' "$TEST_OUT" "  the GPU with its PCIe Gen5 x16 link and no NUMA node; a device the PCI ID database lacks has an unknown name"
 expect_grep '^NICs: none' "$TEST_OUT" "  no NIC"
 expect_grep '^Host: peer memory no,' "$TEST_OUT" "  no peer memory"
+NCCL_PROBE_PCI_IDS=$TEST_TMP/none topo --format json >"$TEST_TMP/i.json"
+grep -q '"name": null' "$TEST_TMP/i.json"
+ok $? "  without a PCI ID database the name is null in JSON"
 expect_grep 'numa-unknown' "$TEST_OUT" "  the unknown NUMA node is a note"
 ! grep -q vm-flattened "$TEST_OUT"
 ok $? "  one GPU alone has no path to distrust"
 expect_code 1 "  --check-gdr exits 1" topo --check-gdr
 expect_grep 'no RDMA NIC' "$TEST_OUT" "  and says there is no NIC"
+
+# 10. a management port: mlx5_9, 25 Gb/s on a Gen3 x4 link beside Gen5 x16 NICs
+R=$TEST_TMP/m
+node "$R"
+pci "$R" pci0000:50/0000:50:01.0/0000:51:00.0 0x15b3 0x020000
+link "$R" 0000:51:00.0 8.0 4 8.0 4
+hca "$R" mlx5_9 0000:51:00.0 "4: ACTIVE" "5: LinkUp" "25 Gb/sec (1X EDR)" Ethernet
+expect_success "a management port beside the data NICs" topo
+expect_grep '^  NIC2 +mlx5_9 +1 +ACTIVE +RoCE +mgmt ' "$TEST_OUT" "  it is listed, marked mgmt"
+expect_grep 'info +nic-mgmt \[mlx5_9:1\]' "$TEST_OUT" "  with a finding that says why"
+! grep -q 'nic-rate-mixed' "$TEST_OUT"
+ok $? "  its lower rate is not a mixed-rate warning"
+expect_grep '^  0 +0000:19:00.0 .* NIC0 \(PIX\)$' "$TEST_OUT" "  and it is nobody's nearest NIC"
+expect_success "  --recommend" topo --recommend
+expect_grep "^export NCCL_IB_HCA='=mlx5_0:1,mlx5_1:1'  # nic-mgmt" "$TEST_OUT" "  NCCL_IB_HCA keeps NCCL off the management port"
 
 # 9. nothing at all
 R=$TEST_TMP/f

@@ -8,8 +8,8 @@ have_nccl_build || skip_all "built without the NCCL backend"
 have_gpu || skip_all "no GPU"
 command -v python3 >/dev/null || skip_all "python3 not found"
 
-ALL=allreduce,allgather,reducescatter,alltoall,broadcast,reduce,sendrecv
-INPLACE=allreduce,allgather,reducescatter,broadcast,reduce
+ALL=allreduce,allgather,reducescatter,alltoall,broadcast,reduce,gather,scatter,sendrecv
+INPLACE=allreduce,allgather,reducescatter,broadcast,reduce,gather,scatter
 run() { # name, expected collectives, options...
 	name=$1 colls=$2
 	shift 2
@@ -19,7 +19,7 @@ run() { # name, expected collectives, options...
 		python3 "$srcdir/tests/check_report.py" "$TEST_TMP/$name.json" 1 "$colls"
 }
 
-for dt in int8 uint8 int32 uint32 int64 uint64 half float double bfloat16; do
+for dt in int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 fp8e4m3 fp8e5m2; do
 	run "$dt" "$ALL" --coll all --dtype "$dt"
 done
 for op in prod max min avg; do
@@ -27,6 +27,9 @@ for op in prod max min avg; do
 	run "$op-half" allreduce,reducescatter,reduce --coll allreduce,reducescatter,reduce \
 		--op "$op" --dtype half
 done
+expect_code 64 "fp8 avg: NCCL has none, a usage error" np --backend nccl --sweep 1M --coll allreduce \
+	--dtype fp8e4m3 --op avg
+expect_grep "no such reduction" "$TEST_ERR" "  the message says so"
 run graph "$ALL" --coll all --graph
 run graph-bf16 "$ALL" --coll all --graph --dtype bfloat16
 run inplace "$INPLACE" --coll all --inplace

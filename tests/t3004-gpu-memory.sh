@@ -17,4 +17,18 @@ n=$(grep -c '^note: skipped .*needs .* of buffers per rank' "$TEST_ERR")
 [ "$n" -eq 4 ]
 ok $? "every size is skipped with the reason (got $n lines)"
 expect_grep '^error: nothing to run' "$TEST_ERR" "and the run says there is nothing to run"
+
+# the default range reaches the saturated sizes: up to 8 GiB as the GPU's
+# free memory allows, with a note that says where it stopped and why
+expect_success "default range on a GPU" \
+	np --backend nccl --coll allreduce --iters 1 --samples 1 --warmup 1 --format json --output "$TEST_TMP/d.json"
+python3 - "$TEST_TMP/d.json" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+top = max(r["size"] for r in rep["results"])
+note = [n for n in rep["notes"] if n.startswith("default sizes up to") and "free memory" in n]
+print("# largest size", top, "notes", note)
+sys.exit(0 if rep["options"]["max_bytes"] == top and top > 128 << 20 and top <= 8 << 30 and note else 1)
+PY
+ok $? "default range: beyond 128 MiB, at most 8 GiB, the note says why"
 done_testing

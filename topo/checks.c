@@ -28,6 +28,14 @@ static void fmt(char *buf, size_t len, const char *f, ...)
 
 #define SET(field, ...) fmt(field, sizeof(field), __VA_ARGS__)
 
+static double pcie_max(const struct np_pcie *l)
+{
+	int gen = l->gen_max ? l->gen_max : l->gen_cur, width = l->width_max ? l->width_max : l->width_cur;
+	double g = np_pcie_gbps(gen, width);
+
+	return g > 0 ? g : l->gbps;
+}
+
 static void gpu_name(int i, char *buf, size_t len)
 {
 	snprintf(buf, len, "GPU%d", i);
@@ -57,38 +65,144 @@ static int acs_on_path(const struct np_topo *t, int a, int b)
 	return -1;
 }
 
-bool np_topo_gpu_gdr_why(const struct np_topo *t, int i, char *why, size_t len)
+/* How the source knows what it says, for evidence lines. */
+static const char *said_by(const struct np_topo *t)
+{
+	switch (t->kind) {
+	case NP_SRC_LIVE: return "this node";
+	case NP_SRC_SNAPSHOT: return "the snapshot";
+	case NP_SRC_HWLOC:
+	case NP_SRC_NCCL: return "the file";
+	}
+	return "the source";
+}
+
+static void gpu_gdr_attr_evidence(const struct np_topo *t, const struct np_gpu *g, char *buf, size_t len)
+{
+	if (t->kind == NP_SRC_NCCL)
+		snprintf(buf, len, "the file says gdr=\"0\" in the <gpu> of %s", g->busid);
+	else if (t->kind == NP_SRC_SNAPSHOT)
+		snprintf(buf, len, "the snapshot records CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0 for %s", g->busid);
+	else
+		snprintf(buf, len, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0 for %s", g->busid);
+}
+
+static void add_missing(char *buf, size_t len, const char *what)
+{
+	size_t off = strlen(buf);
+
+	snprintf(buf + off, len - off, "%s%s", off ? "; " : "", what);
+}
+
+static int rdma_nics(const struct np_topo *t)
+{
+	int n = 0;
+
+	for (int k = 0; k < t->nnics; k++)
+		n += t->nics[k].rdma != NP_NO;
+	return n;
+}
+
+enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t len)
 {
 	const struct np_gpu *g = &t->gpus[i];
 	const struct np_near *nr = &t->near[i];
+	const struct np_nic *n;
+	char missing[NP_MSG_LEN] = "", m[NP_MSG_LEN / 2];
+	const char *via = NULL;
 	bool dmabuf = t->host.dmabuf_nic == NP_YES && g->dmabuf == NP_YES;
 
-	if (t->nnics == 0)
-		return snprintf(why, len, "no RDMA NIC"), false;
-	if (nr->n == 0 || nr->path == NP_PATH_UNKNOWN)
-		return snprintf(why, len, "the path to the NICs is unknown"), false;
-	if (nr->path > NP_PATH_PXB)
-		return snprintf(why, len, "nearest NIC %s is %s, worse than PXB (NCCL's default GDR level)",
-				t->nics[nr->nics[0]].name, np_path_str(nr->path)), false;
-	if (g->gdr == NP_NO)
-		return snprintf(why, len, "the GPU does not support GPUDirect RDMA"), false;
-	if (t->host.peermem_loaded != NP_YES && !dmabuf)
-		return snprintf(why, len, "%s",
-				t->host.peermem_loaded == NP_NO ? "no peer-memory module and no dma-buf on both sides"
-								: "peer memory and dma-buf are unknown in this source"),
-		       false;
-	if (acs_on_path(t, g->pci, t->nics[nr->nics[0]].pci) >= 0)
-		return snprintf(why, len, "ACS redirect is on between the GPU and %s", t->nics[nr->nics[0]].name), false;
-	snprintf(why, len, "%s to %s via %s", np_path_str(nr->path), t->nics[nr->nics[0]].name,
-		 t->host.peermem_loaded == NP_YES ? "peer memory" : "dma-buf");
-	return true;
+	if (rdma_nics(t) == 0) {
+		if (t->nnics)
+			snprintf(why, len, "no RDMA NIC: %s lists only socket interfaces, which cannot do GPUDirect RDMA", said_by(t));
+		else if (t->kind == NP_SRC_LIVE)
+			snprintf(why, len, "no RDMA NIC: sysfs class/infiniband lists no device");
+		else
+			snprintf(why, len, "no RDMA NIC: %s lists none", said_by(t));
+		return NP_NO;
+	}
+	if (nr->n == 0 || g->pci < 0) {
+		snprintf(why, len, "unknown: the PCIe path between the GPU and the NICs is not in %s", said_by(t));
+		return NP_UNKNOWN;
+	}
+	n = &t->nics[nr->nics[0]];
+	/* what the source states against GDR */
+	if (!t->flat && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
+		if (nr->nccl != nr->path)
+			snprintf(why, len, "nearest NIC %s is %s to NCCL (%s as nvidia-smi names it), beyond NCCL's default GDR level PXB",
+				 n->name, np_path_str(nr->nccl), np_path_str(nr->path));
+		else
+			snprintf(why, len, "nearest NIC %s is %s, beyond NCCL's default GDR level PXB", n->name, np_path_str(nr->nccl));
+		return NP_NO;
+	}
+	if (g->gdr == NP_NO) {
+		gpu_gdr_attr_evidence(t, g, m, sizeof(m));
+		snprintf(why, len, "the GPU does not support GPUDirect RDMA (%s)", m);
+		return NP_NO;
+	}
+	if (n->gdr == NP_NO) {
+		snprintf(why, len, "NIC %s cannot register GPU memory (the file says gdr=\"0\" in its <net>)", n->name);
+		return NP_NO;
+	}
+	if (g->pci >= 0 && acs_on_path(t, g->pci, n->pci) >= 0) {
+		snprintf(why, len, "ACS redirect is on between the GPU and %s", n->name);
+		return NP_NO;
+	}
+	if (n->gdr != NP_YES && t->host.peermem_loaded == NP_NO &&
+	    (t->host.dmabuf_nic == NP_NO || g->dmabuf == NP_NO)) {
+		snprintf(why, len, "no peer-memory module is loaded and %s refuses dma-buf",
+			 t->host.dmabuf_nic == NP_NO ? "the RDMA stack" : "the GPU");
+		return NP_NO;
+	}
+	/* what is missing for a yes */
+	if (t->flat)
+		add_missing(missing, sizeof(missing), "the real PCIe path (the hypervisor flattens the tree this source shows)");
+	else if (nr->nccl == NP_PATH_UNKNOWN)
+		add_missing(missing, sizeof(missing), "the PCIe path to the NIC");
+	if (n->rdma == NP_UNKNOWN) {
+		snprintf(m, sizeof(m), "whether %s is an RDMA NIC", n->name);
+		add_missing(missing, sizeof(missing), m);
+	}
+	if (g->gdr == NP_UNKNOWN)
+		add_missing(missing, sizeof(missing), "the GPU's GDR support");
+	if (n->gdr == NP_YES)
+		via = "the NIC's GPU memory registration (gdr=\"1\" in the file)";
+	else if (t->host.peermem_loaded == NP_YES)
+		via = "peer memory";
+	else if (dmabuf)
+		via = "dma-buf";
+	else
+		add_missing(missing, sizeof(missing),
+			    t->kind == NP_SRC_NCCL ? "whether the NIC registers GPU memory (no gdr in its <net>)"
+						  : "peer memory or dma-buf");
+	if (missing[0]) {
+		snprintf(why, len, "unknown: %s; %s does not tell", missing, said_by(t));
+		return NP_UNKNOWN;
+	}
+	snprintf(why, len, "%s to %s via %s", np_path_str(nr->nccl), n->name, via);
+	return NP_YES;
 }
 
-bool np_topo_gpu_gdr_ok(const struct np_topo *t, int gpu)
+enum np_tri np_topo_gdr_all(const struct np_topo *t)
 {
+	enum np_tri all = NP_YES;
 	char why[NP_MSG_LEN];
 
-	return np_topo_gpu_gdr_why(t, gpu, why, sizeof(why));
+	if (!t->ngpus)
+		return NP_NO;
+	for (int i = 0; i < t->ngpus; i++) {
+		enum np_tri v = np_topo_gpu_gdr(t, i, why, sizeof(why));
+		if (v == NP_NO)
+			return NP_NO;
+		if (v == NP_UNKNOWN)
+			all = NP_UNKNOWN;
+	}
+	return all;
+}
+
+static void gpu_list_add(char *buf, size_t len, int i)
+{
+	snprintf(buf + strlen(buf), len - strlen(buf), "%sGPU%d", buf[0] ? "," : "", i);
 }
 
 static void check_gdr(struct np_topo *t)
@@ -96,22 +210,29 @@ static void check_gdr(struct np_topo *t)
 	struct np_finding *f;
 	char s[NP_NAME_LEN];
 	bool dmabuf_all = t->host.dmabuf_nic == NP_YES;
+	char path_gpus[NP_NAME_LEN] = "", path_ev[NP_MSG_LEN] = "", unk_gpus[NP_NAME_LEN] = "", unk_why[NP_MSG_LEN] = "";
+	enum np_path worst = NP_PATH_X;
 
 	if (t->ngpus == 0) {
 		f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
 		SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
-		SET(f->evidence, "%s", t->origin == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
-							     : "the file has no NVIDIA GPU");
+		SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
+							   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot has no NVIDIA GPU"
+							   : "the file has no NVIDIA GPU");
 		SET(f->remedy, "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
 	}
-	if (t->nnics == 0) {
+	if (rdma_nics(t) == 0) {
 		f = np_topo_finding(t, "gdr-no-nic", NP_SEV_INFO, "node");
 		SET(f->message, "no RDMA NIC found; NCCL will use sockets between nodes");
-		SET(f->evidence, "%s", t->origin == NP_SRC_LIVE ? "sysfs class/infiniband is empty or absent"
-							     : "the file has no RDMA NIC");
+		if (t->nnics)
+			SET(f->evidence, "%s lists only socket interfaces (%s%s)", said_by(t), t->nics[0].name, t->nnics > 1 ? ", ..." : "");
+		else
+			SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "sysfs class/infiniband is empty or absent"
+							   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot lists no RDMA NIC"
+							   : "the file lists no RDMA NIC");
 		SET(f->remedy, "for multi-node jobs install the NIC driver (rdma-core, MLNX_OFED or EFA) or use a node with RDMA NICs");
 	}
-	if (t->ngpus == 0 || t->nnics == 0)
+	if (t->ngpus == 0 || rdma_nics(t) == 0)
 		return;
 	for (int i = 0; i < t->ngpus; i++)
 		dmabuf_all = dmabuf_all && t->gpus[i].dmabuf == NP_YES;
@@ -119,46 +240,55 @@ static void check_gdr(struct np_topo *t)
 		f = np_topo_finding(t, "gdr-peermem-missing", dmabuf_all ? NP_SEV_INFO : NP_SEV_WARNING, "node");
 		SET(f->message, "no GPU peer-memory module is loaded%s",
 		    dmabuf_all ? "; dma-buf can carry GPUDirect RDMA instead" : "; without it or dma-buf NCCL cannot use GPUDirect RDMA");
-		SET(f->evidence, "none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version, /sys/module/nvidia_peermem/version exists");
+		SET(f->evidence, "%s: none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version, /sys/module/nvidia_peermem/version exists",
+		    t->kind == NP_SRC_SNAPSHOT ? "the snapshot records" : "on this node");
 		SET(f->remedy, "modprobe nvidia-peermem (and load it at boot), or use dma-buf: open GPU kernel modules, Linux 5.12+, NCCL 2.19+");
 	}
 	if (t->host.dmabuf_nic == NP_NO) {
 		f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, "node");
 		SET(f->message, "the RDMA stack refuses dma-buf memory registration");
-		SET(f->evidence, "ibv_reg_dmabuf_mr answered EOPNOTSUPP");
+		SET(f->evidence, "%s", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records that ibv_reg_dmabuf_mr answered EOPNOTSUPP"
+								 : "ibv_reg_dmabuf_mr answered EOPNOTSUPP");
 		SET(f->remedy, "update rdma-core and the kernel (5.12+) to use dma-buf, or rely on the peer-memory module");
 	}
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
 		const struct np_near *nr = &t->near[i];
+		char why[NP_MSG_LEN];
 		gpu_name(i, s, sizeof(s));
 		if (g->dmabuf == NP_NO && t->host.peermem_loaded != NP_YES) {
 			f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, s);
 			SET(f->message, "%s (%s) does not support dma-buf", s, g->busid);
-			SET(f->evidence, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0");
+			SET(f->evidence, "%sCU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "");
 			SET(f->remedy, "use the open GPU kernel modules (dma-buf needs them) or load nvidia-peermem");
 		}
 		if (g->gdr == NP_NO) {
 			f = np_topo_finding(t, "gdr-gpu-unsupported", NP_SEV_ERROR, s);
 			SET(f->message, "%s (%s) does not support GPUDirect RDMA", s, g->busid);
-			SET(f->evidence, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0");
+			gpu_gdr_attr_evidence(t, g, f->evidence, sizeof(f->evidence));
 			SET(f->remedy, "GDR needs a data-center GPU and driver; NCCL will stage through host memory");
 		}
-		if (nr->n > 0 && nr->path != NP_PATH_UNKNOWN && nr->path > NP_PATH_PXB) {
-			char nics[NP_MSG_LEN] = "";
-			for (int k = 0; k < nr->n; k++)
-				snprintf(nics + strlen(nics), sizeof(nics) - strlen(nics), "%s%s", k ? ", " : "",
-					 t->nics[nr->nics[k]].name);
-			f = np_topo_finding(t, "gdr-path", NP_SEV_WARNING, s);
-			SET(f->message, "%s's nearest NIC is %s away; NCCL's default GDR level is PXB, so it will not use GPUDirect RDMA", s,
-			    np_path_str(nr->path));
-			SET(f->evidence, "%s -> %s: %s", s, nics, np_path_str(nr->path));
-			SET(f->remedy, "put a NIC under the GPU's PCIe switch (rail-optimized layout); NCCL_NET_GDR_LEVEL can be tried as a diagnostic");
+		if (nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
+			const struct np_nic *n = &t->nics[nr->nics[0]];
+			f = np_topo_finding(t, "gdr-nic-unsupported", NP_SEV_WARNING, n->name);
+			SET(f->message, "NIC %s, nearest to %s, cannot register GPU memory; NCCL stages its traffic through host memory", n->name, s);
+			SET(f->evidence, "the file says gdr=\"0\" in the <net> of %s", n->name);
+			SET(f->remedy, "load nvidia-peermem or use dma-buf (open GPU kernel modules, Linux 5.12+, NCCL 2.19+), then dump the topology again");
+		}
+		if (!t->flat && nr->n > 0 && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
+			gpu_list_add(path_gpus, sizeof(path_gpus), i);
+			snprintf(path_ev + strlen(path_ev), sizeof(path_ev) - strlen(path_ev), "%s%s -> %s: %s%s%s%s",
+				 path_ev[0] ? "; " : "", s, t->nics[nr->nics[0]].name, np_path_str(nr->nccl),
+				 nr->nccl != nr->path ? " to NCCL (" : "", nr->nccl != nr->path ? np_path_str(nr->path) : "",
+				 nr->nccl != nr->path ? " in the matrix)" : "");
+			if (nr->nccl > worst)
+				worst = nr->nccl;
 		}
 		if (g->bar1_mib && g->bar1_mib < BAR1_MIN_MIB) {
 			f = np_topo_finding(t, "gdr-bar1-small", NP_SEV_WARNING, s);
 			SET(f->message, "%s's BAR1 is %llu MiB; GPUDirect RDMA buffers need more", s, (unsigned long long)g->bar1_mib);
-			SET(f->evidence, "NVML BAR1 total %llu MiB < %d MiB", (unsigned long long)g->bar1_mib, BAR1_MIN_MIB);
+			SET(f->evidence, "%sNVML BAR1 total %llu MiB < %d MiB", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "",
+			    (unsigned long long)g->bar1_mib, BAR1_MIN_MIB);
 			SET(f->remedy, "enable large BAR (resizable BAR / above-4G decoding) in the firmware");
 		}
 		if (nr->n > 0 && g->pci >= 0) {
@@ -171,6 +301,27 @@ static void check_gdr(struct np_topo *t)
 				SET(f->remedy, "disable ACS on the bridges below the root port (firmware option or setpci at boot)");
 			}
 		}
+		if (np_topo_gpu_gdr(t, i, why, sizeof(why)) == NP_UNKNOWN) {
+			gpu_list_add(unk_gpus, sizeof(unk_gpus), i);
+			if (!unk_why[0])
+				SET(unk_why, "%s: %s", s, !strncmp(why, "unknown: ", 9) ? why + 9 : why);
+		}
+	}
+	if (path_gpus[0]) {
+		f = np_topo_finding(t, "gdr-path", NP_SEV_WARNING, path_gpus);
+		SET(f->message, "the nearest NIC of %s is up to %s away as NCCL sees it; its default GDR level is PXB, so it will not use GPUDirect RDMA there",
+		    path_gpus, np_path_str(worst));
+		SET(f->evidence, "%s", path_ev);
+		SET(f->remedy, "put a NIC under the GPUs' PCIe switch (rail-optimized layout); NCCL_NET_GDR_LEVEL can be tried as a diagnostic");
+	}
+	if (unk_gpus[0]) {
+		f = np_topo_finding(t, "gdr-unknown", NP_SEV_INFO, unk_gpus);
+		SET(f->message, "whether NCCL uses GPUDirect RDMA on %s cannot be told from %s", unk_gpus, said_by(t));
+		SET(f->evidence, "%s", unk_why);
+		if (t->kind == NP_SRC_LIVE)
+			SET(f->remedy, "run where NVML, the CUDA driver and libibverbs load (a build with CUDA), as root for ACS");
+		else
+			SET(f->remedy, "run 'nccl-probe topo --check-gdr' on the node itself, or read a snapshot of it (--export)");
 	}
 	if (t->host.acs_readable == NP_NO) {
 		f = np_topo_finding(t, "gdr-acs-unknown", NP_SEV_INFO, "node");
@@ -199,7 +350,7 @@ static void check_placement(struct np_topo *t)
 		else if (numa != gpu_numa_a)
 			gpu_numa_b = numa;
 		for (int k = 0; k < t->nnics; k++)
-			has |= t->nics[k].numa == numa;
+			has |= np_topo_nic_data(t, k) && t->nics[k].numa == numa;
 		if (!has && t->nnics) {
 			nolist++;
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%sGPU%d", list[0] ? "," : "", i);
@@ -209,8 +360,9 @@ static void check_placement(struct np_topo *t)
 	if (list[0]) {
 		char nics[160] = "";
 		for (int k = 0; k < t->nnics && strlen(nics) < sizeof(nics) - 32; k++)
-			snprintf(nics + strlen(nics), sizeof(nics) - strlen(nics), "%s%s NUMA %d", k ? ", " : "",
-				 t->nics[k].name, t->nics[k].numa);
+			if (np_topo_nic_data(t, k))
+				snprintf(nics + strlen(nics), sizeof(nics) - strlen(nics), "%s%s NUMA %d", nics[0] ? ", " : "",
+					 t->nics[k].name, t->nics[k].numa);
 		f = np_topo_finding(t, "numa-gpu-no-nic", NP_SEV_WARNING, list);
 		SET(f->message, "%s %s no NIC on %s NUMA node; %s network traffic crosses the CPU interconnect", list,
 		    nolist > 1 ? "have" : "has", nolist > 1 ? "their" : "its", nolist > 1 ? "their" : "its");
@@ -218,7 +370,7 @@ static void check_placement(struct np_topo *t)
 		SET(f->remedy, "place a NIC on each GPU NUMA node, or pin these ranks' jobs to GPUs near a NIC");
 	}
 	for (int k = 0; k < t->nnics; k++) {
-		if (t->nics[k].numa < 0)
+		if (t->nics[k].numa < 0 || !np_topo_nic_data(t, k))
 			continue;
 		if (first_nic_numa == -2)
 			first_nic_numa = t->nics[k].numa;
@@ -229,13 +381,14 @@ static void check_placement(struct np_topo *t)
 		f = np_topo_finding(t, "numa-nics-one-node", NP_SEV_WARNING, "node");
 		SET(f->message, "all NICs are on NUMA node %d while the GPUs span NUMA nodes %d and %d", first_nic_numa,
 		    gpu_numa_a, gpu_numa_b);
-		SET(f->evidence, "%d NIC port(s) on NUMA %d; GPUs on NUMA %d and %d", t->nnics, first_nic_numa, gpu_numa_a, gpu_numa_b);
+		SET(f->evidence, "every data NIC port on NUMA %d; GPUs on NUMA %d and %d", first_nic_numa, gpu_numa_a, gpu_numa_b);
 		SET(f->remedy, "spread the NICs over the sockets (one per GPU NUMA node at least)");
 	}
 	if (unknown && t->ngpus) {
 		f = np_topo_finding(t, "numa-unknown", NP_SEV_INFO, "node");
 		SET(f->message, "the NUMA node of %d GPU(s) is unknown; CPU binding and NUMA placement cannot be checked", unknown);
-		SET(f->evidence, "%s", t->origin == NP_SRC_LIVE ? "sysfs numa_node is -1 (virtual machines often hide it)"
+		SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "sysfs numa_node is -1 (virtual machines often hide it)"
+				       : t->origin == NP_SRC_LIVE ? "the snapshot records sysfs numa_node -1 (virtual machines often hide it)"
 							 : "the file places the GPUs above any NUMA node");
 		SET(f->remedy, "on a virtual machine, ask the provider for NUMA-aware placement or use its NCCL topology file");
 	}
@@ -263,7 +416,14 @@ static void check_links(struct np_topo *t)
 			SET(f->remedy, "%s", n->state == NP_PORT_INIT ? "start or check the subnet manager (opensm / UFM)"
 								     : "check the cable and the switch port, or leave the port out with NCCL_IB_HCA");
 		}
-		if (n->state == NP_PORT_ACTIVE && n->rate_gbit > 0 && n->ll != NP_LL_EFA) {
+		if (n->mgmt) {
+			f = np_topo_finding(t, "nic-mgmt", NP_SEV_INFO, s);
+			SET(f->message, "%s is taken for a management or service port: it carries no job traffic, is nobody's nearest NIC and is not counted in the node's bandwidth",
+			    n->name);
+			SET(f->evidence, "its PCIe link carries at most %.1f GB/s, a quarter or less of the node's widest NIC", pcie_max(&n->pcie));
+			SET(f->remedy, "nothing to do if it is the management port; otherwise reseat it in a x16 slot");
+		}
+		if (n->state == NP_PORT_ACTIVE && n->rate_gbit > 0 && n->ll != NP_LL_EFA && np_topo_nic_data(t, k)) {
 			if (!rmin || n->rate_gbit < rmin)
 				rmin = n->rate_gbit;
 			if (n->rate_gbit > rmax)
@@ -312,26 +472,20 @@ static void check_links(struct np_topo *t)
 
 static void check_vm(struct np_topo *t)
 {
-	int devices = 0, flat = 0;
 	struct np_finding *f;
+	int devices = 0;
 
-	if (t->origin == NP_SRC_NCCL || t->host.virtualized == NP_NO)
+	if (!t->flat)
 		return;
-	for (int i = 0; i < t->ngpus + t->nnics; i++) {
-		int p = i < t->ngpus ? t->gpus[i].pci : t->nics[i - t->ngpus].pci;
-		if (p < 0)
-			continue;
-		devices++;
-		if (t->pci[p].parent >= 0 && t->pci[t->pci[p].parent].kind == NP_PCI_HOSTBRIDGE)
-			flat++;
-	}
-	if (devices < 2 || flat != devices)
-		return;
+	for (int i = 0; i < t->ngpus + t->nnics; i++)
+		devices += (i < t->ngpus ? t->gpus[i].pci : t->nics[i - t->ngpus].pci) >= 0;
 	f = np_topo_finding(t, "vm-flattened", NP_SEV_WARNING, "node");
-	SET(f->message, "every GPU and NIC sits straight under a host bridge with no PCIe switch: a virtual machine's flattened tree; the paths above cannot be trusted");
-	SET(f->evidence, "%d of %d GPUs and NICs have a host bridge as parent%s", flat, devices,
+	SET(f->message, "every GPU and NIC sits straight under a host bridge with no PCIe switch: a hypervisor's flattened tree. "
+			"The PCIe path classes here (PHB, NODE) are not the machine's, so GDR and P2P answers drawn from them are unknown, "
+			"and NCCL sees the same flat tree unless it is given the real one");
+	SET(f->evidence, "all %d GPUs and NICs have a host bridge as parent%s", devices,
 	    t->host.virtualized == NP_YES ? "; a hypervisor is present" : "");
-	SET(f->remedy, "give NCCL the real topology: NCCL_TOPO_FILE with the provider's file for this instance type");
+	SET(f->remedy, "give NCCL the provider's topology file for this instance type (NCCL_TOPO_FILE; the provider's NCCL plugin may set it)");
 }
 
 static void check_iface(struct np_topo *t)

@@ -1,30 +1,99 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading a topology file (format told by its root element), running the
+/* Reading a topology file (format told by its root element, after
+ * topo/xmlfile.c has read and checked it), running the
  * analysis in order, and the one-line node summary of fleet mode. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "internal.h"
 #include "topo.h"
+#include "xmlfile.h"
 
 #define INPUT_HINT "give an hwloc XML (lstopo --of xml, or 'nccl-probe topo --export') or an NCCL topology file (NCCL_TOPO_DUMP_FILE)"
 
-static enum np_status load_hwloc(struct np_topo *t, const char *path, bool keep, struct np_err *err)
+#define DAMAGED "the hwloc XML is damaged, export it again (lstopo --of xml)"
+
+static void import_hwloc_child(const struct np_xml *x)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGPIPE, SIGUSR1, SIGUSR2 };
+	const struct rlimit nocore = { 0, 0 };
+	hwloc_topology_t topo;
+	int fd;
+
+	/* the parent's handlers (cleanup of its files) are not the child's;
+	 * hwloc's own messages would be a second line on stderr */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	setrlimit(RLIMIT_CORE, &nocore);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		dup2(fd, STDERR_FILENO);
+	if (hwloc_topology_init(&topo) != 0)
+		_exit(2);
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+	if (hwloc_topology_set_xmlbuffer(topo, x->buf, (int)x->len + 1) != 0 || hwloc_topology_load(topo) != 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* hwloc 2.9's importer has crashed on damaged files that passed every
+ * check of topo/xmlfile.c (fuzzing finds such files after minutes): a
+ * child process imports the checked bytes first, and only its exit
+ * status comes back. NP_OK when the import in this process may follow. */
+static enum np_status trial_import(const struct np_xml *x, const char *path, struct np_err *err)
+{
+	int ws;
+	pid_t pid, r;
+
+	pid = fork();
+	if (pid < 0) /* no child to spare: the checks alone stand */
+		return NP_OK;
+	if (pid == 0)
+		import_hwloc_child(x);
+	while ((r = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return np_fail(err, NP_ESYS, "cannot wait for the import of --input '%s': %s", path, strerror(errno));
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+		return NP_OK;
+	if (WIFSIGNALED(ws))
+		return np_fail(err, NP_EUSAGE, "hwloc's importer crashed (signal %d) on --input '%s'; " DAMAGED,
+			       WTERMSIG(ws), path);
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2)
+		return np_fail(err, NP_ESYS, "hwloc_topology_init failed importing --input '%s'", path);
+	return np_fail(err, NP_EUSAGE, "hwloc cannot load --input '%s' (an hwloc XML of a format it does not know?); %s",
+		       path, INPUT_HINT);
+}
+
+/* hwloc imports the bytes that were checked, not the file again (which
+ * may have changed since). */
+static enum np_status load_hwloc(struct np_topo *t, const struct np_xml *x, const char *path, bool keep,
+				 struct np_err *err)
 {
 	hwloc_topology_t topo;
 	enum np_status st;
 
+	if (t->import_in_child && (st = trial_import(x, path, err)))
+		return st;
 	if (hwloc_topology_init(&topo) != 0)
 		return np_fail(err, NP_ESYS, "hwloc_topology_init failed: %s", strerror(errno));
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-	if (hwloc_topology_set_xml(topo, path) != 0 || hwloc_topology_load(topo) != 0) {
+	if (hwloc_topology_set_xmlbuffer(topo, x->buf, (int)x->len + 1) != 0 || hwloc_topology_load(topo) != 0) {
 		hwloc_topology_destroy(topo);
 		return np_fail(err, NP_EUSAGE, "hwloc cannot load --input '%s' (an hwloc XML of a format it does not know?); %s",
 			       path, INPUT_HINT);
@@ -38,57 +107,35 @@ static enum np_status load_hwloc(struct np_topo *t, const char *path, bool keep,
 	return st;
 }
 
-/* The root element's name from the file's head, past the XML declaration,
- * comments and a DOCTYPE; false when the head does not tell (the caller
- * then parses the file whole). Spares hwloc files a second parse. */
-static bool root_name(const char *path, char *name, size_t len)
+/* Dispatch a parsed file on its root element; x->buf holds its bytes. */
+static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const char *path, bool keep_hwloc,
+				   struct np_err *err)
 {
-	char buf[16384];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	const char *p, *end;
+	const char *name = (const char *)xmlDocGetRootElement(x->doc)->name;
+	char shown[64];
+	size_t k = 0;
+	enum np_status st;
 
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = buf;
-	end = buf + n;
-	if (n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
-		p += 3;
-	for (;;) {
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-			p++;
-		if (p >= end || *p != '<')
-			return false;
-		if (!strncmp(p, "<?", 2))
-			p = strstr(p, "?>");
-		else if (!strncmp(p, "<!--", 4))
-			p = strstr(p, "-->");
-		else if (!strncmp(p, "<!", 2))
-			p = strchr(p, '>');
-		else
-			break;
-		if (!p)
-			return false;
-		p = strchr(p, '>') + 1;
+	if (!strcmp(name, "topology")) {
+		st = np_xml_check_hwloc(x, path, err);
+		xmlFreeDoc(x->doc); /* hwloc parses the bytes itself */
+		x->doc = NULL;
+		return st ? st : load_hwloc(t, x, path, keep_hwloc, err);
 	}
-	p++;
-	n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:");
-	if (!n || n >= len || !p[n])
-		return false;
-	memcpy(name, p, n);
-	name[n] = '\0';
-	return true;
+	if (!strcmp(name, "system"))
+		return np_topo_from_nccl_doc(t, x->doc, path, err);
+	for (const char *p = name; *p && k + 1 < sizeof(shown); p++)
+		shown[k++] = isprint((unsigned char)*p) ? *p : '?';
+	shown[k] = '\0';
+	return np_fail(err, NP_EUSAGE, "--input '%s' is XML of an unknown format (root element <%s>); %s", path, shown,
+		       INPUT_HINT);
 }
 
 enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool keep_hwloc, struct np_err *err)
 {
 	struct stat sb;
-	xmlDocPtr doc;
-	xmlNodePtr root;
-	char name[64];
+	struct np_xml x;
+	enum np_status st;
 
 	snprintf(t->source, sizeof(t->source), "%s", path);
 	if (stat(path, &sb) != 0)
@@ -99,20 +146,38 @@ enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool k
 		return np_fail(err, NP_EUSAGE, "--input '%s' is not a regular file; %s", path, INPUT_HINT);
 	if (sb.st_size == 0)
 		return np_fail(err, NP_EUSAGE, "--input '%s' is empty; %s", path, INPUT_HINT);
-	if (!root_name(path, name, sizeof(name))) { /* the slow way: parse it whole */
-		doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-		if (!doc)
-			return np_fail(err, NP_EUSAGE, "--input '%s' is not XML; %s", path, INPUT_HINT);
-		root = xmlDocGetRootElement(doc);
-		snprintf(name, sizeof(name), "%s", root ? (const char *)root->name : "");
-		xmlFreeDoc(doc);
+	st = np_xml_read(&x, path, err);
+	if (st)
+		return st;
+	st = discover_xml(t, &x, path, keep_hwloc, err);
+	np_xml_release(&x);
+	return st;
+}
+
+enum np_status np_topo_discover_buffer(struct np_topo *t, const char *buf, size_t len, const char *name,
+				       bool keep_hwloc, struct np_err *err)
+{
+	struct np_xml x;
+	enum np_status st;
+
+	snprintf(t->source, sizeof(t->source), "%s", name);
+	if (len == 0)
+		return np_fail(err, NP_EUSAGE, "--input '%s' is empty; %s", name, INPUT_HINT);
+	memset(&x, 0, sizeof(x));
+	st = np_xml_parse(&x, buf, len, name, err);
+	if (st)
+		return st;
+	x.buf = malloc(len + 1); /* hwloc's buffer ends with a NUL */
+	if (!x.buf) {
+		np_xml_release(&x);
+		return np_fail(err, NP_ENOMEM, "out of memory reading --input '%s'", name);
 	}
-	if (!strcmp(name, "topology"))
-		return load_hwloc(t, path, keep_hwloc, err);
-	if (!strcmp(name, "system"))
-		return np_topo_from_nccl_xml(t, path, err);
-	return np_fail(err, NP_EUSAGE, "--input '%s' is XML of an unknown format (root element <%s>); %s", path, name,
-		       INPUT_HINT);
+	memcpy(x.buf, buf, len);
+	x.buf[len] = '\0';
+	x.len = len;
+	st = discover_xml(t, &x, name, keep_hwloc, err);
+	np_xml_release(&x);
+	return st;
 }
 
 void np_topo_analyze(struct np_topo *t)

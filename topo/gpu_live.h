@@ -10,7 +10,8 @@
  * ids to busids. Returns how many, or -1 when NVML is not usable (a note
  * says why). */
 int np_gpu_live_nvml(struct np_topo *t, char busids[][NP_BUSID_LEN], int max);
-/* GDR-supported and DMA-BUF-supported attributes of t's GPUs (CUDA builds). */
+/* GDR-supported and DMA-BUF-supported attributes of t's GPUs, from the CUDA
+ * driver (dlopen of libcuda.so.1; any build). */
 void np_gpu_live_cuda(struct np_topo *t);
 
 /* NIC ports from sysfs (class/infiniband), refined by libibverbs when the

@@ -4,6 +4,7 @@
 #define NP_TOPO_INTERNAL_H
 
 #include <hwloc.h>
+#include <libxml/tree.h>
 
 #include "model.h"
 #include "status.h"
@@ -19,5 +20,9 @@ int np_hwloc_numa_of(hwloc_topology_t topo, hwloc_obj_t obj);
  * nccl-probe's records, which then fill GPUs, NICs and host facts. */
 bool np_snapshot_present(hwloc_topology_t topo);
 enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct np_err *err);
+
+/* An NCCL topology file parsed by np_xml_read (topo/source_nccl.c); path
+ * names it in messages. */
+enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path, struct np_err *err);
 
 #endif

@@ -4,9 +4,12 @@ libnp_a_SOURCES += src/cmd_topo.c src/topo_report.c src/topo_report.h \
 	topo/model.c topo/model.h topo/topo.h topo/internal.h \
 	topo/sysfs.c topo/sysfs.h \
 	topo/source_hwloc.c topo/source_nccl.c topo/source_live.c \
-	topo/gpu_live.c topo/gpu_live.h topo/nic_live.c \
-	topo/discover.c topo/paths.c topo/checks.c topo/recommend.c \
-	topo/snapshot.c topo/limits.c topo/limits.h
+	topo/gpu_live.c topo/gpu_live.h topo/nvml_dl.c topo/nvml_dl.h topo/ethtool.c topo/ethtool.h topo/nic_live.c \
+	topo/discover.c topo/xmlfile.c topo/xmlfile.h topo/paths.c topo/checks.c topo/recommend.c \
+	topo/snapshot.c topo/bwlimits.c topo/bwlimits.h
+libnp_a_SOURCES += topo/health.c topo/health_nvml.c topo/health.h \
+	src/health_report.c src/health_report.h \
+	probes/gpu_load.c probes/gpu_load.h
 
 check_PROGRAMS += tests/unit/test_topo_limits tests/unit/test_topo_model
 tests_unit_test_topo_limits_SOURCES = tests/unit/test_topo_limits.c tests/unit/tap.h
@@ -16,10 +19,26 @@ tests_unit_test_topo_model_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_topo_limits tests/unit/test_topo_model
 
 TESTS += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
-	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh
+	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh tests/t2005-topo-truth.sh \
+	tests/t2011-topo-fsroot.sh
 EXTRA_DIST += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
-	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh \
-	tests/topo/README tests/topo/golden.sh $(TOPO_GOLDEN)
+	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh tests/t2005-topo-truth.sh \
+	tests/t2011-topo-fsroot.sh tests/topo/README tests/topo/golden.sh tests/topo/truth.py tests/topo/pci.ids \
+	$(TOPO_GOLDEN) $(TOPO_TRUTH) $(TOPO_EDGE)
+TOPO_TRUTH = \
+	tests/topo/truth/aws-p4d.truth tests/topo/truth/aws-p4d-24xl-topo.truth \
+	tests/topo/truth/azure-ndv2-topo.truth tests/topo/truth/azure-ndv4-topo.truth \
+	tests/topo/truth/h200-vm-1gpu.truth tests/topo/truth/hwloc-24em64t-2n6c2t-pci.truth \
+	tests/topo/truth/hwloc-32em64t-2n8c2t-pci-wholeio.truth \
+	tests/topo/truth/hwloc-96em64t-4n4d3ca2co-pci.truth \
+	tests/topo/truth/hwloc-nvidiaDGX2.truth tests/topo/truth/hwloc-power8gpudistances.truth
+TOPO_EDGE = \
+	tests/topo/edge/hwloc-vm-flat.xml tests/topo/edge/hwloc-vm-flat.truth \
+	tests/topo/edge/nccl-gdr-nvlink.xml tests/topo/edge/nccl-gdr-nvlink.truth \
+	tests/topo/edge/nccl-gdr-zero.xml tests/topo/edge/nccl-gdr-zero.truth \
+	tests/topo/edge/nccl-mgmt-nic.xml tests/topo/edge/nccl-mgmt-nic.truth \
+	tests/topo/edge/nccl-nvlink-odd.xml tests/topo/edge/nccl-nvlink-odd.truth \
+	tests/topo/edge/nccl-socket-only.xml tests/topo/edge/nccl-socket-only.truth
 TOPO_GOLDEN = \
 	tests/topo/aws-p4d.txt tests/topo/aws-p4d.json \
 	tests/topo/aws-p4d-24xl-topo.txt tests/topo/aws-p4d-24xl-topo.json \
@@ -31,3 +50,7 @@ TOPO_GOLDEN = \
 	tests/topo/hwloc-96em64t-4n4d3ca2co-pci.txt tests/topo/hwloc-96em64t-4n4d3ca2co-pci.json \
 	tests/topo/hwloc-nvidiaDGX2.txt tests/topo/hwloc-nvidiaDGX2.json \
 	tests/topo/hwloc-power8gpudistances.txt tests/topo/hwloc-power8gpudistances.json
+check_PROGRAMS += tests/unit/test_health
+tests_unit_test_health_SOURCES = tests/unit/test_health.c tests/unit/tap.h
+tests_unit_test_health_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_health

@@ -149,12 +149,15 @@ void np_topo_init(struct np_topo *t)
 void np_topo_release(struct np_topo *t)
 {
 	free(t->pci);
+	free(t->pci_index);
 	free(t->findings);
 	free(t->recs);
 	free(t->notes);
 	if (t->hwloc)
 		hwloc_topology_destroy((hwloc_topology_t)t->hwloc);
 	t->pci = NULL;
+	t->pci_index = NULL;
+	t->cap_index = 0;
 	t->findings = NULL;
 	t->recs = NULL;
 	t->notes = NULL;
@@ -178,30 +181,79 @@ static bool grow(void **arr, int n, int *cap, size_t elem)
 	return true;
 }
 
+/* PCI nodes are found by id through a hash table: files can hold 100k of
+ * them, and a scan per insert made reading one quadratic. */
+static unsigned hash_id(const char *id)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 16777619u;
+	return h;
+}
+
+static void index_put(int *index, int cap, const struct np_pci *pci, int i)
+{
+	for (unsigned h = hash_id(pci[i].id) & (unsigned)(cap - 1);; h = (h + 1) & (unsigned)(cap - 1))
+		if (index[h] < 0) {
+			index[h] = i;
+			return;
+		}
+}
+
+/* Keep the table at most half full; false on no memory. */
+static bool index_grow(struct np_topo *t)
+{
+	int cap = t->cap_index ? t->cap_index * 2 : 64, *index;
+
+	if (t->npci + 1 <= t->cap_index / 2)
+		return true;
+	index = malloc((size_t)cap * sizeof(*index));
+	if (!index)
+		return false;
+	for (int k = 0; k < cap; k++)
+		index[k] = -1;
+	for (int i = 0; i < t->npci; i++)
+		index_put(index, cap, t->pci, i);
+	free(t->pci_index);
+	t->pci_index = index;
+	t->cap_index = cap;
+	return true;
+}
+
 int np_topo_pci_find(const struct np_topo *t, const char *id)
 {
-	for (int i = 0; i < t->npci; i++)
+	if (!t->cap_index)
+		return -1;
+	for (unsigned h = hash_id(id) & (unsigned)(t->cap_index - 1);; h = (h + 1) & (unsigned)(t->cap_index - 1)) {
+		int i = t->pci_index[h];
+		if (i < 0)
+			return -1;
 		if (!strcmp(t->pci[i].id, id))
 			return i;
-	return -1;
+	}
 }
 
 int np_topo_pci_add(struct np_topo *t, const char *id, enum np_pci_kind kind, int parent)
 {
-	int i = np_topo_pci_find(t, id);
+	char key[NP_BUSID_LEN];
+	int i;
 	struct np_pci *p;
 
+	snprintf(key, sizeof(key), "%s", id); /* ids are kept at this length */
+	i = np_topo_pci_find(t, key);
 	if (i >= 0)
 		return i;
-	if (!grow((void **)&t->pci, t->npci, &t->cap_pci, sizeof(*t->pci)))
+	if (!grow((void **)&t->pci, t->npci, &t->cap_pci, sizeof(*t->pci)) || !index_grow(t))
 		return -1;
 	p = &t->pci[t->npci];
 	memset(p, 0, sizeof(*p));
-	snprintf(p->id, sizeof(p->id), "%s", id);
+	snprintf(p->id, sizeof(p->id), "%s", key);
 	p->kind = kind;
 	p->parent = parent;
 	p->numa = parent >= 0 ? t->pci[parent].numa : -1;
 	p->acs = NP_UNKNOWN;
+	index_put(t->pci_index, t->cap_index, t->pci, t->npci);
 	return t->npci++;
 }
 
@@ -255,6 +307,9 @@ struct np_gpu *np_topo_gpu_add(struct np_topo *t, const char *busid)
 	snprintf(g->busid, sizeof(g->busid), "%s", busid);
 	g->pci = -1;
 	g->numa = -1;
+	g->nvlinks = NP_COUNT_UNKNOWN;
+	g->nvswitch_links = NP_COUNT_UNKNOWN;
+	g->nvcpu_links = NP_COUNT_UNKNOWN;
 	g->gdr = NP_UNKNOWN;
 	g->dmabuf = NP_UNKNOWN;
 	return g;
@@ -274,7 +329,25 @@ struct np_nic *np_topo_nic_add(struct np_topo *t, const char *name, int port)
 	n->numa = -1;
 	n->gid_index = -1;
 	n->gid_index6 = -1;
+	n->rdma = NP_YES;
+	n->gdr = NP_UNKNOWN;
 	return n;
+}
+
+struct np_gpu *np_topo_gpu_find(struct np_topo *t, const char *busid)
+{
+	for (int i = 0; i < t->ngpus; i++)
+		if (!strcmp(t->gpus[i].busid, busid))
+			return &t->gpus[i];
+	return NULL;
+}
+
+struct np_nic *np_topo_nic_find(struct np_topo *t, const char *name, int port)
+{
+	for (int i = 0; i < t->nnics; i++)
+		if (t->nics[i].port == port && !strcmp(t->nics[i].name, name))
+			return &t->nics[i];
+	return NULL;
 }
 
 static int cmp_nic(const void *a, const void *b)
@@ -424,4 +497,82 @@ int np_pcie_gen_of_gts(double gts)
 	if (gts < 48)
 		return 5;
 	return 6;
+}
+
+
+bool np_devname_valid(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= max || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || *p == '/' || *p == ':' || *p == ',')
+			return false;
+	return true;
+}
+
+double np_nvlink_gbps_of_sm(int sm)
+{
+	/* one direction of one link: NVLink 1 (sm 6.0) 20 GB/s, NVLink 2 and
+	 * 3 (7.0, 8.0) and 4 (9.0) 25 GB/s, NVLink 3 of GA10x (8.6) 14.0625,
+	 * NVLink 5 (10.x) 50 GB/s */
+	switch (sm) {
+	case 60: return 20;
+	case 70: case 72: case 80: case 90: return 25;
+	case 86: return 14.0625;
+	case 100: case 103: return 50;
+	default: return 0;
+	}
+}
+
+/* pci.ids: "vvvv  Vendor" at the start of a line, "\tdddd  Device" below
+ * it, "\t\tssss ssss  Subsystem" below that, "C cc  Class" sections at the
+ * end. */
+bool np_pci_ids_name(unsigned vendor, unsigned device, char *out, size_t len)
+{
+	static const char *const paths[] = { "/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids",
+					     "/usr/share/pci.ids" };
+	const char *env = getenv("NCCL_PROBE_PCI_IDS");
+	FILE *f = NULL;
+	char line[512], vname[256] = "";
+	bool in_vendor = false, found = false;
+
+	if (env && *env)
+		f = fopen(env, "r");
+	for (size_t i = 0; !f && !(env && *env) && i < sizeof(paths) / sizeof(paths[0]); i++)
+		f = fopen(paths[i], "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		unsigned long id;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (line[0] == 'C' && line[1] == ' ')
+			break; /* the class list: no more vendors */
+		if (line[0] != '\t') {
+			if (in_vendor)
+				break;
+			id = strtoul(line, &end, 16);
+			in_vendor = end == line + 4 && id == vendor;
+			if (in_vendor)
+				snprintf(vname, sizeof(vname), "%s", end + strspn(end, " "));
+			continue;
+		}
+		if (!in_vendor || line[1] == '\t')
+			continue;
+		id = strtoul(line + 1, &end, 16);
+		if (end == line + 5 && id == device) {
+			const char *dname = end + strspn(end, " ");
+			/* lspci's short form: the vendor's first word, then the device */
+			size_t vw = strcspn(vname, " ,");
+			snprintf(out, len, "%.*s %s", (int)vw, vname, dname);
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
 }

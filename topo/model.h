@@ -12,14 +12,19 @@
 
 #include "status.h"
 
-#define NP_BUSID_LEN 16   /* "dddd:bb:dd.f" plus room for a wider domain */
+#define NP_BUSID_LEN 20   /* "dddddddd:bb:dd.f": PCI domains are 32 bits (VMD uses 10000+) */
 #define NP_NAME_LEN 64
 #define NP_CPUSET_LEN 256 /* CPU list "0-23,48-71" */
 #define NP_MSG_LEN 320
 
-/* Tri-state facts: what a source could not see stays unknown. */
+/* Tri-state facts: what a source could not see stays unknown. Numbers
+ * carry their unknown explicitly: NP_COUNT_UNKNOWN for counts where 0 is a
+ * fact (NVLinks), 0 where 0 cannot be true (PCIe generation and width,
+ * rates, BAR1, MTU, compute capability), -1 for NUMA nodes and indexes. A
+ * conclusion drawn from an unknown is unknown. */
 enum np_tri { NP_UNKNOWN = -1, NP_NO = 0, NP_YES = 1 };
 const char *np_tri_str(enum np_tri t); /* "unknown" / "no" / "yes" */
+#define NP_COUNT_UNKNOWN (-1)
 
 /* Path classes as nvidia-smi topo -m names them, best first. */
 enum np_path {
@@ -79,13 +84,16 @@ struct np_pcie {
 struct np_gpu {
 	int index;                  /* NVML/nvidia-smi order, else by bus id */
 	char busid[NP_BUSID_LEN];
-	char name[NP_NAME_LEN];
+	char name[NP_NAME_LEN];     /* "" unknown */
+	unsigned vendor_id, device_id; /* PCI ids, 0 unknown */
+	int sm;                     /* compute capability x 10 (90 = 9.0), 0 unknown */
 	int pci;                    /* index in topo->pci, -1 when the path is unknown */
 	int numa;                   /* -1 unknown */
 	struct np_pcie pcie;
-	int nvlinks;                /* active NVLinks */
-	double nvlink_gbps;         /* per link, one direction, GB/s */
-	int nvswitch_links;         /* of those, links that end at an NVSwitch */
+	int nvlinks;                /* active NVLinks, NP_COUNT_UNKNOWN when the source cannot tell */
+	double nvlink_gbps;         /* per link, one direction, GB/s; 0 unknown */
+	int nvswitch_links;         /* of those, links that end at an NVSwitch (or unknown) */
+	int nvcpu_links;            /* of those, links that end at a CPU (or unknown) */
 	int nvpeer[NP_MAX_GPUS];    /* links straight to GPU i (model index) */
 	uint64_t bar1_mib;          /* 0 unknown */
 	enum np_tri gdr;            /* CUDA GPUDirect RDMA supported attribute */
@@ -110,6 +118,10 @@ struct np_nic {
 	bool gid_checked;           /* the GID table was read */
 	char netdev[NP_NAME_LEN];
 	struct np_pcie pcie;
+	enum np_tri rdma;           /* an RDMA device; no: a socket interface an NCCL file lists */
+	enum np_tri gdr;            /* NCCL file: the network plugin registers GPU memory */
+	bool mgmt;                  /* carries no job traffic (np_topo_paths): listed, but
+				     * nobody's nearest NIC and not in B_node */
 };
 
 struct np_numa {
@@ -154,14 +166,19 @@ struct np_rec {
 	char reason[NP_MSG_LEN];
 	char finding[32];           /* id of the finding it answers */
 	bool diagnostic;            /* debugging-only variable: try it, do not export */
+	bool operator_value;        /* needs a value only the operator knows: value is
+				     * "" and the line is a comment */
 };
 
 /* How each GPU reaches NICs: the best class and the NICs at it. */
 struct np_near {
 	enum np_path path;
+	enum np_path nccl;          /* NCCL's class of the same path (GDR decisions) */
 	int nics[NP_MAX_NICS];
 	int n;
 };
+
+struct np_health;
 
 struct np_topo {
 	enum np_topo_kind kind;
@@ -172,19 +189,28 @@ struct np_topo {
 	int nnuma;
 	struct np_pci *pci;
 	int npci, cap_pci;
+	int *pci_index;             /* open-addressing hash of pci[].id -> index, -1 empty */
+	int cap_index;
 	struct np_gpu gpus[NP_MAX_GPUS];
 	int ngpus;
 	struct np_nic nics[NP_MAX_NICS];
 	int nnics;
-	bool nvlink_known;          /* the source can tell NVLinks (NVML, distances, file) */
 	bool no_gpu_libs;           /* set before live discovery: leave NVML, the CUDA
 				     * driver and NCCL unloaded (GPUs from sysfs only),
 				     * for a process that must not have CUDA initialized */
+	bool import_in_child;       /* set before file discovery: hwloc imports an
+				     * hwloc XML in a forked child first, so that a
+				     * crash in its importer is an answer, not the
+				     * end of the process; for a process that may
+				     * fork (not an MPI rank: verbs) */
 
 	/* filled by np_topo_paths() */
 	enum np_path gg[NP_MAX_GPUS][NP_MAX_GPUS];
 	int gg_nv[NP_MAX_GPUS][NP_MAX_GPUS];
 	enum np_path gn[NP_MAX_GPUS][NP_MAX_NICS];
+	enum np_path gn_nccl[NP_MAX_GPUS][NP_MAX_NICS]; /* as NCCL classes it */
+	bool flat;                  /* the PCIe tree is a hypervisor's flattened one:
+				     * its paths are not the machine's */
 	enum np_path nn[NP_MAX_NICS][NP_MAX_NICS];
 	struct np_near near[NP_MAX_GPUS];
 
@@ -197,6 +223,8 @@ struct np_topo {
 	int nnotes, cap_notes;
 
 	void *hwloc;                /* hwloc_topology_t kept for --export, or NULL */
+	struct np_health *health;   /* live health figures (topo/health.h), or NULL;
+				     * owned by the caller, not released here */
 };
 
 void np_topo_init(struct np_topo *t);
@@ -212,6 +240,10 @@ void np_topo_pci_chain(const struct np_topo *t, int i, char *buf, size_t len);
 
 struct np_gpu *np_topo_gpu_add(struct np_topo *t, const char *busid);
 struct np_nic *np_topo_nic_add(struct np_topo *t, const char *name, int port);
+/* The GPU of a bus id, the NIC port of a name; NULL when absent. Sources
+ * of files refuse a second GPU on one bus id or a second port of a name. */
+struct np_gpu *np_topo_gpu_find(struct np_topo *t, const char *busid);
+struct np_nic *np_topo_nic_find(struct np_topo *t, const char *name, int port);
 int np_topo_numa_index(const struct np_topo *t, int os_index); /* -1 if absent */
 /* Order NICs as nvidia-smi does: by name, numbers in it compared as numbers
  * (mlx5_2 before mlx5_10), then by port. Call before np_topo_paths. */
@@ -226,6 +258,20 @@ bool np_topo_has_finding(const struct np_topo *t, const char *id);
 /* Normalize a PCI bus id to lowercase "dddd:bb:dd.f" (domain widened when
  * above 0xffff). false when s is not a bus id. */
 bool np_busid_norm(const char *s, char *out, size_t len);
+/* The name of a PCI device from the PCI ID database (pci.ids, as lspci
+ * reads it: $NCCL_PROBE_PCI_IDS, /usr/share/misc/pci.ids or
+ * /usr/share/hwdata/pci.ids); false when the database or the id is absent. */
+bool np_pci_ids_name(unsigned vendor, unsigned device, char *out, size_t len);
+/* Per-link one-direction NVLink GB/s of a compute capability (x 10); 0 when
+ * unknown or the architecture has no NVLink. */
+double np_nvlink_gbps_of_sm(int sm);
+/* A device name as the kernel allows it (dev_valid_name): 1 to max-1
+ * bytes (16 for a network interface, 64 for an RDMA device), not "." or
+ * "..", no '/', ':', white space or control character; nor ',', which
+ * would split NCCL's lists. */
+bool np_devname_valid(const char *s, size_t max);
+#define NP_IFNAMSIZ 16
+#define NP_IBNAMSIZ 64
 /* Per-lane GT/s of a PCIe generation and the one-direction GB/s of a link. */
 double np_pcie_gbps(int gen, int width);
 int np_pcie_gen_of_gts(double gts); /* 2.5 -> 1, ... 64 -> 6, 0 unknown */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Path classes between GPUs and NICs, as nvidia-smi topo -m names them:
  * NVLinks first, else the PCI tree (PIX, PXB, PHB) and the NUMA nodes of
- * the two ends (NODE, SYS). Also each GPU's nearest NIC(s). */
+ * the two ends (NODE, SYS); beside them the class NCCL gives the same
+ * GPU-NIC path, which GDR decisions follow. Also which NICs carry no job
+ * traffic, whether the tree is a hypervisor's flattened one, and each
+ * GPU's nearest data NIC(s). */
 #include "config.h"
 
 #include <string.h>
@@ -63,9 +66,46 @@ static int nvlinks_between(const struct np_topo *t, int i, int j)
 
 	if (direct)
 		return direct;
-	if (a->nvswitch_links && b->nvswitch_links)
+	if (a->nvswitch_links > 0 && b->nvswitch_links > 0)
 		return a->nvswitch_links < b->nvswitch_links ? a->nvswitch_links : b->nvswitch_links;
 	return 0;
+}
+
+/* NCCL's tree (xml.cc) climbs sysfs two levels at a time: a switch, its
+ * upstream and downstream ports, is one element, and a CPU root port is
+ * part of the CPU. An NCCL topology file is already that tree. Returns the
+ * element node i hangs from: a bridge, or the host bridge for the CPU. */
+static int nccl_up(const struct np_topo *t, int i)
+{
+	int p = t->pci[i].parent, gp;
+
+	if (t->origin == NP_SRC_NCCL || p < 0 || t->pci[p].kind == NP_PCI_HOSTBRIDGE)
+		return p;
+	gp = t->pci[p].parent;
+	if (gp < 0 || t->pci[gp].kind == NP_PCI_HOSTBRIDGE)
+		return gp >= 0 ? gp : p;
+	return gp;
+}
+
+static enum np_path nccl_path(const struct np_topo *t, int a, int b, int na, int nb)
+{
+	int ea, eb, first_a, first_b;
+
+	if (a < 0 || b < 0)
+		return na >= 0 && nb >= 0 && na != nb ? NP_PATH_SYS : NP_PATH_UNKNOWN;
+	first_a = nccl_up(t, a);
+	first_b = nccl_up(t, b);
+	for (ea = first_a; ea >= 0 && t->pci[ea].kind != NP_PCI_HOSTBRIDGE; ea = nccl_up(t, ea))
+		for (eb = first_b; eb >= 0 && t->pci[eb].kind != NP_PCI_HOSTBRIDGE; eb = nccl_up(t, eb))
+			if (ea == eb)
+				return ea == first_a && eb == first_b ? NP_PATH_PIX : NP_PATH_PXB;
+	/* through the CPU: NCCL puts every host bridge of a NUMA node under
+	 * one CPU */
+	if (na >= 0 && nb >= 0)
+		return na == nb ? NP_PATH_PHB : NP_PATH_SYS;
+	if (common_ancestor(t, a, b) >= 0 || t->nnuma <= 1)
+		return NP_PATH_PHB;
+	return NP_PATH_UNKNOWN;
 }
 
 static bool usable(const struct np_nic *n)
@@ -73,8 +113,69 @@ static bool usable(const struct np_nic *n)
 	return n->state == NP_PORT_ACTIVE || n->state == NP_PORT_UNKNOWN;
 }
 
+/* The most a NIC's PCIe link carries: its maximum where known. */
+static double pcie_cap(const struct np_pcie *l)
+{
+	int gen = l->gen_max ? l->gen_max : l->gen_cur, width = l->width_max ? l->width_max : l->width_cur;
+	double g = np_pcie_gbps(gen, width);
+
+	return g > 0 ? g : l->gbps;
+}
+
+/* A NIC on a PCIe link a quarter or less of the widest NIC's is a
+ * management or service port: it carries no job traffic. */
+static void mark_mgmt(struct np_topo *t)
+{
+	double top = 0;
+
+	for (int k = 0; k < t->nnics; k++) {
+		t->nics[k].mgmt = false;
+		if (t->nics[k].rdma != NP_NO && pcie_cap(&t->nics[k].pcie) > top)
+			top = pcie_cap(&t->nics[k].pcie);
+	}
+	for (int k = 0; k < t->nnics; k++) {
+		double c = pcie_cap(&t->nics[k].pcie);
+		if (t->nics[k].rdma != NP_NO && c > 0 && c * 4 <= top)
+			t->nics[k].mgmt = true;
+	}
+}
+
+/* Every GPU and NIC straight under a host bridge, with no PCIe switch or
+ * root port anywhere: what hypervisors show, not what the board has. */
+static bool flattened(const struct np_topo *t)
+{
+	int devices = 0, flat = 0;
+
+	if (t->origin == NP_SRC_NCCL || t->host.virtualized == NP_NO)
+		return false;
+	for (int i = 0; i < t->ngpus + t->nnics; i++) {
+		int p = i < t->ngpus ? t->gpus[i].pci : t->nics[i - t->ngpus].pci;
+		if (p < 0)
+			continue;
+		devices++;
+		if (t->pci[p].parent >= 0 && t->pci[t->pci[p].parent].kind == NP_PCI_HOSTBRIDGE)
+			flat++;
+	}
+	return devices >= 2 && flat == devices && t->ngpus > 0;
+}
+
+bool np_topo_nic_data(const struct np_topo *t, int k)
+{
+	bool rdma_any = false;
+
+	if (t->nics[k].mgmt)
+		return false;
+	if (t->nics[k].rdma != NP_NO)
+		return true;
+	for (int l = 0; l < t->nnics; l++)
+		rdma_any |= t->nics[l].rdma != NP_NO && !t->nics[l].mgmt;
+	return !rdma_any; /* socket interfaces carry the traffic when nothing else can */
+}
+
 void np_topo_paths(struct np_topo *t)
 {
+	mark_mgmt(t);
+	t->flat = flattened(t);
 	for (int i = 0; i < t->ngpus; i++)
 		for (int j = 0; j < t->ngpus; j++) {
 			int nv = i == j ? 0 : nvlinks_between(t, i, j);
@@ -83,8 +184,10 @@ void np_topo_paths(struct np_topo *t)
 				    : pci_path(t, t->gpus[i].pci, t->gpus[j].pci, t->gpus[i].numa, t->gpus[j].numa);
 		}
 	for (int i = 0; i < t->ngpus; i++)
-		for (int k = 0; k < t->nnics; k++)
+		for (int k = 0; k < t->nnics; k++) {
 			t->gn[i][k] = pci_path(t, t->gpus[i].pci, t->nics[k].pci, t->gpus[i].numa, t->nics[k].numa);
+			t->gn_nccl[i][k] = nccl_path(t, t->gpus[i].pci, t->nics[k].pci, t->gpus[i].numa, t->nics[k].numa);
+		}
 	for (int k = 0; k < t->nnics; k++)
 		for (int l = 0; l < t->nnics; l++)
 			t->nn[k][l] = k == l ? NP_PATH_X
@@ -92,20 +195,24 @@ void np_topo_paths(struct np_topo *t)
 	for (int i = 0; i < t->ngpus; i++) {
 		struct np_near *nr = &t->near[i];
 		bool any_usable = false;
-		nr->path = NP_PATH_UNKNOWN;
+		nr->path = nr->nccl = NP_PATH_UNKNOWN;
 		nr->n = 0;
 		for (int k = 0; k < t->nnics; k++)
-			any_usable |= usable(&t->nics[k]);
+			any_usable |= np_topo_nic_data(t, k) && usable(&t->nics[k]);
 		for (int k = 0; k < t->nnics; k++) {
 			enum np_path p = t->gn[i][k];
-			if (any_usable && !usable(&t->nics[k]))
+			if (!np_topo_nic_data(t, k) || (any_usable && !usable(&t->nics[k])))
 				continue;
 			if (p < nr->path || nr->n == 0) {
 				nr->path = p;
+				nr->nccl = t->gn_nccl[i][k];
 				nr->n = 0;
 			}
-			if (p == nr->path)
+			if (p == nr->path) {
 				nr->nics[nr->n++] = k;
+				if (t->gn_nccl[i][k] < nr->nccl)
+					nr->nccl = t->gn_nccl[i][k];
+			}
 		}
 	}
 }

@@ -10,18 +10,22 @@
 
 #include "topo.h"
 
+/* A port NCCL_IB_HCA can name: an IB or RoCE device whose name the kernel
+ * allows (the value goes into a shell's export line). */
 static bool selectable(const struct np_nic *n)
 {
-	return n->ll == NP_LL_IB || n->ll == NP_LL_ROCE || n->ll == NP_LL_UNKNOWN;
+	return (n->ll == NP_LL_IB || n->ll == NP_LL_ROCE || n->ll == NP_LL_UNKNOWN) && n->rdma != NP_NO &&
+	       np_devname_valid(n->name, NP_IBNAMSIZ);
 }
 
 /* NCCL_IB_HCA with '=' (exact names: prefix matching would make mlx5_1
- * select mlx5_10 too) listing the active ports at the top rate, when some
- * port is down, polling or slower. */
+ * select mlx5_10 too) listing the active data ports at the top rate, when
+ * some port is down, polling or slower, or a management port would be
+ * taken by NCCL too. */
 static void rec_ib_hca(struct np_topo *t)
 {
 	double top = 0;
-	int active = 0, bad = 0;
+	int active = 0, bad = 0, mgmt = 0;
 	const char *why = NULL;
 	struct np_rec *r;
 	size_t off;
@@ -30,6 +34,10 @@ static void rec_ib_hca(struct np_topo *t)
 		const struct np_nic *n = &t->nics[k];
 		if (!selectable(n))
 			continue;
+		if (n->mgmt) {
+			mgmt += n->state != NP_PORT_DOWN;
+			continue;
+		}
 		if (n->state == NP_PORT_ACTIVE && n->phys != NP_PORT_POLLING) {
 			active++;
 			if (n->rate_gbit > top)
@@ -44,6 +52,8 @@ static void rec_ib_hca(struct np_topo *t)
 		why = np_topo_has_finding(t, "nic-port-polling") ? "nic-port-polling" : "nic-port-down";
 	else if (np_topo_has_finding(t, "nic-rate-mixed"))
 		why = "nic-rate-mixed";
+	else if (mgmt)
+		why = "nic-mgmt";
 	if (!why)
 		return;
 	r = np_topo_rec(t, "NCCL_IB_HCA", why);
@@ -51,21 +61,21 @@ static void rec_ib_hca(struct np_topo *t)
 	off = 1;
 	for (int k = 0; k < t->nnics && off < sizeof(r->value); k++) {
 		const struct np_nic *n = &t->nics[k];
-		if (!selectable(n) || n->state != NP_PORT_ACTIVE || n->phys == NP_PORT_POLLING)
+		if (!selectable(n) || n->mgmt || n->state != NP_PORT_ACTIVE || n->phys == NP_PORT_POLLING)
 			continue;
 		if (top > 0 && n->rate_gbit > 0 && n->rate_gbit < top)
 			continue;
 		off += (size_t)snprintf(r->value + off, sizeof(r->value) - off, "%s%s:%d", off > 1 ? "," : "", n->name, n->port);
 	}
-	snprintf(r->reason, sizeof(r->reason), "%s: use only the active ports%s, by exact name",
-		 why, !strcmp(why, "nic-rate-mixed") ? " at the top rate" : "");
+	snprintf(r->reason, sizeof(r->reason), "%s: use only the active %sports%s, by exact name", why,
+		 !strcmp(why, "nic-mgmt") ? "data " : "", !strcmp(why, "nic-rate-mixed") ? " at the top rate" : "");
 }
 
 static void rec_socket(struct np_topo *t)
 {
 	struct np_rec *r;
 
-	if (!np_topo_has_finding(t, "net-socket-iface"))
+	if (!np_topo_has_finding(t, "net-socket-iface") || !np_devname_valid(t->host.iface_pci, NP_IFNAMSIZ))
 		return;
 	r = np_topo_rec(t, "NCCL_SOCKET_IFNAME", "net-socket-iface");
 	snprintf(r->value, sizeof(r->value), "=%s", t->host.iface_pci);
@@ -133,8 +143,8 @@ static void rec_topo_file(struct np_topo *t)
 	if (!np_topo_has_finding(t, "vm-flattened"))
 		return;
 	r = np_topo_rec(t, "NCCL_TOPO_FILE", "vm-flattened");
-	snprintf(r->value, sizeof(r->value), "/path/to/provider-topo.xml");
-	snprintf(r->reason, sizeof(r->reason), "vm-flattened: the hypervisor hides the PCIe switches; use the provider's file for this instance type");
+	r->operator_value = true;
+	snprintf(r->reason, sizeof(r->reason), "vm-flattened: the hypervisor hides the PCIe switches; set it to the provider's topology file for this instance type");
 }
 
 static void rec_cross_nic(struct np_topo *t)
@@ -143,7 +153,7 @@ static void rec_cross_nic(struct np_topo *t)
 	int usable = 0;
 
 	for (int k = 0; k < t->nnics; k++)
-		usable += t->nics[k].state != NP_PORT_DOWN;
+		usable += np_topo_nic_data(t, k) && t->nics[k].state != NP_PORT_DOWN;
 	if (!np_topo_has_finding(t, "numa-gpu-no-nic") || usable < 2)
 		return;
 	r = np_topo_rec(t, "NCCL_CROSS_NIC", "numa-gpu-no-nic");
@@ -159,8 +169,8 @@ static void rec_diagnostics(struct np_topo *t)
 	if (!np_topo_has_finding(t, "gdr-path"))
 		return;
 	for (int i = 0; i < t->ngpus; i++)
-		if (t->near[i].n && t->near[i].path != NP_PATH_UNKNOWN && t->near[i].path > worst)
-			worst = t->near[i].path;
+		if (t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN && t->near[i].nccl > worst)
+			worst = t->near[i].nccl;
 	r = np_topo_rec(t, "NCCL_NET_GDR_LEVEL", "gdr-path");
 	snprintf(r->value, sizeof(r->value), "%s", np_path_str(worst));
 	snprintf(r->reason, sizeof(r->reason), "gdr-path: diagnostic only; compare busbw with and without it, then fix the placement");

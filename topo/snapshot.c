@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "topo.h"
+#include "xmlfile.h"
 
 #define REC_LEN 2048
 
@@ -65,26 +66,92 @@ static bool get(const char *rec, const char *key, char *out, size_t len)
 	return false;
 }
 
+/* Reading records back: a key that is absent takes its default (older
+ * snapshots lack some); one that is present must be a number in the range
+ * of its key, or the read stops with a line naming record, key and value.
+ * The reader's state is file-wide, as by_key below: one read at a time. */
+static struct {
+	struct np_topo *t;
+	struct np_err *err;
+	enum np_status st;
+	const char *rec;    /* the record's info name */
+} rd;
+
+static const struct range {
+	const char *key;
+	double lo, hi;
+} ranges[] = {
+	{ "index", 0, 1 << 30 }, { "order", 0, 1 << 30 }, { "numa", -1, 4095 },
+	{ "gen", 0, 6 }, { "genmax", 0, 6 }, { "width", 0, 32 }, { "widthmax", 0, 32 },
+	{ "gbps", 0, 1000 }, { "nvgbps", 0, 1000 }, { "rate", 0, 100000 },
+	{ "nvlinks", -1, 64 }, { "nvswitch", -1, 64 }, { "nvcpu", -1, 64 },
+	{ "sm", 0, 1000 }, { "vendor", 0, 0xffff }, { "device", 0, 0xffff },
+	{ "bar1", 0, 1099511627776.0 }, { "port", 1, 255 }, { "lanes", 0, 32 }, { "mtu", 0, 65536 },
+	{ "gid", -1, 65535 }, { "gid6", -1, 65535 }, { "nccl", 0, 10000000 }, { "source", 0, 3 },
+	{ "nvcounts", 0, 1 },
+};
+
+static void bad(const char *key, const char *val, const char *why)
+{
+	char v[40];
+	size_t k = 0;
+
+	if (rd.st)
+		return;
+	for (const char *p = val; *p && k + 1 < sizeof(v); p++)
+		v[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+	v[k] = '\0';
+	rd.st = np_fail(rd.err, NP_EUSAGE,
+			"--input '%s': snapshot record %s has %s=%s%s, which %s; export the snapshot again ('nccl-probe topo --export')",
+			rd.t->source, rd.rec, key, v, val[k] ? "..." : "", why);
+}
+
+/* The range of a key; flags and tri-states (the rest) are -1..1. */
+static void range_of(const char *key, double *lo, double *hi)
+{
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (!strcmp(ranges[i].key, key)) {
+			*lo = ranges[i].lo;
+			*hi = ranges[i].hi;
+			return;
+		}
+	*lo = -1;
+	*hi = 1;
+}
+
 static long geti(const char *rec, const char *key, long dflt)
 {
-	char v[64], *end;
-	long r;
+	char v[64], what[80];
+	const char *why;
+	double lo, hi;
+	long x;
 
 	if (!get(rec, key, v, sizeof(v)) || !v[0])
 		return dflt;
-	r = strtol(v, &end, 10);
-	return *end ? dflt : r;
+	range_of(key, &lo, &hi);
+	if (!np_xml_long(v, 10, (long)lo, (long)hi, &x, &why)) {
+		snprintf(what, sizeof(what), "%s (%.0f..%.0f)", why, lo, hi);
+		bad(key, v, what);
+		return dflt;
+	}
+	return x;
 }
 
 static double getd(const char *rec, const char *key)
 {
-	char v[64], *end;
-	double r;
+	char v[64], what[80];
+	const char *why;
+	double lo, hi, x;
 
 	if (!get(rec, key, v, sizeof(v)) || !v[0])
 		return 0;
-	r = strtod(v, &end);
-	return *end ? 0 : r;
+	range_of(key, &lo, &hi);
+	if (!np_xml_double(v, lo, hi, &x, &why)) {
+		snprintf(what, sizeof(what), "%s (%g..%g)", why, lo, hi);
+		bad(key, v, what);
+		return 0;
+	}
+	return x;
 }
 
 static hwloc_obj_t home_of(hwloc_topology_t topo, const char *busid)
@@ -117,6 +184,10 @@ static void gpu_record(const struct np_topo *t, int i, char *r, size_t len)
 	kvi(r, len, "nvlinks", g->nvlinks);
 	kvd(r, len, "nvgbps", g->nvlink_gbps);
 	kvi(r, len, "nvswitch", g->nvswitch_links);
+	kvi(r, len, "nvcpu", g->nvcpu_links);
+	kvi(r, len, "sm", g->sm);
+	kvi(r, len, "vendor", g->vendor_id);
+	kvi(r, len, "device", g->device_id);
 	for (int j = 0; j < t->ngpus; j++)
 		if (g->nvpeer[j])
 			snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), "%s%s*%d", peers[0] ? "," : "",
@@ -156,6 +227,8 @@ static void nic_record(const struct np_topo *t, int k, char *r, size_t len)
 	kvi(r, len, "width", n->pcie.width_cur);
 	kvi(r, len, "widthmax", n->pcie.width_max);
 	kvd(r, len, "gbps", n->pcie.gbps);
+	kvi(r, len, "rdma", n->rdma);
+	kvi(r, len, "gdr", n->gdr);
 }
 
 static void host_record(const struct np_topo *t, char *r, size_t len)
@@ -174,22 +247,21 @@ static void host_record(const struct np_topo *t, char *r, size_t len)
 	kvi(r, len, "nvml", h->nvml);
 	kv(r, len, "ifnccl", h->iface_nccl);
 	kv(r, len, "ifpci", h->iface_pci);
-	kvi(r, len, "nvlinkknown", t->nvlink_known);
+	kvi(r, len, "nvcounts", 1); /* NVLink counts of -1 mean unknown */
 	kvi(r, len, "source", t->origin);
 }
 
-enum np_status np_topo_snapshot(struct np_topo *t, const char *path, struct np_err *err)
+enum np_status np_topo_snapshot(struct np_topo *t, char **xml, size_t *len, struct np_err *err)
 {
 	hwloc_topology_t topo = (hwloc_topology_t)t->hwloc;
 	hwloc_obj_t root;
-	char *r, tmp[4200];
+	char *r, *buf = NULL;
+	int n = 0;
 
 	if (!topo)
 		return np_fail(err, NP_EUSAGE, "--export needs the live machine or an hwloc XML input, not an NCCL topology file");
 	if (np_snapshot_present(topo))
 		return np_fail(err, NP_EUSAGE, "--input is already an nccl-probe snapshot; copy the file instead of exporting it again");
-	if (strlen(path) + 32 >= sizeof(tmp))
-		return np_fail(err, NP_EUSAGE, "--export path '%.64s...' is too long", path);
 	r = malloc(REC_LEN);
 	if (!r)
 		return np_fail(err, NP_ENOMEM, "out of memory writing the snapshot");
@@ -213,17 +285,21 @@ enum np_status np_topo_snapshot(struct np_topo *t, const char *path, struct np_e
 			hwloc_obj_add_info(root, "NCCLProbePCI", r);
 		}
 	free(r);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (hwloc_topology_export_xml(topo, tmp, 0) != 0) {
+	if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) != 0 || !buf || n < 1) {
 		int e = errno;
-		unlink(tmp);
-		return np_fail(err, NP_EUSAGE, "cannot write --export '%s': %s; choose a writable file", path, strerror(e));
+		if (buf)
+			hwloc_free_xmlbuffer(topo, buf);
+		return np_fail(err, NP_ESYS, "cannot build the --export snapshot: %s", strerror(e));
 	}
-	if (rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		return np_fail(err, NP_EUSAGE, "cannot write --export '%s': %s; choose a writable file", path, strerror(e));
+	/* n counts the final NUL; the caller frees with free() */
+	*xml = malloc((size_t)n);
+	if (!*xml) {
+		hwloc_free_xmlbuffer(topo, buf);
+		return np_fail(err, NP_ENOMEM, "out of memory writing the snapshot");
 	}
+	memcpy(*xml, buf, (size_t)n);
+	*len = strlen(*xml);
+	hwloc_free_xmlbuffer(topo, buf);
 	return NP_OK;
 }
 
@@ -244,17 +320,36 @@ static void collect(hwloc_obj_t o, const char *name, const char **out, int *n, i
 		collect(c, name, out, n, max);
 }
 
+/* A count: NP_COUNT_UNKNOWN when absent or negative. */
+static int count(const char *rec, const char *key)
+{
+	long v = geti(rec, key, NP_COUNT_UNKNOWN);
+
+	return v >= 0 && v <= 4096 ? (int)v : NP_COUNT_UNKNOWN;
+}
+
 static enum np_tri tri(long v)
 {
 	return v > 0 ? NP_YES : v == 0 ? NP_NO : NP_UNKNOWN;
 }
 
-static void read_gpu(struct np_topo *t, const char *r, char (*peers)[1024])
+static void read_gpu(struct np_topo *t, const char *r, char (*peers)[1024], bool nv_known)
 {
-	char busid[NP_BUSID_LEN], chain[1024];
+	char raw[64], busid[NP_BUSID_LEN], chain[1024];
 	struct np_gpu *g;
 
-	if (!get(r, "busid", busid, sizeof(busid)) || !(g = np_topo_gpu_add(t, busid)))
+	rd.rec = "NCCLProbeGPU";
+	if (!get(r, "busid", raw, sizeof(raw)))
+		return;
+	if (!np_busid_norm(raw, busid, sizeof(busid))) {
+		bad("busid", raw, "is not a PCI bus id");
+		return;
+	}
+	if (np_topo_gpu_find(t, busid)) {
+		bad("busid", raw, "is the bus id of another GPU");
+		return;
+	}
+	if (!(g = np_topo_gpu_add(t, busid)))
 		return;
 	get(r, "name", g->name, sizeof(g->name));
 	g->numa = (int)geti(r, "numa", -1);
@@ -265,9 +360,19 @@ static void read_gpu(struct np_topo *t, const char *r, char (*peers)[1024])
 	g->pcie.width_cur = (int)geti(r, "width", 0);
 	g->pcie.width_max = (int)geti(r, "widthmax", 0);
 	g->pcie.gbps = getd(r, "gbps");
-	g->nvlinks = (int)geti(r, "nvlinks", 0);
+	/* snapshots before explicit unknowns wrote 0 and a node-wide
+	 * nvlinkknown=0 when NVLinks could not be told */
+	g->nvlinks = nv_known ? count(r, "nvlinks") : NP_COUNT_UNKNOWN;
 	g->nvlink_gbps = getd(r, "nvgbps");
-	g->nvswitch_links = (int)geti(r, "nvswitch", 0);
+	g->nvswitch_links = nv_known ? count(r, "nvswitch") : NP_COUNT_UNKNOWN;
+	g->nvcpu_links = nv_known ? count(r, "nvcpu") : NP_COUNT_UNKNOWN;
+	if (g->nvlinks >= 0 && g->nvcpu_links < 0 && geti(r, "nvcpu", -2) == -2)
+		g->nvcpu_links = 0; /* older snapshots counted no CPU links */
+	g->sm = (int)geti(r, "sm", 0);
+	g->vendor_id = (unsigned)geti(r, "vendor", 0) & 0xffff;
+	g->device_id = (unsigned)geti(r, "device", 0) & 0xffff;
+	if (g->sm < 0 || g->sm > 200)
+		g->sm = 0;
 	g->bar1_mib = (uint64_t)geti(r, "bar1", 0);
 	g->gdr = tri(geti(r, "gdr", -1));
 	g->dmabuf = tri(geti(r, "dmabuf", -1));
@@ -276,12 +381,30 @@ static void read_gpu(struct np_topo *t, const char *r, char (*peers)[1024])
 
 static void read_nic(struct np_topo *t, const char *r)
 {
-	char name[NP_NAME_LEN], s[64], chain[1024];
+	char name[NP_NAME_LEN], raw[64], s[64], chain[1024];
 	struct np_nic *n;
+	int port;
 
-	if (!get(r, "name", name, sizeof(name)) || !(n = np_topo_nic_add(t, name, (int)geti(r, "port", 1))))
+	rd.rec = "NCCLProbeNIC";
+	if (!get(r, "name", name, sizeof(name)))
 		return;
-	get(r, "busid", n->busid, sizeof(n->busid));
+	if (!np_devname_valid(name, NP_IBNAMSIZ) && strncmp(name, "nic@", 4) && strncmp(name, "net@", 4)) {
+		np_topo_note(t, "a NIC record with a name no kernel allows was left out");
+		return;
+	}
+	port = (int)geti(r, "port", 1);
+	if (rd.st)
+		return;
+	if (np_topo_nic_find(t, name, port)) {
+		bad("name", name, "names a NIC port a second time");
+		return;
+	}
+	if (!(n = np_topo_nic_add(t, name, port)))
+		return;
+	if (get(r, "busid", raw, sizeof(raw)) && raw[0] && !np_busid_norm(raw, n->busid, sizeof(n->busid))) {
+		bad("busid", raw, "is not a PCI bus id");
+		return;
+	}
 	n->numa = (int)geti(r, "numa", -1);
 	if (get(r, "pcipath", chain, sizeof(chain)) && chain[0])
 		n->pci = np_topo_pci_add_chain(t, chain, n->numa);
@@ -299,6 +422,12 @@ static void read_nic(struct np_topo *t, const char *r)
 	n->gid_index6 = (int)geti(r, "gid6", -1);
 	n->gid_checked = geti(r, "gidchecked", 0) != 0;
 	get(r, "netdev", n->netdev, sizeof(n->netdev));
+	if (n->netdev[0] && !np_devname_valid(n->netdev, NP_IFNAMSIZ)) {
+		np_topo_note(t, "NIC %s: its interface name is not one the kernel allows; left out", n->name);
+		n->netdev[0] = '\0';
+	}
+	n->rdma = tri(geti(r, "rdma", 1));
+	n->gdr = tri(geti(r, "gdr", -1));
 	n->pcie.gen_cur = (int)geti(r, "gen", 0);
 	n->pcie.gen_max = (int)geti(r, "genmax", 0);
 	n->pcie.width_cur = (int)geti(r, "width", 0);
@@ -322,9 +451,14 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 	const char *host = hwloc_obj_get_info_by_name(root, "NCCLProbeHost");
 	char (*peers)[1024] = calloc(NP_MAX_GPUS, sizeof(*peers));
 	int n = 0;
+	bool nv_known = false;
 
 	if (!peers)
 		return np_fail(err, NP_ENOMEM, "out of memory reading a snapshot");
+	rd.t = t;
+	rd.err = err;
+	rd.st = NP_OK;
+	rd.rec = "NCCLProbeHost";
 	if (host) {
 		struct np_host *h = &t->host;
 		get(host, "hostname", h->hostname, sizeof(h->hostname));
@@ -338,40 +472,58 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 		h->nvml = tri(geti(host, "nvml", -1));
 		get(host, "ifnccl", h->iface_nccl, sizeof(h->iface_nccl));
 		get(host, "ifpci", h->iface_pci, sizeof(h->iface_pci));
-		t->nvlink_known = geti(host, "nvlinkknown", 0) != 0;
+		/* names go into export lines: keep only what the kernel allows */
+		if ((h->iface_nccl[0] && !np_devname_valid(h->iface_nccl, NP_IFNAMSIZ)) ||
+		    (h->iface_pci[0] && !np_devname_valid(h->iface_pci, NP_IFNAMSIZ))) {
+			np_topo_note(t, "the snapshot's interface names are not ones the kernel allows; they are left out");
+			h->iface_nccl[0] = h->iface_pci[0] = '\0';
+		}
+		nv_known = geti(host, "nvcounts", 0) == 1 || geti(host, "nvlinkknown", 0) != 0;
 		t->origin = geti(host, "source", NP_SRC_LIVE) == NP_SRC_HWLOC ? NP_SRC_HWLOC : NP_SRC_LIVE;
 	}
 	collect(root, "NCCLProbeGPU", recs, &n, NP_MAX_GPUS);
+	rd.rec = "NCCLProbeGPU";
 	by_key = 0;
 	qsort(recs, (size_t)n, sizeof(recs[0]), cmp_rec);
-	for (int i = 0; i < n; i++)
-		read_gpu(t, recs[i], peers);
-	for (int i = 0; i < t->ngpus; i++) { /* "busid*count,..." */
+	for (int i = 0; i < n && !rd.st; i++)
+		read_gpu(t, recs[i], peers, nv_known);
+	for (int i = 0; i < t->ngpus && !rd.st; i++) { /* "busid*count,..." */
 		char *tok, *save = NULL;
-		for (tok = strtok_r(peers[i], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			char *star = strchr(tok, '*');
+		rd.rec = "NCCLProbeGPU";
+		for (tok = strtok_r(peers[i], ",", &save); tok && !rd.st; tok = strtok_r(NULL, ",", &save)) {
+			char *star = strchr(tok, '*'), id[NP_BUSID_LEN];
+			const char *why;
+			long cnt;
 			if (!star)
 				continue;
 			*star = '\0';
+			if (!np_xml_long(star + 1, 10, 0, 64, &cnt, &why)) {
+				bad("nvpeers", star + 1, "is not a link count (0..64)");
+				break;
+			}
+			if (!np_busid_norm(tok, id, sizeof(id)))
+				continue;
 			for (int j = 0; j < t->ngpus; j++)
-				if (!strcmp(t->gpus[j].busid, tok))
-					t->gpus[i].nvpeer[j] = (int)strtol(star + 1, NULL, 10);
+				if (!strcmp(t->gpus[j].busid, id))
+					t->gpus[i].nvpeer[j] = (int)cnt;
 		}
 	}
 	free(peers);
 	n = 0;
 	collect(root, "NCCLProbeNIC", recs, &n, NP_MAX_NICS);
+	rd.rec = "NCCLProbeNIC";
 	by_key = 1;
 	qsort(recs, (size_t)n, sizeof(recs[0]), cmp_rec);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && !rd.st; i++)
 		read_nic(t, recs[i]);
 	n = 0;
 	collect(root, "NCCLProbePCI", recs, &n, 256);
-	for (int i = 0; i < n; i++) {
+	rd.rec = "NCCLProbePCI";
+	for (int i = 0; i < n && !rd.st; i++) {
 		char id[NP_BUSID_LEN];
 		int p;
 		if (get(recs[i], "id", id, sizeof(id)) && (p = np_topo_pci_find(t, id)) >= 0)
 			t->pci[p].acs = tri(geti(recs[i], "acs", -1));
 	}
-	return NP_OK;
+	return rd.st;
 }

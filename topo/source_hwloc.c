@@ -109,12 +109,6 @@ static bool is_nvidia_gpu(hwloc_obj_t o)
 	       (o->attr->pcidev.class_id >> 8) == 0x03;
 }
 
-static bool is_nvswitch(hwloc_obj_t o)
-{
-	return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == PCI_VENDOR_NVIDIA &&
-	       o->attr->pcidev.class_id == 0x0680;
-}
-
 static const char *gpu_model_of(hwloc_obj_t pci)
 {
 	hwloc_obj_t c, only = NULL;
@@ -140,28 +134,50 @@ static const char *gpu_model_of(hwloc_obj_t pci)
 	return only ? hwloc_obj_get_info_by_name(only, "GPUModel") : NULL;
 }
 
-static void add_gpu(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t o)
+/* "NVIDIA GA100 [A100 SXM4 40GB]": the names the file's own PCI database
+ * gave, shortened as lspci does; else this machine's pci.ids. */
+static void pci_name(hwloc_obj_t o, char *buf, size_t len)
+{
+	const char *v = hwloc_obj_get_info_by_name(o, "PCIVendor");
+	const char *d = hwloc_obj_get_info_by_name(o, "PCIDevice");
+
+	buf[0] = '\0';
+	if (v && d && *v && *d)
+		snprintf(buf, len, "%.*s %s", (int)strcspn(v, " ,"), v, d);
+	else
+		np_pci_ids_name(o->attr->pcidev.vendor_id, o->attr->pcidev.device_id, buf, len);
+}
+
+static enum np_status add_gpu(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t o, struct np_err *err)
 {
 	char busid[NP_BUSID_LEN];
 	struct np_gpu *g;
 	const char *model = gpu_model_of(o);
 
 	busid_of(o, busid, sizeof(busid));
+	if (np_topo_gpu_find(t, busid))
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' has two GPUs with bus id %s; the hwloc XML is damaged, export it again (lstopo --of xml)",
+			       t->source, busid);
 	g = np_topo_gpu_add(t, busid);
 	if (!g) {
 		np_topo_note(t, "more than %d GPUs; the rest are left out", NP_MAX_GPUS);
-		return;
+		return NP_OK;
 	}
+	g->vendor_id = o->attr->pcidev.vendor_id;
+	g->device_id = o->attr->pcidev.device_id;
 	if (model)
 		snprintf(g->name, sizeof(g->name), "%s", model);
 	else
-		snprintf(g->name, sizeof(g->name), "NVIDIA [10de:%04x]", o->attr->pcidev.device_id);
+		pci_name(o, g->name, sizeof(g->name));
 	g->pci = np_hwloc_chain(t, topo, o);
 	g->numa = np_hwloc_numa_of(topo, o);
 	g->pcie.gbps = o->attr->pcidev.linkspeed;
+	return NP_OK;
 }
 
-static void add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t pci, hwloc_obj_t ofed)
+static enum np_status add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t pci, hwloc_obj_t ofed,
+			      struct np_err *err)
 {
 	char busid[NP_BUSID_LEN], key[32];
 	const char *netdev = NULL;
@@ -178,12 +194,17 @@ static void add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t pci, h
 			ports = p;
 	}
 	for (int p = 1; p <= (ports ? ports : 1); p++) {
-		struct np_nic *n = np_topo_nic_add(t, ofed->name, p);
+		struct np_nic *n;
 		const char *st;
 		unsigned cls = pci->attr->pcidev.class_id;
+		if (np_topo_nic_find(t, ofed->name, p))
+			return np_fail(err, NP_EUSAGE,
+				       "--input '%s' has two RDMA devices named '%.64s'; the hwloc XML is damaged, export it again (lstopo --of xml)",
+				       t->source, ofed->name);
+		n = np_topo_nic_add(t, ofed->name, p);
 		if (!n) {
 			np_topo_note(t, "more than %d NIC ports; the rest are left out", NP_MAX_NICS);
-			return;
+			return NP_OK;
 		}
 		snprintf(n->busid, sizeof(n->busid), "%s", busid);
 		n->pci = np_hwloc_chain(t, topo, pci);
@@ -206,16 +227,28 @@ static void add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t pci, h
 		if (netdev)
 			snprintf(n->netdev, sizeof(n->netdev), "%s", netdev);
 	}
+	return NP_OK;
 }
 
-/* Per-link rate (MB/s) that hwloc used to fill NVLinkBandwidth: NVLink 1
- * (P100) carries 20 GB/s a link, later generations 25 GB/s. */
-static double nvlink_unit(const struct np_topo *t)
+/* hwloc's NVML backend adds 20000 MB/s to NVLinkBandwidth for each
+ * NVLink 1 link and 25000 for each NVLink 2 to 4 link: a row whose values
+ * are multiples of only one of them tells the version, and so the count
+ * and the per-link rate. 0 when the values do not tell. */
+static double row_unit(const struct hwloc_distances_s *d, unsigned i)
 {
-	for (int i = 0; i < t->ngpus; i++)
-		if (strstr(t->gpus[i].name, "P100"))
-			return 20000;
-	return 25000;
+	bool by20 = true, by25 = true, any = false;
+
+	for (unsigned j = 0; j < d->nbobjs; j++) {
+		hwloc_uint64_t v = d->values[i * d->nbobjs + j];
+		if (i == j || v == 0)
+			continue;
+		any = true;
+		by20 &= v % 20000 == 0;
+		by25 &= v % 25000 == 0;
+	}
+	if (!any || by20 == by25)
+		return 0;
+	return by20 ? 20000 : 25000;
 }
 
 static int gpu_of_obj(const struct np_topo *t, hwloc_obj_t o)
@@ -237,33 +270,46 @@ static void nvlink_distances(struct np_topo *t, hwloc_topology_t topo)
 {
 	struct hwloc_distances_s *d[4];
 	unsigned nr = 4;
-	double unit = nvlink_unit(t);
+	double machine = 0;
 
 	if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, d, 0) != 0 || nr == 0)
 		return;
-	t->nvlink_known = true;
+	/* one NVLink version per machine: a row that cannot tell takes the
+	 * unit another row tells */
+	for (unsigned i = 0; i < d[0]->nbobjs && !machine; i++)
+		if (gpu_of_obj(t, d[0]->objs[i]) >= 0)
+			machine = row_unit(d[0], i);
 	for (unsigned i = 0; i < d[0]->nbobjs; i++) {
 		int gi = gpu_of_obj(t, d[0]->objs[i]);
+		double unit = row_unit(d[0], i);
 		struct np_gpu *g;
 		if (gi < 0)
 			continue;
 		g = &t->gpus[gi];
+		if (!unit)
+			unit = machine;
+		g->nvlinks = g->nvswitch_links = g->nvcpu_links = 0;
 		for (unsigned j = 0; j < d[0]->nbobjs; j++) {
 			hwloc_uint64_t v = d[0]->values[i * d[0]->nbobjs + j];
+			hwloc_obj_t peer = d[0]->objs[j];
 			int links, gj;
 			if (i == j || v == 0)
 				continue;
-			links = (int)(v / unit + 0.5);
-			if (links < 1)
-				links = 1;
+			if (!unit) { /* bandwidth without a count */
+				g->nvlinks = g->nvswitch_links = g->nvcpu_links = NP_COUNT_UNKNOWN;
+				break;
+			}
+			links = (int)((double)v / unit + 0.5);
 			g->nvlinks += links;
-			g->nvlink_gbps = unit / 1000.0;
-			gj = gpu_of_obj(t, d[0]->objs[j]);
+			gj = gpu_of_obj(t, peer);
 			if (gj >= 0)
 				g->nvpeer[gj] += links;
-			else if (is_nvswitch(d[0]->objs[j]) || d[0]->objs[j]->type == HWLOC_OBJ_PCI_DEVICE)
-				g->nvswitch_links += links; /* hwloc puts an empty PCI object for a switch it cannot see */
+			else if (peer->type == HWLOC_OBJ_PCI_DEVICE)
+				g->nvswitch_links += links; /* an NVSwitch (or a switch hwloc could not name) */
+			else if (peer->cpuset)
+				g->nvcpu_links += links; /* a CPU (POWER): hwloc gives its package */
 		}
+		g->nvlink_gbps = unit / 1000.0;
 	}
 	for (unsigned k = 0; k < nr; k++)
 		hwloc_distances_release(topo, d[k]);
@@ -278,6 +324,7 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 {
 	hwloc_topology_t topo = (hwloc_topology_t)hwloc_topology;
 	hwloc_obj_t o = NULL;
+	enum np_status st;
 
 	np_hwloc_numa(t, topo);
 	if (np_snapshot_present(topo)) {
@@ -286,8 +333,8 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 	}
 	t->kind = t->origin = NP_SRC_HWLOC;
 	while ((o = hwloc_get_next_pcidev(topo, o)))
-		if (is_nvidia_gpu(o))
-			add_gpu(t, topo, o);
+		if (is_nvidia_gpu(o) && (st = add_gpu(t, topo, o, err)))
+			return st;
 	qsort(t->gpus, (size_t)t->ngpus, sizeof(t->gpus[0]), cmp_gpu); /* nvidia-smi order */
 	for (int i = 0; i < t->ngpus; i++)
 		t->gpus[i].index = i;
@@ -299,12 +346,16 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 			np_topo_note(t, "RDMA device '%s' has no PCI device in the file; left out", o->name);
 			continue;
 		}
-		add_nic(t, topo, o->parent, o);
+		if ((st = add_nic(t, topo, o->parent, o, err)))
+			return st;
 	}
 	np_topo_sort_nics(t);
 	nvlink_distances(t, topo);
-	if (!t->nvlink_known)
-		np_topo_note(t, "the file has no NVLinkBandwidth distances; NVLinks cannot be told from it");
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->gpus[i].nvlinks < 0) {
+			np_topo_note(t, "the file has no NVLink counts for some GPUs (no NVLinkBandwidth distances, or ones that do not tell the NVLink version); their NVLinks are unknown");
+			break;
+		}
 	np_topo_note(t, "NIC port states and rates, PCIe generations and GDR facts are not in an hwloc file; run 'nccl-probe topo --export' on the node to keep them");
 	return NP_OK;
 }

@@ -45,10 +45,12 @@ static void sysfs_gpus(struct np_topo *t, const struct np_sysfs *fs)
 			break;
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/device", devs[i]);
 		np_sysfs_read_long(fs, rel, &device);
+		g->vendor_id = 0x10de;
+		g->device_id = (unsigned)device & 0xffff;
 		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/label", devs[i]) && buf[0])
 			snprintf(g->name, sizeof(g->name), "%s", buf);
-		else
-			snprintf(g->name, sizeof(g->name), "NVIDIA [10de:%04lx]", (unsigned long)device & 0xffff);
+		else if (!np_pci_ids_name(0x10de, g->device_id, g->name, sizeof(g->name)))
+			g->name[0] = '\0'; /* unknown: no PCI ID database here */
 	}
 	if (n >= 0)
 		np_sysfs_free_list(devs, n);

@@ -2,19 +2,25 @@
 /* NCCL topology XML source (<system version="1">, the NCCL_TOPO_FILE and
  * NCCL_TOPO_DUMP_FILE format), read with libxml2. Each <cpu> is a NUMA node
  * and stands for its host bridge; <pci> elements of class 0x0604 are
- * switches; GPUs are class 0x03 (or hold <gpu>), NICs class 0x02. */
+ * switches; GPUs are class 0x03 (or hold <gpu>), NICs class 0x02 (or hold
+ * <nic>); a <nic> right under a <cpu> holds NCCL's interfaces without a
+ * PCI device (sockets). What the file leaves out stays unknown: a GPU
+ * without <gpu> has unknown NVLinks and GDR attribute. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <hwloc.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "internal.h"
 #include "topo.h"
+#include "xmlfile.h"
 
 static const char *attr(xmlNodePtr n, const char *name, char *buf, size_t len)
 {
@@ -25,21 +31,6 @@ static const char *attr(xmlNodePtr n, const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%s", (const char *)v);
 	xmlFree(v);
 	return buf;
-}
-
-static bool attr_long(xmlNodePtr n, const char *name, int base, long *out)
-{
-	char buf[64], *end;
-	long v;
-
-	if (!attr(n, name, buf, sizeof(buf)) || !buf[0])
-		return false;
-	errno = 0;
-	v = strtol(buf, &end, base);
-	if (errno || end == buf)
-		return false;
-	*out = v;
-	return true;
 }
 
 static bool is_elem(xmlNodePtr n, const char *name)
@@ -69,48 +60,133 @@ static void mask_to_list(const char *mask, char *out, size_t len)
 	hwloc_bitmap_free(b);
 }
 
+/* NVLink targets as NCCL classes them (kvDictPciClass): 0x068000 an
+ * NVSwitch (also what NCCL writes when the far end is hidden, target
+ * "fffffff:ffff:ff"), 0x068001 a CPU, 0x03... a GPU. */
+enum nv_target { NV_GPU, NV_SWITCH, NV_CPU, NV_OTHER };
+
+struct nvl {
+	char target[NP_BUSID_LEN]; /* normalized, "" when not a bus id */
+	enum nv_target kind;
+	int count;
+};
+
+#define NV_PER_GPU 32
+
 struct walk {
 	struct np_topo *t;
+	const char *path;
+	struct np_err *err;
+	enum np_status st;            /* the first bad value stops the walk */
 	int numa;
-	char nvtarget[NP_MAX_GPUS][4][NP_BUSID_LEN]; /* deferred <nvlink> peers */
-	int nvcount[NP_MAX_GPUS][4];
+	int cpu_nics;                 /* <nic> directly under a <cpu> */
+	struct nvl nv[NP_MAX_GPUS][NV_PER_GPU]; /* deferred <nvlink> entries, by file order */
 	int nnv[NP_MAX_GPUS];
+	bool has_gpu_elem[NP_MAX_GPUS];
+	bool nv_unknown[NP_MAX_GPUS]; /* an <nvlink> without a usable count */
 	struct np_gpu order[NP_MAX_GPUS]; /* the GPUs in file order */
 };
+
+/* Stop the walk on a value that no NCCL writes; the line says which. */
+static void bad(struct walk *w, xmlNodePtr n, const char *name, const char *val, const char *what)
+{
+	char v[40];
+	size_t k = 0;
+
+	if (w->st)
+		return;
+	for (const char *p = val; *p && k + 1 < sizeof(v); p++)
+		v[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+	v[k] = '\0';
+	w->st = np_fail(w->err, NP_EUSAGE,
+			"--input '%s' line %ld: <%s> %s=\"%s%s\" %s; correct it or dump the file again (NCCL_TOPO_DUMP_FILE)",
+			w->path, (long)xmlGetLineNo(n), (const char *)n->name, name, v, val[k] ? "..." : "", what);
+}
+
+/* An attribute as a whole number in [lo, hi]: 1 when it is one, 0 when
+ * absent or empty, -1 (the walk stopped) otherwise. */
+static int num(struct walk *w, xmlNodePtr n, const char *name, int base, long lo, long hi, long *out)
+{
+	xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+	const char *why;
+	char what[96];
+	int r = 0;
+
+	if (v && v[0]) {
+		r = 1;
+		if (!np_xml_long((const char *)v, base, lo, hi, out, &why)) {
+			snprintf(what, sizeof(what), base == 16 ? "%s (0x%lx..0x%lx)" : "%s (%ld..%ld)", why, lo, hi);
+			bad(w, n, name, (const char *)v, what);
+			r = -1;
+		}
+	}
+	xmlFree(v);
+	return r;
+}
 
 static int cmp_gpu(const void *a, const void *b)
 {
 	return strcmp(((const struct np_gpu *)a)->busid, ((const struct np_gpu *)b)->busid);
 }
 
-static void add_net(struct walk *w, xmlNodePtr pci, const char *busid, int node)
+/* The <net> entries of a <nic>: one NIC port each. busid is "" for a
+ * <nic> straight under a <cpu> (NCCL's socket and virtual interfaces). */
+static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node, long cls, long vendor)
 {
 	struct np_topo *t = w->t;
-	bool named = false;
-	char buf[128];
-	long v;
+	bool on_cpu = !busid[0];
+	int added = 0;
 
-	for (xmlNodePtr c = pci->children; c; c = c->next) {
-		if (!is_elem(c, "nic"))
+	for (xmlNodePtr net = nic->children; net && !w->st; net = net->next) {
+		char name[NP_NAME_LEN], buf[NP_NAME_LEN];
+		struct np_nic *n;
+		long port = 1, v;
+		if (!is_elem(net, "net"))
 			continue;
-		for (xmlNodePtr net = c->children; net; net = net->next) {
-			struct np_nic *n;
-			long port = 1;
-			if (!is_elem(net, "net"))
-				continue;
-			attr_long(net, "port", 10, &port);
-			n = np_topo_nic_add(t, attr(net, "name", buf, sizeof(buf)) ? buf : busid, (int)port);
-			if (!n)
-				return;
-			named = true;
-			snprintf(n->busid, sizeof(n->busid), "%s", busid);
-			n->pci = node;
-			n->numa = w->numa;
-			if (attr_long(net, "speed", 10, &v) && v > 0) /* Mb/s */
-				n->rate_gbit = (double)v / 1000.0;
+		if (num(w, net, "net", 10, 0, 1, &v) > 0 && v == 0)
+			continue; /* a physical NIC fused into a virtual one */
+		if (!attr(net, "name", buf, sizeof(buf)) || !np_devname_valid(buf, NP_IBNAMSIZ)) {
+			if (on_cpu)
+				snprintf(name, sizeof(name), "net@cpu%d.%d", w->numa, w->cpu_nics);
+			else
+				snprintf(name, sizeof(name), "nic@%s", busid);
+		} else {
+			snprintf(name, sizeof(name), "%s", buf);
+		}
+		if (num(w, net, "port", 10, 0, 255, &v) > 0 && v >= 1) /* socket interfaces: 0 */
+			port = v;
+		if (w->st)
+			return;
+		if (np_topo_nic_find(t, name, (int)port)) {
+			bad(w, net, "name", name, "names a NIC port a second time");
+			return;
+		}
+		n = np_topo_nic_add(t, name, (int)port);
+		if (!n) {
+			np_topo_note(t, "more than %d NIC ports; the rest are left out", NP_MAX_NICS);
+			return;
+		}
+		added++;
+		snprintf(n->busid, sizeof(n->busid), "%s", busid);
+		n->pci = node;
+		n->numa = w->numa;
+		if (num(w, net, "speed", 10, -1, 10000000, &v) > 0 && v > 0) /* Mb/s; NCCL writes -1 when unknown */
+			n->rate_gbit = (double)v / 1000.0;
+		if (num(w, net, "gdr", 10, 0, 1, &v) > 0)
+			n->gdr = v ? NP_YES : NP_NO;
+		if (on_cpu) {
+			n->rdma = NP_NO; /* no PCI device: NCCL attaches socket interfaces here */
+		} else if (vendor == 0x1d0f) {
+			n->ll = NP_LL_EFA;
+		} else if ((cls >> 8) == 0x0207) {
+			n->ll = NP_LL_IB;
+		} else if (n->gdr != NP_YES) {
+			n->rdma = NP_UNKNOWN; /* an Ethernet function: RoCE or a socket, the file does not say */
 		}
 	}
-	if (!named) {
+	if (on_cpu)
+		w->cpu_nics++;
+	if (!added && !on_cpu) { /* a bare NIC: the PCI device only */
 		char name[NP_NAME_LEN];
 		struct np_nic *n;
 		snprintf(name, sizeof(name), "nic@%s", busid);
@@ -120,41 +196,114 @@ static void add_net(struct walk *w, xmlNodePtr pci, const char *busid, int node)
 		snprintf(n->busid, sizeof(n->busid), "%s", busid);
 		n->pci = node;
 		n->numa = w->numa;
+		n->ll = vendor == 0x1d0f ? NP_LL_EFA : (cls >> 8) == 0x0207 ? NP_LL_IB : NP_LL_UNKNOWN;
+		n->rdma = n->ll != NP_LL_UNKNOWN ? NP_YES : NP_UNKNOWN;
 	}
 }
 
-static void fill_link(xmlNodePtr pci, struct np_pcie *l)
+/* link_speed as NCCL writes it: "16.0 GT/s PCIe", "16 GT/s", "Unknown" */
+static void fill_link(struct walk *w, xmlNodePtr pci, struct np_pcie *l)
 {
-	char buf[64];
+	char buf[64], *end;
 	long v;
 
-	if (attr(pci, "link_speed", buf, sizeof(buf)))
-		l->gen_cur = np_pcie_gen_of_gts(strtod(buf, NULL));
-	if (attr_long(pci, "link_width", 10, &v) && v > 0 && v <= 32)
+	if (attr(pci, "link_speed", buf, sizeof(buf)) && buf[0] >= '0' && buf[0] <= '9') {
+		double gts = strtod(buf, &end);
+		while (*end == ' ')
+			end++;
+		if (*end && strncmp(end, "GT/s", 4)) {
+			bad(w, pci, "link_speed", buf, "is not a PCIe rate like \"16.0 GT/s PCIe\"");
+			return;
+		}
+		if (gts > 256) {
+			bad(w, pci, "link_speed", buf, "is out of range (0..256 GT/s)");
+			return;
+		}
+		l->gen_cur = np_pcie_gen_of_gts(gts);
+	}
+	if (num(w, pci, "link_width", 10, 0, 32, &v) > 0 && v > 0)
 		l->width_cur = (int)v;
 	l->gbps = np_pcie_gbps(l->gen_cur, l->width_cur);
+}
+
+static void read_gpu(struct walk *w, xmlNodePtr pci, struct np_gpu *g, long vendor, long device)
+{
+	int gi = w->t->ngpus - 1;
+	long v;
+
+	if (vendor > 0 && vendor <= 0xffff && device > 0 && device <= 0xffff) {
+		g->vendor_id = (unsigned)vendor;
+		g->device_id = (unsigned)device;
+	}
+	for (xmlNodePtr c = pci->children; c; c = c->next) {
+		if (!is_elem(c, "gpu"))
+			continue;
+		w->has_gpu_elem[gi] = true;
+		if (num(w, c, "gdr", 10, 0, 1, &v) > 0)
+			g->gdr = v ? NP_YES : NP_NO;
+		if (num(w, c, "sm", 10, 0, 1000, &v) > 0 && v >= 10 && v <= 200)
+			g->sm = (int)v;
+		for (xmlNodePtr nv = c->children; nv; nv = nv->next) {
+			char tgt[64], tcls[32];
+			struct nvl *e;
+			long cnt;
+			if (!is_elem(nv, "nvlink"))
+				continue;
+			if (num(w, nv, "count", 10, 1, 64, &cnt) <= 0) {
+				w->nv_unknown[gi] = true;
+				continue;
+			}
+			if (w->nnv[gi] >= NV_PER_GPU) {
+				w->nv_unknown[gi] = true;
+				continue;
+			}
+			e = &w->nv[gi][w->nnv[gi]++];
+			e->count = (int)cnt;
+			if (!attr(nv, "target", tgt, sizeof(tgt)) || !np_busid_norm(tgt, e->target, sizeof(e->target)))
+				e->target[0] = '\0';
+			if (!attr(nv, "tclass", tcls, sizeof(tcls)))
+				e->kind = NV_OTHER;
+			else if (!strncasecmp(tcls, "0x068000", 8))
+				e->kind = NV_SWITCH;
+			else if (!strncasecmp(tcls, "0x068001", 8))
+				e->kind = NV_CPU;
+			else if (!strncasecmp(tcls, "0x03", 4))
+				e->kind = NV_GPU;
+			else
+				e->kind = NV_OTHER;
+		}
+	}
 }
 
 static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 {
 	struct np_topo *t = w->t;
 	char raw[64], busid[NP_BUSID_LEN];
-	long cls = 0;
+	long cls = 0, vendor = 0, device = 0;
 	int node;
-	bool has_gpu = false, has_nic = false;
+	bool has_gpu = false;
+	xmlNodePtr nic = NULL;
 
+	if (w->st)
+		return;
 	if (!attr(pci, "busid", raw, sizeof(raw)) || !np_busid_norm(raw, busid, sizeof(busid))) {
 		np_topo_note(t, "a <pci> element without a valid busid was left out");
 		return;
 	}
-	attr_long(pci, "class", 16, &cls);
+	if (np_topo_pci_find(t, busid) >= 0) {
+		bad(w, pci, "busid", raw, "is the bus id of an earlier <pci> element");
+		return;
+	}
+	if (num(w, pci, "class", 16, 0, 0xffffff, &cls) < 0 || num(w, pci, "vendor", 16, 0, 0xffff, &vendor) < 0 ||
+	    num(w, pci, "device", 16, 0, 0xffff, &device) < 0)
+		return;
 	for (xmlNodePtr c = pci->children; c; c = c->next) {
 		if (is_elem(c, "gpu"))
 			has_gpu = true;
 		if (is_elem(c, "nic"))
-			has_nic = true;
+			nic = c;
 	}
-	if (((cls >> 16) & 0xff) == 0x06 && !has_gpu && !has_nic) {
+	if (((cls >> 16) & 0xff) == 0x06 && !has_gpu && !nic) {
 		node = np_topo_pci_add(t, busid, NP_PCI_BRIDGE, parent);
 		if (node < 0)
 			return;
@@ -169,63 +318,132 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		return;
 	if (has_gpu || ((cls >> 16) & 0xff) == 0x03) {
 		struct np_gpu *g = np_topo_gpu_add(t, busid);
-		if (!g)
+		if (!g) {
+			np_topo_note(t, "more than %d GPUs; the rest are left out", NP_MAX_GPUS);
 			return;
+		}
 		g->pci = node;
 		g->numa = w->numa;
-		snprintf(g->name, sizeof(g->name), "NVIDIA GPU");
-		fill_link(pci, &g->pcie);
-		for (xmlNodePtr c = pci->children; c; c = c->next) {
-			long v;
-			if (!is_elem(c, "gpu"))
-				continue;
-			if (attr_long(c, "gdr", 10, &v))
-				g->gdr = v ? NP_YES : NP_NO;
-			for (xmlNodePtr nv = c->children; nv; nv = nv->next) {
-				long cnt = 0, tcls = 0;
-				char tgt[64];
-				int gi = t->ngpus - 1, k = w->nnv[gi];
-				if (!is_elem(nv, "nvlink") || !attr_long(nv, "count", 10, &cnt) || cnt <= 0)
-					continue;
-				t->nvlink_known = true;
-				g->nvlinks += (int)cnt;
-				attr_long(nv, "tclass", 16, &tcls);
-				if (tcls == 0x068000) {
-					g->nvswitch_links += (int)cnt;
-				} else if (attr(nv, "target", tgt, sizeof(tgt)) && k < 4 &&
-					   np_busid_norm(tgt, w->nvtarget[gi][k], NP_BUSID_LEN)) {
-					w->nvcount[gi][k] = (int)cnt;
-					w->nnv[gi]++;
-				}
-			}
-		}
-	} else if (has_nic || ((cls >> 16) & 0xff) == 0x02) {
-		long vendor = 0;
-		attr_long(pci, "vendor", 16, &vendor);
-		add_net(w, pci, busid, node);
-		for (int i = 0; i < t->nnics; i++)
-			if (!strcmp(t->nics[i].busid, busid)) {
-				fill_link(pci, &t->nics[i].pcie);
-				t->nics[i].ll = vendor == 0x1d0f ? NP_LL_EFA : (cls >> 8) == 0x0207 ? NP_LL_IB : NP_LL_UNKNOWN;
-			}
+		fill_link(w, pci, &g->pcie);
+		read_gpu(w, pci, g, vendor, device);
+	} else if (nic || ((cls >> 16) & 0xff) == 0x02) {
+		int first = t->nnics;
+		if (nic)
+			add_nets(w, nic, busid, node, cls, vendor);
+		else
+			add_nets(w, pci, busid, node, cls, vendor); /* no <net> inside: one bare NIC */
+		for (int i = first; i < t->nnics; i++)
+			fill_link(w, pci, &t->nics[i].pcie);
 	}
 }
 
-static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, struct np_err *err)
+/* The <nvlink> entries into NVLink counts, each checked against what else
+ * the file says; an entry that contradicts it is a finding, not a link. */
+static void resolve_nvlinks(struct walk *w)
+{
+	struct np_topo *t = w->t;
+
+	for (int i = 0; i < t->ngpus; i++) {
+		struct np_gpu *g = &t->gpus[i];
+		int src = -1;
+		char s[16];
+		for (int k = 0; k < t->ngpus; k++)
+			if (!strcmp(w->order[k].busid, g->busid))
+				src = k;
+		if (src < 0 || !w->has_gpu_elem[src])
+			continue; /* a bare <pci>: NVLinks unknown */
+		g->nvlinks = w->nv_unknown[src] ? NP_COUNT_UNKNOWN : 0;
+		g->nvswitch_links = g->nvcpu_links = 0;
+		g->nvlink_gbps = np_nvlink_gbps_of_sm(g->sm);
+		snprintf(s, sizeof(s), "GPU%d", i);
+		for (int k = 0; k < w->nnv[src]; k++) {
+			const struct nvl *e = &w->nv[src][k];
+			int peer = -1;
+			struct np_finding *f;
+			for (int j = 0; j < t->ngpus; j++)
+				if (e->target[0] && !strcmp(t->gpus[j].busid, e->target))
+					peer = j;
+			if (e->kind == NV_SWITCH) {
+				g->nvswitch_links += e->count;
+			} else if (e->kind == NV_CPU) {
+				g->nvcpu_links += e->count;
+			} else if (peer == i) {
+				f = np_topo_finding(t, "nvlink-self", NP_SEV_WARNING, s);
+				snprintf(f->message, sizeof(f->message),
+					 "%s lists %d NVLink(s) whose far end is the GPU itself; they are not counted as links to any peer", s,
+					 e->count);
+				snprintf(f->evidence, sizeof(f->evidence), "the file says <nvlink target=\"%s\" count=\"%d\"> under GPU %s",
+					 e->target, e->count, g->busid);
+				snprintf(f->remedy, sizeof(f->remedy),
+					 "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE) with the NVSwitch and fabric manager up, or check 'nvidia-smi nvlink -s'");
+				continue;
+			} else if (peer >= 0 && (e->kind == NV_GPU || e->kind == NV_OTHER)) {
+				g->nvpeer[peer] += e->count;
+			} else {
+				f = np_topo_finding(t, "nvlink-unmatched", NP_SEV_WARNING, s);
+				snprintf(f->message, sizeof(f->message),
+					 "%s lists %d NVLink(s) to %s, which the file does not hold as a GPU, NVSwitch or CPU; they are not counted", s,
+					 e->count, e->target[0] ? e->target : "an unnamed target");
+				snprintf(f->evidence, sizeof(f->evidence), "the file's <nvlink> of GPU %s has target \"%s\" and class %s",
+					 g->busid, e->target, e->kind == NV_GPU ? "GPU" : "not given or unknown");
+				snprintf(f->remedy, sizeof(f->remedy), "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE)");
+				continue;
+			}
+			if (g->nvlinks >= 0)
+				g->nvlinks += e->count;
+		}
+	}
+	/* links between two GPUs are listed on both sides: the counts agree */
+	for (int i = 0; i < t->ngpus; i++)
+		for (int j = i + 1; j < t->ngpus; j++) {
+			struct np_gpu *a = &t->gpus[i], *b = &t->gpus[j];
+			struct np_finding *f;
+			char s[40];
+			if (a->nvlinks < 0 || b->nvlinks < 0 || a->nvpeer[j] == b->nvpeer[i])
+				continue;
+			snprintf(s, sizeof(s), "GPU%d,GPU%d", i, j);
+			f = np_topo_finding(t, "nvlink-asymmetric", NP_SEV_WARNING, s);
+			snprintf(f->message, sizeof(f->message),
+				 "GPU%d lists %d NVLink(s) to GPU%d but GPU%d lists %d back; the path between them counts the smaller", i,
+				 a->nvpeer[j], j, j, b->nvpeer[i]);
+			snprintf(f->evidence, sizeof(f->evidence), "the file's <nvlink> entries of %s and %s", a->busid, b->busid);
+			snprintf(f->remedy, sizeof(f->remedy), "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE)");
+			if (a->nvpeer[j] > b->nvpeer[i])
+				a->nvpeer[j] = b->nvpeer[i];
+			else
+				b->nvpeer[i] = a->nvpeer[j];
+		}
+}
+
+static void name_gpus(struct np_topo *t)
+{
+	for (int i = 0; i < t->ngpus; i++) {
+		struct np_gpu *g = &t->gpus[i];
+		if (g->vendor_id && !np_pci_ids_name(g->vendor_id, g->device_id, g->name, sizeof(g->name)))
+			g->name[0] = '\0';
+	}
+}
+
+static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
 {
 	struct walk *w = calloc(1, sizeof(*w));
+	enum np_status st;
 
 	if (!w)
 		return np_fail(err, NP_ENOMEM, "out of memory reading an NCCL topology file");
 	w->t = t;
-	for (xmlNodePtr cpu = sys->children; cpu; cpu = cpu->next) {
+	w->path = path;
+	w->err = err;
+	for (xmlNodePtr cpu = sys->children; cpu && !w->st; cpu = cpu->next) {
 		char hb[NP_BUSID_LEN], mask[512];
 		long numa = -1;
 		int node;
 		if (!is_elem(cpu, "cpu"))
 			continue;
-		attr_long(cpu, "numaid", 10, &numa);
-		w->numa = numa >= 0 && numa < 4096 ? (int)numa : -1;
+		if (num(w, cpu, "numaid", 10, -1, 4095, &numa) < 0)
+			break;
+		w->numa = (int)numa;
+		w->cpu_nics = 0;
 		if (w->numa >= 0 && np_topo_numa_index(t, w->numa) < 0 && t->nnuma < NP_MAX_NUMA) {
 			struct np_numa *n = &t->numa[t->nnuma++];
 			n->os_index = w->numa;
@@ -238,51 +456,68 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, struct np_e
 		if (node < 0)
 			break;
 		t->pci[node].numa = w->numa;
-		for (xmlNodePtr c = cpu->children; c; c = c->next)
+		for (xmlNodePtr c = cpu->children; c && !w->st; c = c->next) {
 			if (is_elem(c, "pci"))
 				walk_pci(w, c, node);
+			else if (is_elem(c, "nic"))
+				add_nets(w, c, "", node, 0, 0);
+		}
+	}
+	st = w->st;
+	if (st) {
+		free(w);
+		return st;
 	}
 	/* nvidia-smi numbers GPUs in bus id order; the file's order may differ */
 	memcpy(w->order, t->gpus, sizeof(t->gpus[0]) * (size_t)t->ngpus);
 	qsort(t->gpus, (size_t)t->ngpus, sizeof(t->gpus[0]), cmp_gpu);
-	for (int i = 0; i < t->ngpus; i++) {
-		int src = 0;
+	for (int i = 0; i < t->ngpus; i++)
 		t->gpus[i].index = i;
-		for (int k = 0; k < t->ngpus; k++)
-			if (!strcmp(w->order[k].busid, t->gpus[i].busid))
-				src = k;
-		for (int k = 0; k < w->nnv[src]; k++)
-			for (int j = 0; j < t->ngpus; j++)
-				if (!strcmp(t->gpus[j].busid, w->nvtarget[src][k]))
-					t->gpus[i].nvpeer[j] += w->nvcount[src][k];
-	}
+	resolve_nvlinks(w);
+	name_gpus(t);
 	free(w);
 	np_topo_sort_nics(t);
 	return NP_OK;
 }
 
-enum np_status np_topo_from_nccl_xml(struct np_topo *t, const char *path, struct np_err *err)
+enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path, struct np_err *err)
 {
-	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	xmlNodePtr root;
+	xmlNodePtr root = xmlDocGetRootElement(doc);
 	enum np_status st;
 	long version = 0;
 
-	if (!doc)
-		return np_fail(err, NP_EUSAGE, "--input '%s' is not well-formed XML; give an hwloc XML or an NCCL topology file", path);
-	root = xmlDocGetRootElement(doc);
-	if (!root || !is_elem(root, "system")) {
-		xmlFreeDoc(doc);
+	if (!root || !is_elem(root, "system"))
 		return np_fail(err, NP_EUSAGE, "--input '%s' is not an NCCL topology file (no <system>)", path);
+	{
+		xmlChar *v = xmlGetProp(root, (const xmlChar *)"version");
+		const char *why;
+		if (v && !np_xml_long((const char *)v, 10, 0, 1000000, &version, &why))
+			version = -1;
+		xmlFree(v);
 	}
-	attr_long(root, "version", 10, &version);
 	if (version != 1)
 		np_topo_note(t, "NCCL topology file version %ld; version 1 is the one known", version);
 	t->kind = t->origin = NP_SRC_NCCL;
-	st = walk_system(t, root, err);
-	xmlFreeDoc(doc);
+	st = walk_system(t, root, path, err);
 	if (st)
 		return st;
 	np_topo_note(t, "an NCCL topology file has no NIC port states, PCIe maximums or host facts; those checks are skipped");
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->gpus[i].nvlinks < 0) {
+			np_topo_note(t, "the NVLinks of some GPUs are not in the file (no <gpu> element, or an <nvlink> without a count); they are unknown");
+			break;
+		}
 	return NP_OK;
+}
+
+enum np_status np_topo_from_nccl_xml(struct np_topo *t, const char *path, struct np_err *err)
+{
+	struct np_xml x;
+	enum np_status st = np_xml_read(&x, path, err);
+
+	if (st)
+		return st;
+	st = np_topo_from_nccl_doc(t, x.doc, path, err);
+	np_xml_release(&x);
+	return st;
 }

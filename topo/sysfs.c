@@ -14,6 +14,128 @@
 
 #include "sysfs.h"
 
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
+
+/* Paths under a fake root (NCCL_PROBE_FSROOT) resolve inside it, as a
+ * chroot would: an absolute link means the root, '..' stops at it. The
+ * kernel does it with openat2(RESOLVE_IN_ROOT) (Linux 5.6); elsewhere, or
+ * where a seccomp filter refuses openat2, the components are walked here,
+ * each link read and spliced in (-DNP_SYSFS_NO_OPENAT2 builds only that,
+ * to test it). The real root needs neither. */
+#define MAX_LINKS 40
+
+static void push(char *out, size_t len, size_t *off, const char *comp, size_t n)
+{
+	if (*off + 1 + n >= len) {
+		*off = len; /* too long: the caller sees it */
+		return;
+	}
+	if (*off)
+		out[(*off)++] = '/';
+	memcpy(out + *off, comp, n);
+	*off += n;
+	out[*off] = '\0';
+}
+
+/* rel resolved inside the root into out ("" for the root itself); the last
+ * component is left unfollowed unless follow_last. -1 with errno set. */
+static int resolve_in_root(const struct np_sysfs *fs, const char *rel, bool follow_last, char *out, size_t len)
+{
+	char todo[4096], link[4096];
+	size_t off = 0;
+	int links = 0;
+
+	if (strlen(rel) >= sizeof(todo)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(todo, sizeof(todo), "%s", rel);
+	out[0] = '\0';
+	while (todo[0]) {
+		char *p = todo, comp[256];
+		size_t n;
+		ssize_t ln;
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if (n >= sizeof(comp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		memmove(todo, p, strlen(p) + 1);
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) { /* the parent, never above the root */
+			char *slash = strrchr(out, '/');
+			off = slash ? (size_t)(slash - out) : 0;
+			out[off] = '\0';
+			continue;
+		}
+		push(out, len, &off, comp, n);
+		if (off >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (!follow_last && !todo[strspn(todo, "/")])
+			break;
+		ln = readlinkat(fs->root_fd, out, link, sizeof(link) - 1);
+		if (ln < 0)
+			continue; /* not a link (or absent: the open will say) */
+		if (++links > MAX_LINKS) {
+			errno = ELOOP;
+			return -1;
+		}
+		link[ln] = '\0';
+		if (link[0] == '/') { /* absolute: from the root */
+			off = 0;
+			out[0] = '\0';
+		} else { /* relative to the link's directory */
+			char *slash = strrchr(out, '/');
+			off = slash ? (size_t)(slash - out) : 0;
+			out[off] = '\0';
+		}
+		if ((size_t)ln + 1 + strlen(todo) >= sizeof(todo)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memmove(todo + ln + 1, todo, strlen(todo) + 1);
+		memcpy(todo, link, (size_t)ln);
+		todo[ln] = '/';
+	}
+	return 0;
+}
+
+static int open_in_root(const struct np_sysfs *fs, const char *rel, int flags)
+{
+	char path[4096];
+
+	if (!fs->fake)
+		return openat(fs->root_fd, rel, flags);
+#if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_IN_ROOT) && !defined(NP_SYSFS_NO_OPENAT2)
+	{
+		struct open_how how;
+		long fd;
+		memset(&how, 0, sizeof(how));
+		how.flags = (unsigned)flags;
+		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+		fd = syscall(SYS_openat2, fs->root_fd, rel, &how, sizeof(how));
+		if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG))
+			return (int)fd;
+	}
+#endif
+	if (resolve_in_root(fs, rel, true, path, sizeof(path)) != 0)
+		return -1;
+	return openat(fs->root_fd, path[0] ? path : ".", flags | O_NOFOLLOW);
+}
+
 enum np_status np_sysfs_open(struct np_sysfs *fs, struct np_err *err)
 {
 	const char *root = getenv("NCCL_PROBE_FSROOT");
@@ -38,7 +160,7 @@ void np_sysfs_release(struct np_sysfs *fs)
 
 long np_sysfs_read_bin(const struct np_sysfs *fs, const char *rel, void *buf, size_t len)
 {
-	int fd = openat(fs->root_fd, rel, O_RDONLY | O_CLOEXEC);
+	int fd = open_in_root(fs, rel, O_RDONLY | O_CLOEXEC);
 	size_t got = 0;
 
 	if (fd < 0)
@@ -85,12 +207,23 @@ bool np_sysfs_readf(const struct np_sysfs *fs, char *buf, size_t len, const char
 
 bool np_sysfs_exists(const struct np_sysfs *fs, const char *rel)
 {
-	return faccessat(fs->root_fd, rel, F_OK, 0) == 0;
+	char path[4096];
+
+	if (!fs->fake)
+		return faccessat(fs->root_fd, rel, F_OK, 0) == 0;
+	return resolve_in_root(fs, rel, true, path, sizeof(path)) == 0 &&
+	       faccessat(fs->root_fd, path[0] ? path : ".", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 bool np_sysfs_readlink(const struct np_sysfs *fs, const char *rel, char *buf, size_t len)
 {
-	ssize_t n = readlinkat(fs->root_fd, rel, buf, len - 1);
+	char path[4096];
+	ssize_t n;
+
+	/* the link itself, its directories resolved inside the root */
+	if (fs->fake && resolve_in_root(fs, rel, false, path, sizeof(path)) != 0)
+		return false;
+	n = readlinkat(fs->root_fd, fs->fake ? path : rel, buf, len - 1);
 
 	if (n < 0)
 		return false;
@@ -105,7 +238,7 @@ static int cmp_names(const void *a, const void *b)
 
 int np_sysfs_list(const struct np_sysfs *fs, const char *rel, char ***names)
 {
-	int fd = openat(fs->root_fd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open_in_root(fs, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
 	struct dirent *e;
 	char **v = NULL;

@@ -12,7 +12,7 @@
 #include "status.h"
 
 /* Discover the live machine: hwloc (I/O kept), NVML (dlopen), verbs,
- * sysfs through NCCL_PROBE_FSROOT, CUDA attributes where built with CUDA.
+ * sysfs through NCCL_PROBE_FSROOT, CUDA driver attributes (dlopen).
  * keep_hwloc: keep the hwloc topology in t->hwloc for np_topo_snapshot. */
 enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct np_err *err);
 
@@ -21,6 +21,11 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
  * NP_EUSAGE for a file that is none of them, empty, or a directory. */
 enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool keep_hwloc,
 				     struct np_err *err);
+
+/* The same for a file's bytes in memory (len of them, no NUL needed);
+ * name stands for the file in messages. */
+enum np_status np_topo_discover_buffer(struct np_topo *t, const char *buf, size_t len, const char *name,
+				       bool keep_hwloc, struct np_err *err);
 
 /* Source back-ends (topo/source_*.c). */
 enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struct np_err *err);
@@ -33,11 +38,18 @@ void np_topo_check(struct np_topo *t);
 void np_topo_recommend(struct np_topo *t);
 void np_topo_analyze(struct np_topo *t);
 
-/* GDR verdict of one GPU: true when NCCL would use GPUDirect RDMA to its
- * nearest NIC (path, GPU attribute, peer memory or dma-buf). */
-bool np_topo_gpu_gdr_ok(const struct np_topo *t, int gpu);
-/* The same, with the reason (or the path it will use) in why. */
-bool np_topo_gpu_gdr_why(const struct np_topo *t, int gpu, char *why, size_t len);
+/* Whether NIC k carries job traffic (after np_topo_paths): not a
+ * management port, and an RDMA device unless the node has none. */
+bool np_topo_nic_data(const struct np_topo *t, int k);
+
+/* GDR verdict of one GPU, as NCCL decides it for its nearest data NIC
+ * (the path class NCCL sees against its default GDR level PXB, the GPU's
+ * and the NIC's GDR support, peer memory or dma-buf, ACS): yes; no, with
+ * the reason the source states in why; or unknown, with what is missing. */
+enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int gpu, char *why, size_t len);
+/* Of every GPU: NP_YES when all are yes, NP_NO when one is no (or the node
+ * has no GPU), else NP_UNKNOWN. */
+enum np_tri np_topo_gdr_all(const struct np_topo *t);
 
 /* One MPI rank's CPU binding, checked against its GPU's NUMA node. */
 struct np_rank_bind {
@@ -47,10 +59,10 @@ struct np_rank_bind {
 };
 void np_topo_check_binding(struct np_topo *t, const struct np_rank_bind *b, int n);
 
-/* Write an hwloc XML snapshot with NCCLProbe* info attributes to path
- * (temporary name in the same directory, then rename). t->hwloc must be
- * kept by discovery. */
-enum np_status np_topo_snapshot(struct np_topo *t, const char *path, struct np_err *err);
+/* An hwloc XML snapshot with NCCLProbe* info attributes, in *xml (len
+ * bytes, NUL-terminated; the caller frees it with free()). src/ writes it
+ * (src/outfile.c). t->hwloc must be kept by discovery. */
+enum np_status np_topo_snapshot(struct np_topo *t, char **xml, size_t *len, struct np_err *err);
 
 /* A one-line summary of the node for fleet comparison. */
 void np_topo_summary(const struct np_topo *t, char *buf, size_t len);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../probes/nccl_log.h"
@@ -46,5 +47,22 @@ int main(void)
 		   "IBext_v8 ([0]mlx5_0:1/RoCE [RO])", "a network plugin: devices of the transport it extends");
 	tap_is_str(parse("h:1:1 [0] NCCL INFO cudaDriverVersion 13000\n"), "",
 		   "no 'Using network' line: unknown");
+	{ /* the host id of a virtual node: set once, ours, not the user's */
+		char id[64];
+		const char *long_host = "a-host-name-of-more-than-forty-bytes-0123456789";
+		np_nccl_host_id(id, sizeof(id), "node3", 7);
+		tap_is_str(id, "node3-vnode7", "host id: host name and virtual node");
+		np_nccl_host_id(id, sizeof(id), long_host, 65535);
+		tap_is_str(id, "a-host-name-of-more-than-forty-bytes-012-vnode65535",
+			   "host id: the host name cut to 40 bytes, the node whole");
+		tap_ok(np_nccl_hostid() == NULL, "no host id before the setup");
+		tap_ok(!np_nccl_env_ours("NCCL_HOSTID=node3-vnode7"), "a user's NCCL_HOSTID is the user's");
+		tap_ok(np_nccl_hostid_setup("node3", 7) == 0, "host id set");
+		tap_is_str(getenv("NCCL_HOSTID"), "node3-vnode7", "NCCL_HOSTID in the environment");
+		tap_is_str(np_nccl_hostid(), "node3-vnode7", "the id set is known");
+		tap_ok(np_nccl_env_ours("NCCL_HOSTID=node3-vnode7"), "that NCCL_HOSTID is nccl-probe's");
+		tap_ok(!np_nccl_env_ours("NCCL_HOSTID=other"), "another value is not");
+		tap_ok(!np_nccl_env_ours("NCCL_IB_HCA=mlx5_0"), "other NCCL variables are the user's");
+	}
 	return tap_done();
 }

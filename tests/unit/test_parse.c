@@ -70,13 +70,70 @@ int main(void)
 	tap_ok(parse("--iters", "-3", &o, &err) == NP_EUSAGE && strstr(err.msg, "-3"), "--iters -3");
 	tap_ok(parse("--iters", "auto", &o, &err) == NP_OK && o.iters == 0, "--iters auto");
 	tap_ok(parse("-n", "20", &o, &err) == NP_OK && o.iters == 20, "-n 20");
-	tap_ok(parse("--output", "/nonexistent/x", &o, &err) == NP_EUSAGE &&
-		       strstr(err.msg, "/nonexistent/x"), "--output in a missing directory");
+	tap_ok(parse("--output", "/nonexistent/x", &o, &err) == NP_OK &&
+		       np_opts_check_files(&o, &err) == NP_EUSAGE && strstr(err.msg, "/nonexistent/x"),
+	       "--output in a missing directory: parsing is pure, the file check says it");
+	tap_ok(parse("--timeout", "1e19", &o, &err) == NP_EUSAGE && strstr(err.msg, "1e19"),
+	       "--timeout 1e19 is beyond the largest (it used to overflow and fire at once)");
+	tap_ok(parse("--timeout", "604800", &o, &err) == NP_OK && o.timeout == 604800,
+	       "--timeout of a week is accepted");
 	tap_ok(parse("--bogus", NULL, &o, &err) == NP_EUSAGE && strstr(err.msg, "--bogus"), "unknown option");
 	tap_ok(parse("-b", "1K", &o, &err) == NP_OK && o.min_bytes == 1024, "-b 1K");
 	tap_ok(parse("--op=max", NULL, &o, &err) == NP_OK && o.op == NP_OP_MAX, "--op=max");
 	tap_ok(parse("-c", "0", &o, &err) == NP_OK && !o.check, "-c 0 as in nccl-tests");
 	tap_ok(parse("--timeout", "abc", &o, &err) == NP_EUSAGE && strstr(err.msg, "abc"), "--timeout abc");
+
+	/* the option table: every row bound to a field or a handler */
+	{
+		int bad = 0, unsorted = 0, dup = 0;
+		for (size_t i = 0; i < np_options_count; i++) {
+			if (!np_option_valid(&np_options[i])) {
+				bad++;
+				printf("# option --%s has no valid handling\n", np_options[i].name);
+			}
+			if (i && strcmp(np_options[i - 1].name, np_options[i].name) >= 0)
+				unsorted++;
+			for (size_t k = 0; k < i; k++)
+				if (np_options[i].short_name && np_options[i].short_name == np_options[k].short_name)
+					dup++;
+		}
+		tap_ok(bad == 0, "every option row is bound to a field or a handler (%d are not)", bad);
+		tap_ok(unsorted == 0 && dup == 0, "the table is sorted, short names unique");
+		struct np_option none = { "x", 0, NULL, NP_CMD_SWEEP, "x", NP_OPT_NONE, 0, 0, 0, NULL };
+		struct np_option nofn = { "x", 0, "V", NP_CMD_SWEEP, "x", NP_OPT_CALLBACK, 0, 0, 0, NULL };
+		tap_ok(!np_option_valid(&none) && !np_option_valid(&nofn),
+		       "a row without handling, or a callback row without a function, is invalid");
+	}
+	tap_ok(parse("--check=0", NULL, &o, &err) == NP_OK && !o.check, "--check=0 turns checking off (it turned it on)");
+	tap_ok(parse("--check=1", NULL, &o, &err) == NP_OK && o.check, "--check=1");
+	tap_ok(parse("--no-check", "--check", &o, &err) == NP_OK && o.check, "--check after --no-check");
+	tap_ok(parse("--check", NULL, &o, &err) == NP_OK && o.check, "--check alone");
+	tap_ok(parse("--check=2", NULL, &o, &err) == NP_EUSAGE && strstr(err.msg, "'2'"), "--check=2 rejected");
+	tap_ok(parse("-c0", NULL, &o, &err) == NP_OK && !o.check, "-c0");
+	tap_ok(parse("--no-check", NULL, &o, &err) == NP_OK && !o.check, "--no-check");
+	tap_ok(parse("--quiet=1", NULL, &o, &err) == NP_EUSAGE, "a flag takes no value");
+	tap_ok(parse("--sweep", "8:1K:x 2", &o, &err) == NP_EUSAGE && strstr(err.msg, "8:1K:x 2"),
+	       "factor ' 2' (a space) rejected");
+	tap_ok(parse("--sweep", "8:1K:x0x2", &o, &err) == NP_EUSAGE && strstr(err.msg, "x0x2"),
+	       "factor 0x2 (hexadecimal) rejected");
+	tap_ok(parse("--sweep", "8:1K:x1.5e0", &o, &err) == NP_OK && o.step_factor == 1.5, "factor 1.5e0");
+	tap_ok(parse("--stepfactor", "inf", &o, &err) == NP_EUSAGE, "--stepfactor inf rejected");
+	tap_ok(parse("--timeout", "0x10", &o, &err) == NP_EUSAGE && strstr(err.msg, "0x10"), "--timeout 0x10 rejected");
+	tap_ok(parse("--timeout", " 5", &o, &err) == NP_EUSAGE, "--timeout ' 5' rejected");
+	tap_ok(parse("--timeout", "nan", &o, &err) == NP_EUSAGE, "--timeout nan rejected");
+	tap_ok(parse("--timeout", "2.5", &o, &err) == NP_OK && o.timeout == 2.5, "--timeout 2.5");
+	tap_ok(parse("--warmup", "+3", &o, &err) == NP_EUSAGE && strstr(err.msg, "+3"), "--warmup +3 rejected");
+	tap_ok(parse("--samples", "7", &o, &err) == NP_OK && o.samples == 7, "--samples 7 sets the field");
+	tap_ok(parse("--export", "x.xml", &o, &err) == NP_EUSAGE, "a topo option is not for the sweep");
+	tap_ok(size_ok("8388607T", 8388607ull << 40), "8388607T is the largest size");
+	tap_ok(size_bad("8388608T"), "8388608T is too large");
+	{
+		uint64_t v;
+		tap_ok(np_parse_size("9223372036854775807", &v, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "the largest is 8388607T"),
+		       "2^63-1 bytes: the message names the limit that is enforced (it said 16383T)");
+		tap_ok(np_parse_size("16384T", &v, &err) == NP_OK, "16384T, above the old message's limit, is within the real one");
+	}
 
 	o.root = 99;
 	o.colls[NP_COLL_BROADCAST] = true;

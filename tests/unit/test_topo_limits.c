@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "limits.h"
+#include "bwlimits.h"
 
 static char root[256];
 
@@ -60,7 +60,8 @@ static void link_to(const char *rel, const char *target)
 }
 
 /* A node with one H100-like GPU (PCIe Gen5 x16, no NVML here) under a
- * switch with mlx5_0, and three more NDR ports elsewhere. */
+ * switch with mlx5_0 (Gen5 x16), three more NDR ports elsewhere, and
+ * mlx5_4, a 25 Gb/s management port on a Gen3 x4 link. */
 static void build_tree(void)
 {
 	static const char *const sw = "devices/pci0000:17/0000:17:01.0/0000:18:00.0";
@@ -81,7 +82,7 @@ static void build_tree(void)
 	put(rel, "16\n");
 	snprintf(tgt, sizeof(tgt), "../../../%s/0000:19:00.0", sw);
 	link_to("sys/bus/pci/devices/0000:19:00.0", tgt);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		char bdf[32], dev[32];
 		snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", i == 0 ? 0x1a : 0x40 + i);
 		snprintf(dev, sizeof(dev), "mlx5_%d", i);
@@ -105,7 +106,13 @@ static void build_tree(void)
 		snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports/1/phys_state", dev);
 		put(rel, "5: LinkUp\n");
 		snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports/1/rate", dev);
-		put(rel, "400 Gb/sec (4X NDR)\n");
+		put(rel, i == 4 ? "25 Gb/sec (1X EDR)\n" : "400 Gb/sec (4X NDR)\n");
+		if (i == 0 || i == 4) { /* the widest NIC's link and the management port's */
+			snprintf(rel, sizeof(rel), "sys/%s/max_link_speed", tgt);
+			put(rel, i == 4 ? "8.0 GT/s PCIe\n" : "32.0 GT/s PCIe\n");
+			snprintf(rel, sizeof(rel), "sys/%s/max_link_width", tgt);
+			put(rel, i == 4 ? "4\n" : "16\n");
+		}
 		snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports/1/link_layer", dev);
 		put(rel, "InfiniBand\n");
 	}
@@ -156,7 +163,7 @@ int main(void)
 	tap_ok(np_bw_facts_local("0000:19:00.0", &f, &err) == NP_OK, "facts from a fake tree%s", err.msg);
 	tap_is_dbl(f.gpu_gbps, 32 * 16 * 128.0 / 130 / 8, 1e-9, "B_gpu is the GPU's maximum PCIe link, Gen5 x16 (%s)", f.gpu_src);
 	tap_is_str(f.gpu_src, "PCIe Gen5 x16", "its evidence");
-	tap_is_dbl(f.node_gbps, 200, 1e-9, "B_node: 4 x 400 Gb/s = 200 GB/s");
+	tap_is_dbl(f.node_gbps, 200, 1e-9, "B_node: 4 x 400 Gb/s = 200 GB/s, the management port not counted");
 	tap_is_str(f.node_src, "4 x NDR 400 Gb/s (mlx5_0..mlx5_3)", "its evidence");
 	tap_is_dbl(f.nic_gbps, 50, 1e-9, "the nearest NIC (mlx5_0, same switch) gives 50 GB/s");
 	tap_is_dbl(f.proto_gbps, 0, 0, "no NVLink: no protocol ceiling");

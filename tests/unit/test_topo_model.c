@@ -80,12 +80,21 @@ int main(void)
 	tap_ok(np_topo_has_finding(t, "numa-gpu-no-nic"), "GPU4 has no NIC on NUMA 1");
 	tap_ok(np_topo_has_finding(t, "numa-nics-one-node"), "the only NIC is on one NUMA node of two");
 	tap_ok(np_topo_has_finding(t, "gdr-path"), "GPU3 and GPU4 are too far from the NIC for GDR");
-	tap_ok(!np_topo_gpu_gdr_ok(t, 0), "peer memory unknown: GDR cannot be confirmed");
-	t->host.peermem_loaded = NP_YES;
-	tap_ok(np_topo_gpu_gdr_ok(t, 0), "with peer memory, GPU0 has GDR to mlx5_0 (PIX)");
-	tap_ok(!np_topo_gpu_gdr_ok(t, 3), "GPU3 (NODE) has not");
-	t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
-	tap_ok(!np_topo_gpu_gdr_ok(t, 0), "ACS redirect on the switch between them takes GDR away");
+	tap_is_int(t->gpus[0].nvlinks, NP_COUNT_UNKNOWN, "NVLinks no source told stay unknown");
+	tap_is_str(np_path_str(t->near[0].nccl), "PIX", "NCCL sees the switch as one element: PIX");
+	tap_is_str(np_path_str(t->near[3].nccl), "PHB", "two host bridges of one NUMA node are PHB to NCCL");
+	{
+		char why[NP_MSG_LEN];
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "peer memory and the GPU attribute unknown: GDR unknown (%s)", why);
+		t->host.peermem_loaded = NP_YES;
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "the GPU attribute still unknown: unknown");
+		t->gpus[0].gdr = NP_YES;
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_YES, "with both, GPU0 has GDR to mlx5_0 (%s)", why);
+		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_NO, "GPU3 (NODE) has not: %s", why);
+		tap_ok(strstr(why, "PHB") != NULL, "  the reason names NCCL's class");
+		t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "ACS redirect on the switch between them takes GDR away");
+	}
 	{
 		struct np_rank_bind rb[3] = { { 0, 4, "0-1" }, { 1, 4, "24-25" }, { 2, 4, "0-47" } };
 		snprintf(t->numa[0].cpus, sizeof(t->numa[0].cpus), "0-23");
@@ -97,6 +106,37 @@ int main(void)
 		tap_ok(strstr(t->findings[t->nfindings - 1].message, "ranks 2 ") != NULL, "  only rank 2: %s",
 		       t->findings[t->nfindings - 1].message);
 	}
+	np_topo_release(t);
+
+	/* a GPU and a NIC on one root port (what some hypervisors show):
+	 * nvidia-smi says PIX, NCCL puts the root port in the CPU: PHB */
+	np_topo_init(t);
+	t->nnuma = 1;
+	g = np_topo_gpu_add(t, "0000:02:00.0");
+	g->numa = 0;
+	g->gdr = NP_YES;
+	g->pci = np_topo_pci_add_chain(t, "pci0000:00/0000:00:02.0/0000:02:00.0", 0);
+	n = np_topo_nic_add(t, "mlx5_0", 1);
+	n->numa = 0;
+	n->pci = np_topo_pci_add_chain(t, "pci0000:00/0000:00:02.0/0000:02:00.1", 0);
+	n->pcie.gen_max = n->pcie.gen_cur = 4;
+	n->pcie.width_max = n->pcie.width_cur = 16;
+	n = np_topo_nic_add(t, "mlx5_1", 1);
+	n->numa = 0;
+	n->pci = np_topo_pci_add_chain(t, "pci0000:00/0000:00:03.0/0000:03:00.0", 0);
+	n->pcie.gen_max = n->pcie.gen_cur = 3;
+	n->pcie.width_max = n->pcie.width_cur = 4;
+	t->host.peermem_loaded = NP_YES;
+	np_topo_paths(t);
+	tap_is_str(np_path_str(t->gn[0][0]), "PIX", "one root port: PIX in the matrix");
+	tap_is_str(np_path_str(t->gn_nccl[0][0]), "PHB", "  and PHB to NCCL");
+	{
+		char why[NP_MSG_LEN];
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "so NCCL does not use GDR: %s", why);
+	}
+	tap_ok(t->nics[1].mgmt, "a Gen3 x4 NIC beside a Gen4 x16 one is a management port");
+	tap_ok(!t->nics[0].mgmt, "  the wide one is not");
+	tap_is_int(t->near[0].n, 1, "  and is nobody's nearest NIC");
 	np_topo_release(t);
 	free(t);
 	return tap_done();

@@ -3,8 +3,8 @@
  * of the hardware allows, per collective, in GB/s (1e9 bytes/s), one
  * direction. The sweep gathers each rank's facts per node and asks
  * np_limit_busbw for the limit of each row. */
-#ifndef NP_TOPO_LIMITS_H
-#define NP_TOPO_LIMITS_H
+#ifndef NP_TOPO_BWLIMITS_H
+#define NP_TOPO_BWLIMITS_H
 
 #include "../probes/coll.h"
 #include "status.h"
@@ -14,6 +14,7 @@ struct np_bw_facts {          /* one rank's view, gathered per node by the sweep
 	double node_gbps;     /* B_node: sum of this node's active NIC port rates (verbs/sysfs), GB/s (Gb/s / 8); 0 = no NIC/unknown */
 	double nic_gbps;      /* rate of this GPU's nearest active NIC, GB/s; 0 = unknown */
 	double proto_gbps;    /* NCCL protocol ceiling shown beside (about 0.8 x NVLink line rate), 0 = n/a */
+	char nic[40];         /* this GPU's nearest active NIC, "mlx5_0:1"; "" = none or unknown */
 	char gpu_src[96], node_src[96]; /* evidence, e.g. "18 NVLink x 26.6 GB/s (NVML)", "PCIe Gen5 x16", "4 x NDR 400 Gb/s (mlx5_0..3)" */
 };
 
@@ -32,6 +33,19 @@ enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, st
  * np_bw_facts. For sendrecv the ring crosses nodes exactly when N > 1,
  * and then the GPU's nearest NIC (b_nic) bounds it. */
 double np_limit_busbw(enum np_coll_id coll, int n, int L, double b_gpu, double b_node, double b_nic);
+
+/* B_node of one node (GB/s) from its k ranks' nearest NICs (nic[i] its
+ * name, "" unknown; nic_gbps[i] its rate): the sum of the rates of the
+ * distinct NICs the ranks' GPUs use, so a node where the job has 1 or 2 of
+ * 8 GPUs is held to the NICs those GPUs would use; `whole` (the sum of the
+ * node's active NIC ports) when a rank has no nearest NIC. */
+double np_node_bw_used(int k, const char *const *nic, const double *nic_gbps, double whole);
+
+/* A row's limit over nodes of different sizes: the least over the nnodes
+ * nodes of np_limit_busbw with node j's rank count L[j] and B_node B[j]
+ * (nodes with L[j] 0 are skipped); 0 when one node's limit is unknown. */
+double np_limit_nodes(enum np_coll_id coll, int n, int nnodes, const int *L, const double *B,
+		      double b_gpu, double b_nic);
 
 /* The protocol ceiling NCCL reaches over NVLink: this fraction of line rate. */
 #define NP_NVLINK_PROTO_FRACTION 0.8

@@ -3,11 +3,12 @@
  * one rank's facts (B_gpu, B_node, nearest NIC) from live discovery. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "limits.h"
+#include "bwlimits.h"
 #include "topo.h"
 
 static double min2(double a, double b)
@@ -24,16 +25,14 @@ double np_limit_busbw(enum np_coll_id coll, int n, int L, double b_gpu, double b
 	if (L > n)
 		L = n;
 	nodes = (n + L - 1) / L;
-	switch (coll) {
-	case NP_COLL_ALLREDUCE:
-	case NP_COLL_ALLGATHER:
-	case NP_COLL_REDUCESCATTER:
-	case NP_COLL_BROADCAST:
-	case NP_COLL_REDUCE:
+	if ((unsigned)coll >= NP_COLL_COUNT)
+		return 0;
+	switch (np_colls[coll].limit) {
+	case NP_LIMIT_SHARED:
 		if (nodes == 1)
 			return b_gpu > 0 ? b_gpu : 0;
 		return b_gpu > 0 && b_node > 0 ? min2(b_gpu, b_node) : 0;
-	case NP_COLL_ALLTOALL: {
+	case NP_LIMIT_ALLTOALL: {
 		double net, intra;
 		if (nodes == 1)
 			return b_gpu > 0 ? b_gpu : 0;
@@ -49,14 +48,46 @@ double np_limit_busbw(enum np_coll_id coll, int n, int L, double b_gpu, double b
 		intra = b_gpu * (n - 1) / (double)(L - 1);
 		return min2(intra, net);
 	}
-	case NP_COLL_SENDRECV:
+	case NP_LIMIT_P2P:
 		if (nodes == 1)
 			return b_gpu > 0 ? b_gpu : 0;
 		return b_gpu > 0 && b_nic > 0 ? min2(b_gpu, b_nic) : 0;
-	case NP_COLL_COUNT:
-		break;
 	}
 	return 0;
+}
+
+double np_node_bw_used(int k, const char *const *nic, const double *nic_gbps, double whole)
+{
+	double used = 0;
+
+	for (int i = 0; i < k; i++) {
+		bool seen = false;
+		if (!nic[i] || !nic[i][0] || !(nic_gbps[i] > 0))
+			return whole > 0 ? whole : 0;
+		for (int q = 0; q < i && !seen; q++)
+			seen = !strcmp(nic[q], nic[i]);
+		if (!seen)
+			used += nic_gbps[i];
+	}
+	return k > 0 ? used : 0;
+}
+
+double np_limit_nodes(enum np_coll_id coll, int n, int nnodes, const int *L, const double *B,
+		      double b_gpu, double b_nic)
+{
+	double lim = 0;
+
+	for (int j = 0; j < nnodes; j++) {
+		double l;
+		if (L[j] < 1)
+			continue;
+		l = np_limit_busbw(coll, n, L[j], b_gpu, B[j], b_nic);
+		if (!(l > 0))
+			return 0; /* unknown on one node: unknown */
+		if (!(lim > 0) || l < lim)
+			lim = l;
+	}
+	return lim;
 }
 
 static void node_facts(const struct np_topo *t, struct np_bw_facts *out)
@@ -66,7 +97,8 @@ static void node_facts(const struct np_topo *t, struct np_bw_facts *out)
 
 	for (int k = 0; k < t->nnics; k++) {
 		const struct np_nic *n = &t->nics[k];
-		if (n->state != NP_PORT_ACTIVE || n->rate_gbit <= 0)
+		/* management ports carry no job traffic (np_topo_paths marks them) */
+		if (n->state != NP_PORT_ACTIVE || n->rate_gbit <= 0 || !np_topo_nic_data(t, k))
 			continue;
 		if (first < 0) {
 			first = k;
@@ -139,8 +171,10 @@ enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, st
 		}
 		for (int k = 0; k < nr->n; k++) {
 			const struct np_nic *n = &t->nics[nr->nics[k]];
-			if (n->state == NP_PORT_ACTIVE && n->rate_gbit / 8.0 > out->nic_gbps)
+			if (n->state == NP_PORT_ACTIVE && n->rate_gbit / 8.0 > out->nic_gbps) {
 				out->nic_gbps = n->rate_gbit / 8.0;
+				snprintf(out->nic, sizeof(out->nic), "%.30s:%d", n->name, n->port);
+			}
 		}
 	}
 out_release:

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: MIT
+# The collectives' check patterns: exact results on 1..1024 and 65536 ranks.
+libnp_a_SOURCES += probes/coll_issue.h
+check_PROGRAMS += tests/unit/test_pattern
+tests_unit_test_pattern_SOURCES = tests/unit/test_pattern.c tests/unit/tap.h
+tests_unit_test_pattern_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_pattern
+# the check on 64 host-backend ranks with a block misrouted between ranks 0 and 61
+TESTS += tests/t0010-sweep-check-fleet.sh
+EXTRA_DIST += tests/t0010-sweep-check-fleet.sh
+# per-node limits: partial nodes, uneven rank counts
+check_PROGRAMS += tests/unit/test_bwlimits
+tests_unit_test_bwlimits_SOURCES = tests/unit/test_bwlimits.c tests/unit/tap.h
+tests_unit_test_bwlimits_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_bwlimits

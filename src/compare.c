@@ -1,0 +1,738 @@
+/* SPDX-License-Identifier: MIT */
+/* The compare command: two sweeps' JSON reports, A and B, row by row. For
+ * each row both have, B's speed against A's (A's time / B's time, the
+ * busbw ratio) from the Hodges-Lehmann shift of the log sample times with
+ * its Mann-Whitney interval, Bonferroni-corrected over the rows compared;
+ * a summary per collective over the bandwidth-bound sizes; exit 1 when B
+ * is significantly slower somewhere (the regression gate). */
+#include "config.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../probes/coll.h"
+#include "cmds.h"
+#include "json.h"
+#include "json_read.h"
+#include "msg.h"
+#include "opts.h"
+#include "outfile.h"
+#include "report.h"
+#include "stats.h"
+#include "version.h"
+
+#define CMP_ALPHA 0.05
+#define CMP_MIN_SAMPLES 3
+#define CMP_SCHEMA "nccl-probe/compare"
+#define CMP_SCHEMA_VERSION 1
+
+/* One result row of a report. */
+struct crow {
+	const char *coll, *type, *redop; /* redop "none" when null */
+	long long root;                  /* -1 when null */
+	bool inplace;
+	uint64_t size;
+	double time, busbw;              /* busbw NAN when null */
+	double *logt;                    /* log sample times, sorted; NULL when none stored */
+	int nsamples;                    /* sample times stored */
+	int judged;                      /* the row's "judged", -1 absent */
+	int coll_index;                  /* in np_colls: the sweep's order */
+};
+
+struct crun {
+	const char *path;
+	struct np_jval doc;
+	const char *backend, *library, *runtime, *mpi, *dtype, *version;
+	long long ranks, nodes;
+	uint64_t judge_from;             /* 0 when absent */
+	const struct np_jval *env;       /* nccl_env, or NULL */
+	struct crow *rows;
+	size_t nrows;
+	struct crow **sorted;            /* rows by key: collective, type, redop, root, in place, size */
+};
+
+enum cverdict { CV_NONE, CV_FASTER, CV_SLOWER, CV_FEW };
+
+static const char *cverdict_str(enum cverdict v)
+{
+	switch (v) {
+	case CV_NONE: return "no significant difference";
+	case CV_FASTER: return "faster";
+	case CV_SLOWER: return "slower";
+	case CV_FEW: return "too few samples";
+	}
+	return "unknown";
+}
+
+/* A pair of matching rows and what compare makes of them. */
+struct cpair {
+	const struct crow *a, *b;
+	bool bw_bound;
+	struct np_shift sh;              /* of log(tB) - log(tA) */
+	double speed, speed_lo, speed_hi; /* B/A = exp(-shift) */
+	enum cverdict v;
+	bool regression;                 /* beyond --max-regression */
+};
+
+struct csummary {
+	const char *coll, *type, *redop;
+	long long root;
+	bool inplace;
+	uint64_t from;                   /* smallest bandwidth-bound size */
+	int nrows, nbelow, below_faster, below_slower, below_few;
+	bool have;                       /* a bandwidth-bound row with samples */
+	struct np_shift sh;
+	double speed, speed_lo, speed_hi;
+	enum cverdict v;
+};
+
+static enum np_status bad_row(const struct crun *r, size_t i, const struct np_jval *v, const char *what,
+			      struct np_err *err)
+{
+	return np_fail(err, NP_EUSAGE, "'%s' is not a valid sweep report: results[%zu]: %s at byte %zu; give a file that nccl-probe wrote with --format json",
+		       r->path, i, what, v ? v->offset : 0);
+}
+
+/* Names of collectives, types and operations: short identifiers, so that
+ * nothing from a file reaches the terminal unchecked. */
+static bool ident(const char *s)
+{
+	size_t n = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; s[n]; n++)
+		if (n >= 31 || !((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_'))
+			return false;
+	return true;
+}
+
+static const char *opt_str(const struct np_jval *v)
+{
+	const char *s = np_jstr(v);
+	return s ? s : NULL;
+}
+
+static enum np_status read_row(struct crun *r, size_t i, const struct np_jval *o, struct crow *row,
+			       struct np_err *err)
+{
+	const struct np_jval *v;
+
+	memset(row, 0, sizeof(*row));
+	if (o->type != NP_J_OBJ)
+		return bad_row(r, i, o, "not an object", err);
+	row->coll = np_jstr(np_jget(o, "coll"));
+	if (!ident(row->coll) || !np_coll_find(row->coll) || strcmp(np_coll_find(row->coll)->name, row->coll))
+		return bad_row(r, i, o, "'coll' is not a collective name", err);
+	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
+	row->type = np_jstr(np_jget(o, "type"));
+	if (!row->type)
+		row->type = "float";
+	if (!ident(row->type))
+		return bad_row(r, i, o, "'type' is not a data type name", err);
+	v = np_jget(o, "redop");
+	row->redop = v && v->type == NP_J_STR ? v->str : "none";
+	if (!ident(row->redop))
+		return bad_row(r, i, v, "'redop' is not an operation name", err);
+	v = np_jget(o, "root");
+	row->root = -1;
+	if (v && v->type == NP_J_NUM) {
+		if (!(v->num >= 0 && v->num < 1e9 && v->num == floor(v->num)))
+			return bad_row(r, i, v, "'root' is not a rank", err);
+		row->root = (long long)v->num;
+	}
+	v = np_jget(o, "inplace");
+	row->inplace = v && v->type == NP_J_BOOL && v->b;
+	v = np_jget(o, "size");
+	if (!v || v->type != NP_J_NUM || !(v->num >= 1 && v->num <= 9.2e18 && v->num == floor(v->num)))
+		return bad_row(r, i, v ? v : o, "'size' is not a positive whole number of bytes", err);
+	row->size = (uint64_t)v->num;
+	v = np_jget(o, "time");
+	if (!v || v->type != NP_J_NUM || !(v->num > 0))
+		return bad_row(r, i, v ? v : o, "'time' is not a positive number of seconds", err);
+	row->time = v->num;
+	v = np_jget(o, "busbw");
+	row->busbw = v && v->type == NP_J_NUM ? v->num : NAN;
+	v = np_jget(o, "judged");
+	row->judged = v && v->type == NP_J_BOOL ? v->b : -1;
+	v = np_jget(o, "sample_times");
+	if (v && v->type != NP_J_NULL) {
+		if (v->type != NP_J_ARR || v->n > 100000000)
+			return bad_row(r, i, v, "'sample_times' is not an array of seconds", err);
+		if (v->n) {
+			row->logt = malloc(v->n * sizeof(double));
+			if (!row->logt)
+				return np_fail(err, NP_ENOMEM, "out of memory for the samples of '%s'", r->path);
+		}
+		for (size_t k = 0; k < v->n; k++) {
+			const struct np_jval *t = &v->items[k];
+			if (t->type != NP_J_NUM || !(t->num > 0))
+				return bad_row(r, i, t, "a sample time is not a positive number of seconds", err);
+			row->logt[k] = log(t->num);
+		}
+		row->nsamples = (int)v->n;
+		np_sort_doubles(row->logt, row->nsamples);
+	}
+	return NP_OK;
+}
+
+/* Rows in the sweep's order of collectives, then type, operation, root,
+ * in place, and size: each group of sizes is contiguous. */
+static int cmp_group(const struct crow *a, const struct crow *b)
+{
+	int c;
+
+	if (a->coll_index != b->coll_index)
+		return a->coll_index < b->coll_index ? -1 : 1;
+	if ((c = strcmp(a->type, b->type)) || (c = strcmp(a->redop, b->redop)))
+		return c;
+	if (a->root != b->root)
+		return a->root < b->root ? -1 : 1;
+	return (int)a->inplace - (int)b->inplace;
+}
+
+static int cmp_key(const struct crow *a, const struct crow *b)
+{
+	int c = cmp_group(a, b);
+
+	return c ? c : (a->size > b->size) - (a->size < b->size);
+}
+
+static int cmp_rowp(const void *x, const void *y)
+{
+	return cmp_key(*(const struct crow *const *)x, *(const struct crow *const *)y);
+}
+
+static long long num_or(const struct np_jval *v, long long dflt)
+{
+	return v && v->type == NP_J_NUM && v->num >= 0 && v->num < 1e15 ? (long long)v->num : dflt;
+}
+
+static enum np_status read_run(struct crun *r, const char *path, struct np_err *err)
+{
+	const struct np_jval *res, *v;
+	enum np_status st;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	if ((st = np_json_parse_file(path, &r->doc, err)))
+		return st;
+	if (r->doc.type != NP_J_OBJ || !np_jstr(np_jget(&r->doc, "schema")) ||
+	    strcmp(np_jstr(np_jget(&r->doc, "schema")), NP_SWEEP_SCHEMA))
+		return np_fail(err, NP_EUSAGE, "'%s' is not a sweep report (no \"schema\": \"%s\"); give the JSON of 'nccl-probe --format json' or --json FILE",
+			       path, NP_SWEEP_SCHEMA);
+	r->backend = opt_str(np_jget2(&r->doc, "backend", "name"));
+	r->library = opt_str(np_jget2(&r->doc, "backend", "library"));
+	r->runtime = opt_str(np_jget2(&r->doc, "backend", "runtime"));
+	r->mpi = opt_str(np_jget2(&r->doc, "backend", "mpi"));
+	r->dtype = opt_str(np_jget2(&r->doc, "options", "dtype"));
+	r->version = opt_str(np_jget2(&r->doc, "tool", "version"));
+	r->ranks = num_or(np_jget2(&r->doc, "world", "ranks"), -1);
+	r->nodes = num_or(np_jget2(&r->doc, "world", "nodes"), -1);
+	r->judge_from = (uint64_t)num_or(np_jget2(&r->doc, "options", "judge_from"), 0);
+	v = np_jget(&r->doc, "nccl_env");
+	r->env = v && v->type == NP_J_OBJ ? v : NULL;
+	res = np_jget(&r->doc, "results");
+	if (!res || res->type != NP_J_ARR)
+		return np_fail(err, NP_EUSAGE, "'%s' has no \"results\" array; give the JSON of a sweep", path);
+	r->rows = calloc(res->n ? res->n : 1, sizeof(*r->rows));
+	if (!r->rows)
+		return np_fail(err, NP_ENOMEM, "out of memory for the rows of '%s'", path);
+	for (size_t i = 0; i < res->n; i++) {
+		r->nrows = i + 1; /* so that free_run frees a failed row's samples */
+		if ((st = read_row(r, i, &res->items[i], &r->rows[i], err)))
+			return st;
+	}
+	r->sorted = malloc((r->nrows ? r->nrows : 1) * sizeof(*r->sorted));
+	if (!r->sorted)
+		return np_fail(err, NP_ENOMEM, "out of memory for the rows of '%s'", path);
+	for (size_t i = 0; i < r->nrows; i++)
+		r->sorted[i] = &r->rows[i];
+	qsort(r->sorted, r->nrows, sizeof(*r->sorted), cmp_rowp);
+	for (size_t i = 1; i < r->nrows; i++)
+		if (!cmp_key(r->sorted[i - 1], r->sorted[i])) {
+			size_t k = (size_t)(r->sorted[i] - r->rows) > (size_t)(r->sorted[i - 1] - r->rows)
+					   ? (size_t)(r->sorted[i] - r->rows)
+					   : (size_t)(r->sorted[i - 1] - r->rows);
+			return bad_row(r, k, &res->items[k], "the same collective and size as an earlier row", err);
+		}
+	return NP_OK;
+}
+
+static void free_run(struct crun *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		free(r->rows[i].logt);
+	free(r->rows);
+	free(r->sorted);
+	np_jval_free(&r->doc);
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s ? s : "unknown";
+}
+
+/* Runs that cannot be compared: NULL or the reason. */
+static const char *incomparable(const struct crun *a, const struct crun *b, char *buf, size_t len)
+{
+	if (a->ranks != b->ranks)
+		snprintf(buf, len, "A ran on %lld ranks and B on %lld", a->ranks, b->ranks);
+	else if (a->nodes != b->nodes)
+		snprintf(buf, len, "A ran on %lld nodes and B on %lld", a->nodes, b->nodes);
+	else if (!a->backend || !b->backend || strcmp(a->backend, b->backend))
+		snprintf(buf, len, "A ran on the %s backend and B on the %s backend", or_unknown(a->backend),
+			 or_unknown(b->backend));
+	else if (a->dtype && b->dtype && strcmp(a->dtype, b->dtype))
+		snprintf(buf, len, "A's data type is %.30s and B's %.30s", a->dtype, b->dtype);
+	else
+		return NULL;
+	return buf;
+}
+
+/* Differences that do not prevent a comparison but may explain one:
+ * library versions and NCCL_* variables. Printed as notes; n returned. */
+static int differences(const struct crun *a, const struct crun *b, char (*out)[256], int cap)
+{
+	static const struct {
+		const char *what;
+		size_t off;
+	} fields[] = {
+		{ "library", offsetof(struct crun, library) },
+		{ "runtime", offsetof(struct crun, runtime) },
+		{ "MPI", offsetof(struct crun, mpi) },
+		{ "nccl-probe version", offsetof(struct crun, version) },
+	};
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && n < cap; i++) {
+		const char *x = *(const char *const *)((const char *)a + fields[i].off);
+		const char *y = *(const char *const *)((const char *)b + fields[i].off);
+		if ((x || y) && (!x || !y || strcmp(x, y)))
+			snprintf(out[n++], 256, "%s: A '%.100s', B '%.100s'", fields[i].what, x ? x : "none", y ? y : "none");
+	}
+	for (int side = 0; side < 2; side++) {
+		const struct np_jval *e = side ? b->env : a->env, *other = side ? a->env : b->env;
+		for (size_t i = 0; e && i < e->n && n < cap; i++) {
+			const char *val = np_jstr(&e->items[i]), *oval = np_jstr(np_jget(other, e->keys[i]));
+			if (side && oval) /* both set: reported from A's side */
+				continue;
+			if (oval && val && !strcmp(val, oval))
+				continue;
+			if (side)
+				snprintf(out[n++], 256, "%.60s: A unset, B '%.100s'", e->keys[i], val ? val : "");
+			else if (oval)
+				snprintf(out[n++], 256, "%.60s: A '%.80s', B '%.80s'", e->keys[i], val ? val : "", oval);
+			else
+				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", e->keys[i], val ? val : "");
+		}
+	}
+	/* what came from a file is printed: keep it printable */
+	for (int i = 0; i < n; i++)
+		for (char *p = out[i]; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+	return n;
+}
+
+static void speed_of(const struct np_shift *sh, double *s, double *lo, double *hi)
+{
+	*s = exp(-sh->est);
+	*lo = exp(-sh->hi); /* exp(-inf) = 0 */
+	*hi = exp(-sh->lo);
+}
+
+static enum cverdict verdict_of(double lo, double hi)
+{
+	if (hi < 1)
+		return CV_SLOWER;
+	if (lo > 1)
+		return CV_FASTER;
+	return CV_NONE;
+}
+
+
+
+/* The bandwidth-bound rows: the reports' "judged" (the sizes the sweep's
+ * verdict judges: --judge-from, or the largest quarter of its sizes),
+ * in both runs; without it, sizes from the larger of the two judge_from;
+ * without that, the largest quarter of the group's common sizes. The
+ * pairs are in key order: a group's sizes are contiguous and ascending. */
+static void mark_bw_bound(struct cpair *p, size_t np, const struct crun *a, const struct crun *b)
+{
+	uint64_t from = a->judge_from > b->judge_from ? a->judge_from : b->judge_from;
+
+	for (size_t g = 0, end; g < np; g = end) {
+		for (end = g + 1; end < np && !cmp_group(p[g].a, p[end].a); end++)
+			;
+		for (size_t i = g; i < end; i++) {
+			if (p[i].a->judged >= 0 && p[i].b->judged >= 0)
+				p[i].bw_bound = p[i].a->judged && p[i].b->judged;
+			else if (from)
+				p[i].bw_bound = p[i].a->size >= from;
+			else
+				p[i].bw_bound = end - 1 - i < (end - g + 3) / 4;
+		}
+	}
+}
+
+static int summarize(struct cpair *p, size_t np, struct csummary *sum)
+{
+	int ns = 0;
+	size_t *first = calloc(np + 1, sizeof(*first));
+
+	if (!first)
+		np_die(NP_EXIT_RUNTIME, "out of memory for the summary");
+	for (size_t i = 0; i < np; i++) {
+		struct csummary *s = &sum[ns - 1];
+		if (!ns || cmp_group(p[first[ns - 1]].a, p[i].a)) {
+			s = &sum[ns];
+			first[ns++] = i;
+			memset(s, 0, sizeof(*s));
+			s->coll = p[i].a->coll;
+			s->type = p[i].a->type;
+			s->redop = p[i].a->redop;
+			s->root = p[i].a->root;
+			s->inplace = p[i].a->inplace;
+			s->from = UINT64_MAX;
+		}
+		if (p[i].bw_bound) {
+			s->nrows++;
+			if (p[i].a->size < s->from)
+				s->from = p[i].a->size;
+		} else {
+			s->nbelow++;
+			s->below_faster += p[i].v == CV_FASTER;
+			s->below_slower += p[i].v == CV_SLOWER;
+			s->below_few += p[i].v == CV_FEW;
+		}
+	}
+	first[ns] = np;
+	/* one common shift over each group's bandwidth-bound rows (their
+	 * pairs pooled within rows), Bonferroni over the groups */
+	for (int g = 0; g < ns; g++) {
+		struct np_shift_stratum *st = calloc((size_t)sum[g].nrows + 1, sizeof(*st));
+		int n = 0;
+		if (!st)
+			np_die(NP_EXIT_RUNTIME, "out of memory for the summary");
+		for (size_t i = first[g]; i < first[g + 1]; i++)
+			if (p[i].bw_bound && p[i].v != CV_FEW)
+				st[n++] = (struct np_shift_stratum){ p[i].a->logt, p[i].a->nsamples, p[i].b->logt,
+								     p[i].b->nsamples };
+		sum[g].v = CV_FEW;
+		if (n) {
+			sum[g].have = true;
+			np_shift_compute(st, n, CMP_ALPHA / ns, &sum[g].sh);
+			speed_of(&sum[g].sh, &sum[g].speed, &sum[g].speed_lo, &sum[g].speed_hi);
+			sum[g].v = isinf(sum[g].sh.lo) ? CV_FEW : verdict_of(sum[g].speed_lo, sum[g].speed_hi);
+		}
+		free(st);
+	}
+	free(first);
+	return ns;
+}
+
+static void group_name(char *buf, size_t len, const char *coll, const char *type, const char *redop, long long root,
+		       bool inplace, const struct crun *a)
+{
+	int w = snprintf(buf, len, "%s", coll);
+	/* the data type and operation only when they tell groups apart */
+	if (w > 0 && (size_t)w < len && strcmp(redop, "none") && strcmp(redop, "sum"))
+		w += snprintf(buf + w, len - (size_t)w, " %s", redop);
+	if (w > 0 && (size_t)w < len && a->dtype && strcmp(type, a->dtype))
+		w += snprintf(buf + w, len - (size_t)w, " %s", type);
+	if (w > 0 && (size_t)w < len && root > 0)
+		w += snprintf(buf + w, len - (size_t)w, " root %lld", root);
+	if (w > 0 && (size_t)w < len && inplace)
+		snprintf(buf + w, len - (size_t)w, " in place");
+}
+
+/* "B is 7.0% +/- 1.0% faster from 64 MiB up; no difference below" */
+static void summary_line(char *buf, size_t len, const struct csummary *s)
+{
+	char from[32], below[160] = "";
+	int w;
+
+	np_human_size(s->from, from, sizeof(from));
+	if (!s->nbelow)
+		below[0] = '\0';
+	else if (!s->below_faster && !s->below_slower)
+		snprintf(below, sizeof(below), "; no difference below%s", s->below_few ? " (some rows had too few samples)" : "");
+	else
+		snprintf(below, sizeof(below), "; below: faster at %d, slower at %d of %d sizes", s->below_faster,
+			 s->below_slower, s->nbelow);
+	if (!s->nrows) {
+		snprintf(buf, len, "no bandwidth-bound sizes in common%s", below);
+		return;
+	}
+	if (s->v == CV_FEW) {
+		snprintf(buf, len, "too few samples from %s up to tell%s", from, below);
+		return;
+	}
+	if (s->v == CV_NONE) {
+		snprintf(buf, len, "no significant difference from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", from, s->speed,
+			 s->speed_lo, s->speed_hi, below);
+		return;
+	}
+	{
+		double pct = fabs(s->speed - 1) * 100;
+		double pm = fmax(s->speed_hi - s->speed, s->speed - s->speed_lo) * 100;
+		w = snprintf(buf, len, "B is %.1f%% +/- %.1f%% %s from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", pct, pm,
+			     s->v == CV_FASTER ? "faster" : "slower", from, s->speed, s->speed_lo, s->speed_hi, below);
+		(void)w;
+	}
+}
+
+static void report_table(FILE *f, const struct crun *a, const struct crun *b, const struct cpair *p, size_t np,
+			 int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, bool quiet)
+{
+	if (!quiet) {
+		fprintf(f, "# compare A '%s' and B '%s': %s backend, ranks %lld, nodes %lld\n", a->path, b->path,
+			or_unknown(a->backend), a->ranks, a->nodes);
+		for (int i = 0; i < ndiff; i++)
+			fprintf(f, "# differs: %s\n", diff[i]);
+		fprintf(f, "# B/A = B's speed over A's (busbw ratio; A's time / B's time), the Hodges-Lehmann estimate\n"
+			   "# from the stored sample times, with its 95%% confidence interval (Mann-Whitney),\n"
+			   "# Bonferroni-corrected over the %d rows compared\n",
+			ncompared);
+	}
+	fprintf(f, "%-13s %12s %11s %11s %7s %17s %9s  %s\n", "coll", "size(B)", "A(GB/s)", "B(GB/s)", "B/A", "95% CI",
+		"samples", "result");
+	for (size_t i = 0; i < np; i++) {
+		char name[96], ci[40] = "-", ratio[16] = "-", n[24];
+		group_name(name, sizeof(name), p[i].a->coll, p[i].a->type, p[i].a->redop, p[i].a->root, p[i].a->inplace, a);
+		if (p[i].v != CV_FEW) {
+			snprintf(ratio, sizeof(ratio), "%.3f", p[i].speed);
+			snprintf(ci, sizeof(ci), "%.3f-%.3f", p[i].speed_lo, p[i].speed_hi);
+		}
+		snprintf(n, sizeof(n), "%d,%d", p[i].a->nsamples, p[i].b->nsamples);
+		/* the normal approximation is poor when one side has few samples */
+		fprintf(f, "%-13s %12llu %11.2f %11.2f %7s %17s %9s  %s%s\n", name, (unsigned long long)p[i].a->size,
+			p[i].a->busbw, p[i].b->busbw, ratio, ci, n, cverdict_str(p[i].v),
+			p[i].v != CV_FEW && !p[i].sh.exact && (p[i].a->nsamples < 10 || p[i].b->nsamples < 10)
+				? " (normal approximation)"
+				: "");
+	}
+	fprintf(f, "\nsummary (bandwidth-bound sizes; 95%% CI, Bonferroni over %d):\n", ns);
+	for (int g = 0; g < ns; g++) {
+		char name[96], line[512];
+		group_name(name, sizeof(name), sum[g].coll, sum[g].type, sum[g].redop, sum[g].root, sum[g].inplace, a);
+		summary_line(line, sizeof(line), &sum[g]);
+		fprintf(f, "  %s: %s\n", name, line);
+	}
+}
+
+static void json_num_or_null(struct np_json *j, const char *key, bool ok, double v)
+{
+	if (ok && isfinite(v))
+		np_json_num(j, key, v);
+	else
+		np_json_null(j, key);
+}
+
+static void report_json(FILE *f, const struct crun *a, const struct crun *b, const struct cpair *p, size_t np,
+			int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, int code)
+{
+	struct np_json j;
+
+	np_json_init(&j, f, true);
+	np_json_obj_begin(&j, NULL);
+	np_json_str(&j, "schema", CMP_SCHEMA);
+	np_json_int(&j, "schema_version", CMP_SCHEMA_VERSION);
+	np_json_str(&j, "a", a->path);
+	np_json_str(&j, "b", b->path);
+	np_json_num(&j, "confidence", 1 - CMP_ALPHA);
+	np_json_int(&j, "rows_compared", ncompared);
+	np_json_arr_begin(&j, "differences");
+	for (int i = 0; i < ndiff; i++)
+		np_json_str(&j, NULL, diff[i]);
+	np_json_arr_end(&j);
+	np_json_arr_begin(&j, "rows");
+	for (size_t i = 0; i < np; i++) {
+		bool have = p[i].v != CV_FEW;
+		np_json_obj_begin(&j, NULL);
+		np_json_str(&j, "coll", p[i].a->coll);
+		np_json_uint(&j, "size", p[i].a->size);
+		np_json_str(&j, "type", p[i].a->type);
+		np_json_str(&j, "redop", p[i].a->redop);
+		np_json_bool(&j, "inplace", p[i].a->inplace);
+		json_num_or_null(&j, "busbw_a", true, p[i].a->busbw);
+		json_num_or_null(&j, "busbw_b", true, p[i].b->busbw);
+		np_json_int(&j, "samples_a", p[i].a->nsamples);
+		np_json_int(&j, "samples_b", p[i].b->nsamples);
+		json_num_or_null(&j, "speed", have, p[i].speed);
+		json_num_or_null(&j, "speed_lo", have, p[i].speed_lo);
+		json_num_or_null(&j, "speed_hi", have, p[i].speed_hi);
+		if (have)
+			np_json_bool(&j, "exact", p[i].sh.exact);
+		else
+			np_json_null(&j, "exact");
+		np_json_bool(&j, "bw_bound", p[i].bw_bound);
+		np_json_str(&j, "result", cverdict_str(p[i].v));
+		np_json_bool(&j, "regression", p[i].regression);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+	np_json_arr_begin(&j, "summary");
+	for (int g = 0; g < ns; g++) {
+		char line[512];
+		bool have = sum[g].have && sum[g].v != CV_FEW;
+		summary_line(line, sizeof(line), &sum[g]);
+		np_json_obj_begin(&j, NULL);
+		np_json_str(&j, "coll", sum[g].coll);
+		np_json_str(&j, "type", sum[g].type);
+		np_json_str(&j, "redop", sum[g].redop);
+		np_json_bool(&j, "inplace", sum[g].inplace);
+		if (sum[g].nrows)
+			np_json_uint(&j, "from_size", sum[g].from);
+		else
+			np_json_null(&j, "from_size");
+		json_num_or_null(&j, "speed", have, sum[g].speed);
+		json_num_or_null(&j, "speed_lo", have, sum[g].speed_lo);
+		json_num_or_null(&j, "speed_hi", have, sum[g].speed_hi);
+		np_json_str(&j, "result", cverdict_str(sum[g].v));
+		np_json_str(&j, "text", line);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+	np_json_int(&j, "exit_code", code);
+	np_json_obj_end(&j);
+}
+
+int cmd_compare(int argc, char **argv, int first, bool mpi)
+{
+	struct np_opts o;
+	struct np_err err = { 0 };
+	bool help, version;
+	struct crun run[2];
+	struct cpair *p = NULL;
+	struct csummary *sum = NULL;
+	char why[256], (*diff)[256] = NULL;
+	size_t np = 0;
+	int ncompared = 0, ns = 0, ndiff = 0, code = NP_EXIT_OK;
+	struct np_outfile out;
+
+	(void)mpi;
+	if (np_opts_parse(&o, NP_CMD_COMPARE, argc, argv, first, &help, &version, &err) ||
+	    (!help && !version && np_opts_check_files(&o, &err))) {
+		np_error("%s", err.msg);
+		return NP_EXIT_USAGE;
+	}
+	if (help) {
+		np_opts_usage(stdout, NP_CMD_COMPARE);
+		return 0;
+	}
+	if (version) {
+		printf("nccl-probe %s (compare schema %s %d)\n", PACKAGE_VERSION, CMP_SCHEMA, CMP_SCHEMA_VERSION);
+		return 0;
+	}
+	if (o.format == NP_FMT_CSV) {
+		np_error("compare has no CSV output; use --format table or --format json");
+		return NP_EXIT_USAGE;
+	}
+	memset(run, 0, sizeof(run));
+	for (int i = 0; i < 2; i++)
+		if (read_run(&run[i], o.files[i], &err)) {
+			np_error("%s", err.msg);
+			code = np_status_exit(err.status);
+			goto out_free_runs;
+		}
+	if (incomparable(&run[0], &run[1], why, sizeof(why))) {
+		np_error("cannot compare '%s' and '%s': %s; compare runs of the same world, backend and data type",
+			 run[0].path, run[1].path, why);
+		code = NP_EXIT_USAGE;
+		goto out_free_runs;
+	}
+	p = calloc(run[0].nrows + 1, sizeof(*p));
+	diff = calloc(64, sizeof(*diff));
+	if (!p || !diff) {
+		np_error("out of memory for the comparison");
+		code = NP_EXIT_RUNTIME;
+		goto out_free_runs;
+	}
+	for (size_t i = 0, k = 0; i < run[0].nrows && k < run[1].nrows;) { /* merge the sorted rows */
+		int c = cmp_key(run[0].sorted[i], run[1].sorted[k]);
+		if (c < 0) {
+			i++;
+		} else if (c > 0) {
+			k++;
+		} else {
+			p[np].a = run[0].sorted[i++];
+			p[np].b = run[1].sorted[k++];
+			np++;
+		}
+	}
+	if (!np) {
+		np_error("cannot compare '%s' and '%s': no collective and size in common; run B with A's --coll and --sweep",
+			 run[0].path, run[1].path);
+		code = NP_EXIT_USAGE;
+		goto out_free_runs;
+	}
+	ndiff = differences(&run[0], &run[1], diff, 64);
+	if (!o.quiet) {
+		size_t only_a = run[0].nrows - np, only_b = run[1].nrows - np;
+		if (only_a || only_b)
+			np_note("%zu row(s) only in A and %zu only in B are not compared", only_a, only_b);
+		for (int i = 0; i < ndiff; i++)
+			np_note("A and B differ: %s", diff[i]);
+	}
+	for (size_t i = 0; i < np; i++)
+		if (p[i].a->nsamples >= CMP_MIN_SAMPLES && p[i].b->nsamples >= CMP_MIN_SAMPLES)
+			ncompared++;
+	for (size_t i = 0; i < np; i++) {
+		struct np_shift_stratum s = { p[i].a->logt, p[i].a->nsamples, p[i].b->logt, p[i].b->nsamples };
+		p[i].v = CV_FEW;
+		if (s.m < CMP_MIN_SAMPLES || s.n < CMP_MIN_SAMPLES)
+			continue;
+		np_shift_compute(&s, 1, CMP_ALPHA / ncompared, &p[i].sh);
+		if (isinf(p[i].sh.lo))
+			continue;
+		speed_of(&p[i].sh, &p[i].speed, &p[i].speed_lo, &p[i].speed_hi);
+		p[i].v = verdict_of(p[i].speed_lo, p[i].speed_hi);
+		p[i].regression = p[i].speed_hi < 1 - o.max_regression;
+	}
+	if (!o.quiet && ncompared < (int)np)
+		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared", (int)np - ncompared,
+			np, CMP_MIN_SAMPLES,
+			p[0].a->nsamples == 0 || p[0].b->nsamples == 0 ? " (reports without \"sample_times\" have none)" : "");
+	mark_bw_bound(p, np, &run[0], &run[1]);
+	sum = calloc(np, sizeof(*sum));
+	if (!sum) {
+		np_error("out of memory for the comparison");
+		code = NP_EXIT_RUNTIME;
+		goto out_free_runs;
+	}
+	ns = summarize(p, np, sum);
+	for (size_t i = 0; i < np; i++)
+		if (p[i].regression) {
+			char size[32];
+			np_human_size(p[i].a->size, size, sizeof(size));
+			np_error("regression: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f), slower than A by more than %g%%",
+				 p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, o.max_regression * 100);
+			code = NP_EXIT_VERDICT;
+		}
+	if (np_outfile_open(&out, o.output ? o.output : "-", "--output", &err)) {
+		np_error("%s", err.msg);
+		code = np_status_exit(err.status);
+		goto out_free_runs;
+	}
+	if (o.format == NP_FMT_JSON)
+		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code);
+	else
+		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, o.quiet);
+	if (np_outfile_commit(&out, &err)) {
+		np_error("%s", err.msg);
+		code = np_status_exit(err.status);
+	}
+out_free_runs:
+	free(sum);
+	free(diff);
+	free(p);
+	for (int i = 0; i < 2; i++)
+		free_run(&run[i]);
+	return code;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* A small JSON reader (RFC 8259) for reports that come back from files
+ * (compare): bounded input size and nesting depth, numbers through strtod
+ * with a range check, strings unescaped to UTF-8. Any invalid or hostile
+ * input is NP_EUSAGE with one message naming the file and the byte offset;
+ * it never crashes. */
+#ifndef NP_JSON_READ_H
+#define NP_JSON_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "status.h"
+
+#define NP_JREAD_MAX_BYTES (64u << 20)  /* larger files are refused */
+#define NP_JREAD_MAX_DEPTH 64           /* arrays and objects nested deeper are refused */
+#define NP_JREAD_MAX_VALUES (4u << 20)  /* values in one file: bounds the memory (~60 B each) */
+
+enum np_jtype { NP_J_NULL, NP_J_BOOL, NP_J_NUM, NP_J_STR, NP_J_ARR, NP_J_OBJ };
+
+struct np_jval {
+	enum np_jtype type;
+	bool b;
+	double num;               /* finite */
+	char *str;                /* NUL-terminated UTF-8; \u0000 is refused */
+	size_t n;                 /* items of an array, members of an object */
+	struct np_jval *items;    /* array items, object values */
+	char **keys;              /* object keys (same order as items) */
+	size_t offset;            /* byte offset of the value in its input */
+};
+
+/* Parse len bytes of buf (what names it in messages: a file name) into
+ * *out, which np_jval_free releases. Trailing whitespace only. */
+enum np_status np_json_parse(const char *buf, size_t len, const char *what, struct np_jval *out,
+			     struct np_err *err);
+/* Read a whole file (at most NP_JREAD_MAX_BYTES) and parse it. */
+enum np_status np_json_parse_file(const char *path, struct np_jval *out, struct np_err *err);
+void np_jval_free(struct np_jval *v);
+
+/* The member key of object v (the first of duplicates), or NULL when v is
+ * not an object or has no such member. */
+const struct np_jval *np_jget(const struct np_jval *v, const char *key);
+/* A member of a member ("world", "ranks"), or NULL. */
+const struct np_jval *np_jget2(const struct np_jval *v, const char *k1, const char *k2);
+/* The string of v, or NULL when v is not a string. */
+const char *np_jstr(const struct np_jval *v);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* The one writer of output files (sweep --output, topo --output and
+ * --export): a random temporary beside the target, created with O_EXCL and
+ * the umask's mode, written, fsync'ed and renamed over the target, so a
+ * crash never leaves half a file and nothing is written through a link.
+ *
+ * Targets: "-" and /dev/stdout are standard output, /dev/stderr standard
+ * error, /dev/fd/N and /proc/self/fd/N that open descriptor, /dev/null
+ * nothing: written as they are (no temporary). Any other target must be
+ * absent or a regular file that may be written; a symbolic link, a
+ * directory, a FIFO, a device or a socket is refused (usage error), since
+ * replacing it would destroy it and writing through it is writing where
+ * the user did not name. */
+#ifndef NP_OUTFILE_H
+#define NP_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "status.h"
+
+struct np_outfile {
+	FILE *f;            /* write the contents here */
+	const char *what;   /* the option, for messages: "--output" */
+	const char *path;   /* as given */
+	char tmp[4096];     /* the temporary, "" when writing to a stream */
+	int cleanup;        /* np_cleanup slot of tmp, -1 none */
+	bool own_stream;    /* f is a stream this writer opened (fclose it) */
+};
+
+/* Whether path may be written as what (an option name): NP_EUSAGE with a
+ * message naming it and what to do, or NP_OK. Touches nothing. */
+enum np_status np_outfile_check(const char *path, const char *what, struct np_err *err);
+/* Open of->f for path (checked again). NP_EUSAGE for a target refused,
+ * NP_ESYS when the system refuses the temporary. */
+enum np_status np_outfile_open(struct np_outfile *of, const char *path, const char *what,
+			       struct np_err *err);
+/* Flush, fsync and rename into place (streams: flush). Always closes. */
+enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err);
+/* Close and remove the temporary: the target is left as it was. */
+void np_outfile_discard(struct np_outfile *of);
+/* open + write len bytes of buf + commit. */
+enum np_status np_outfile_write(const char *path, const char *what, const void *buf, size_t len,
+				struct np_err *err);
+
+#endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# configure finds the CUDA runtime where each toolkit layout puts it: lib64
+# (x86_64 packages), lib, or targets/<triple>/lib (SBSA, cross), builds the
+# device code for the targets asked, and refuses a target that is no
+# compute capability.
+. "$(dirname "$0")/lib.sh"
+cuda=${NP_TEST_CUDA:-/usr/local/cuda}
+[ -x "$cuda/bin/nvcc" ] && ls "$cuda"/lib64/libcudart.so* >/dev/null 2>&1 ||
+	skip_all "no CUDA toolkit with lib64/libcudart.so in $cuda"
+[ -x "$srcdir/configure" ] || skip_all "no configure script in $srcdir"
+[ -f "$srcdir/config.status" ] && skip_all "the source tree is configured in place (configure refuses a second build of it)"
+
+# a toolkit laid out as SBSA packages do: the runtime only under targets/
+fake=$TEST_TMP/cuda
+mkdir -p "$fake/bin" "$fake/targets/sbsa-linux/lib"
+ln -s "$cuda/include" "$fake/include"
+ln -s "$cuda/bin/nvcc" "$fake/bin/nvcc"
+for f in "$cuda"/lib64/libcudart.so*; do ln -s "$f" "$fake/targets/sbsa-linux/lib/"; done
+for f in "$cuda"/lib64/libnccl.so*; do [ -e "$f" ] && ln -s "$f" "$fake/targets/sbsa-linux/lib/"; done
+
+b=$TEST_TMP/b
+mkdir -p "$b"
+(cd "$b" && "$srcdir/configure" --with-cuda="$fake" --with-cuda-arch=80,90 \
+	>"$TEST_OUT" 2>"$TEST_ERR")
+ok $? "configure with a targets/<triple>/lib toolkit" || _np_show
+grep -q "^CUDA_LDFLAGS = -L$fake/targets/sbsa-linux/lib " "$b/Makefile"
+ok $? "the runtime is taken from targets/sbsa-linux/lib"
+cat "$TEST_OUT" "$TEST_ERR" | grep -q 'CUDA targets:   sm_80 sm_90, PTX compute_90'
+ok $? "the summary lists the targets asked for"
+grep -q -- '-gencode arch=compute_90,code=compute_90' "$b/Makefile"
+ok $? "PTX of the newest target is built"
+
+(cd "$b" && "$srcdir/configure" -q --with-cuda="$fake" --with-cuda-arch=sm_8x >"$TEST_OUT" 2>"$TEST_ERR")
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "'8x' is not a compute capability" "$TEST_ERR"
+ok $? "a malformed --with-cuda-arch is refused, naming it"
+done_testing

@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# nccl-tests' options: the ones that fit are taken with their nccl-probe
+# meaning, the others are usage errors that name what to do; one run gives
+# the table on standard output and JSON and CSV files (-J, --csv); progress
+# shows under mpirun as plain lines.
+. "$(dirname "$0")/lib.sh"
+have_mpirun || skip_all "mpirun not found"
+command -v python3 >/dev/null || skip_all "python3 not found"
+
+run1() { np_host 1 --sweep 8 --iters 1 --samples 1 -q "$@"; }
+
+# accepted values: the run goes on
+for a in "-g 1" "-t 1" "--ngpus 1" "-a 3" "--average=3" "-z 0" "-R 0" "--local-register 0" "-G 0"; do
+	# shellcheck disable=SC2086
+	expect_success "$a is accepted" run1 $a
+done
+
+# bad_value VALUE-IN-MESSAGE ARGS...: exit 64, one error line naming it
+bad_value() {
+	want=$1
+	shift
+	expect_code 64 "$* is a usage error" run1 "$@"
+	grep -F -q -- "$want" "$TEST_ERR"
+	ok $? "the message for $* says '$want'"
+	n=$(grep -c '^error:' "$TEST_ERR")
+	[ "$n" -eq 1 ]
+	ok $? "one error line for $* (got $n)"
+}
+bad_value "one GPU per rank: use mpirun -np N" -g 2
+bad_value "one GPU per rank: use mpirun -np N" -t 8
+bad_value "one GPU per rank: use mpirun -np N" --ngpus=4
+bad_value "slowest rank" -a 1
+bad_value "without a barrier" -z 1
+bad_value "does not register" -R 2
+bad_value "needs the NCCL backend" -G 1
+bad_value "give 0 (no graph)" -G x
+bad_value "run it once per --dtype" -d all
+bad_value "checks once per size" -c 5
+# nccl-tests options without a row name their equivalent
+bad_value "aggregates none" -m 4
+bad_value "run it again" -N 3
+bad_value "every sample" -I 1
+bad_value "use -w/--warmup" --warmup_iters 5
+bad_value "use -d/--dtype" --datatype float
+bad_value "use -J/--json" --output_file x.json
+bad_value "did you mean '--local-register'" --local_register 0
+# collectives as nccl-tests spells them
+expect_success "--coll all_reduce,reduce_scatter_perf runs" \
+	np_host 2 --sweep 1K --iters 1 --samples 1 -q --coll all_reduce,reduce_scatter_perf
+n=$(grep -c -E '^ +(allreduce|reducescatter) ' "$TEST_OUT")
+[ "$n" -eq 2 ]
+ok $? "both collectives have a row ($n)"
+expect_success "-d f8e4m3 is fp8e4m3" run1 -d f8e4m3
+expect_grep ' fp8e4m3 ' "$TEST_OUT" "the row's type is fp8e4m3"
+
+# one run, three forms: the table on stdout, JSON and CSV files
+expect_success "-J FILE and --csv FILE with the table" \
+	np_host 2 --sweep 1K:64K --iters 3 --samples 2 -J "$TEST_TMP/r.json" --csv "$TEST_TMP/r.csv"
+expect_grep '^# coll ' "$TEST_OUT" "the table is on standard output"
+python3 - "$TEST_OUT" "$TEST_TMP/r.json" "$TEST_TMP/r.csv" <<'PY'
+import csv, json, sys
+table = [l.split() for l in open(sys.argv[1]) if l.startswith("  ") and not l.startswith("  #")]
+rep = json.load(open(sys.argv[2]))
+rows = rep["results"]
+crow = list(csv.DictReader(open(sys.argv[3])))
+assert len(table) == len(rows) == len(crow) == 8, (len(table), len(rows), len(crow))
+for t, j, c in zip(table, rows, crow):
+    # coll, size and the median time (table in us, 2 decimals) of one measurement
+    assert t[0] == j["coll"] == c["coll"], (t, j["coll"], c["coll"])
+    assert int(t[1]) == j["size"] == int(c["size"])
+    assert abs(float(t[6]) - j["time"] * 1e6) <= 0.006, (t[6], j["time"])
+    assert float(c["time"]) == j["time"]
+    # the run's columns: the JSON's run record and world
+    assert (c["run_id"], c["backend"], int(c["ranks"]), int(c["nodes"])) == (
+        rep["run_id"], rep["backend"]["name"], rep["world"]["ranks"], rep["world"]["nodes"]), c
+PY
+ok $? "table, JSON and CSV hold the same rows and times; CSV's run_id, backend, ranks and nodes are the JSON's"
+expect_code 64 "--json and --csv naming one file" run1 -J "$TEST_TMP/same" --csv "$TEST_TMP/same"
+expect_grep "both name" "$TEST_ERR" "the message says both name it"
+[ ! -e "$TEST_TMP/same" ]
+ok $? "and nothing is written"
+expect_code 64 "-J - (the table is on stdout)" run1 -J -
+expect_code 64 "-J into a missing directory" run1 -J /nonexistent/r.json
+expect_success "--format json --output and --csv together" \
+	run1 --format json --output "$TEST_TMP/o.json" --csv "$TEST_TMP/o.csv"
+[ -s "$TEST_TMP/o.json" ] && [ -s "$TEST_TMP/o.csv" ] && [ ! -s "$TEST_OUT" ]
+ok $? "--format json --output as before, and the CSV beside it"
+
+# progress under mpirun: stderr is a pipe, so plain lines
+NCCL_PROBE_PROGRESS=0 expect_success "progress lines under mpirun" \
+	np_host 2 --sweep 1K:4K --iters 1 --samples 1
+n=$(grep -c '^progress: row [0-9]*/4: \(allreduce\|alltoall\) [0-9]* KiB, [0-3] more, [0-9.]* s elapsed$' "$TEST_ERR")
+[ "$n" -eq 4 ]
+ok $? "one progress line per row with NCCL_PROBE_PROGRESS=0 ($n)"
+if grep -q "$(printf '\r')" "$TEST_ERR"; then false; else true; fi
+ok $? "no carriage return in a log"
+NCCL_PROBE_PROGRESS=0 expect_success "--quiet" np_host 2 --sweep 1K:4K --iters 1 --samples 1 -q
+if grep -q '^progress:' "$TEST_ERR"; then false; else true; fi
+ok $? "--quiet shows no progress"
+expect_success "the default interval" np_host 2 --sweep 1K:4K --iters 1 --samples 1
+n=$(grep -c '^progress:' "$TEST_ERR")
+[ "$n" -le 1 ]
+ok $? "a short run under the default interval shows at most one line ($n)"
+done_testing

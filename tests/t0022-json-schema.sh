@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# contrib/nccl-probe-sweep.schema.json (JSON Schema 2020-12) holds the JSON
+# of real runs: 1 to 4 ranks, every collective, --check, skipped sizes,
+# wrong data, failing --min-busbw and --min-eff, known limits on a fake
+# node, auto sampling and an interrupted run; and it refuses documents with
+# a member missing, of the wrong type or unknown, so it is not a schema
+# that takes anything.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fakesys.sh"
+have_mpirun || skip_all "mpirun not found"
+command -v python3 >/dev/null || skip_all "python3 not found"
+python3 -c 'import jsonschema; jsonschema.Draft202012Validator' 2>/dev/null ||
+	skip_all "python3-jsonschema not installed"
+
+schema=$srcdir/contrib/nccl-probe-sweep.schema.json
+J=$TEST_TMP/runs
+mkdir "$J"
+
+# validate FILE...: each against the schema; one diagnostic line per error
+validate() {
+	python3 - "$schema" "$@" <<'PY'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+bad = 0
+for path in sys.argv[2:]:
+    for e in v.iter_errors(json.load(open(path))):
+        print("# %s: %s: %s" % (path.rsplit("/", 1)[-1], e.json_path, e.message[:200]))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+}
+
+python3 - "$schema" <<'PY'
+import json, sys
+import jsonschema
+jsonschema.Draft202012Validator.check_schema(json.load(open(sys.argv[1])))
+PY
+ok $? "the schema is a valid JSON Schema 2020-12"
+
+run() { # NAME WANT-EXIT ARGS... (np_host with JSON to $J/NAME.json)
+	name=$1 want=$2
+	shift 2
+	expect_code "$want" "$name: exit $want" "$@" --format json --output "$J/$name.json"
+}
+run one 0 np_host 1 --sweep 1K:16K --coll all --iters 1 --samples 2 --check
+run two-busbw 1 np_host 2 --sweep 1K:64K --coll all --iters 1 --samples 2 --check --min-busbw 100000
+run three-inplace 0 np_host 3 --sweep 8:4K --coll all --inplace --iters 1 --samples 1 --root 2 --dtype int32
+NCCL_PROBE_TEST_CORRUPT=1 run three-wrong 2 np_host 3 --sweep 1K:4K --coll allreduce,alltoall --iters 1 --samples 1 \
+	--check --min-eff 50
+unset NCCL_PROBE_TEST_CORRUPT # a function's prefix may outlive it (bash as sh)
+run four-auto 0 np_host 4 --sweep 1K:8K:x2 --coll allreduce,alltoall,sendrecv --budget 0.05 --ranks-per-node 2
+run two-not-judged 1 np_host 2 --sweep 1K --coll broadcast --iters 1 --samples 1 --judge-from 1M --min-busbw 1 \
+	--op max --dtype bfloat16
+node "$TEST_TMP/root"
+NCCL_PROBE_FSROOT=$TEST_TMP/root run four-limits 1 np_mpi 4 --backend mpi --ranks-per-node 1 --sweep 64K:128K \
+	--coll alltoall,allreduce --iters 1 --samples 2 --min-eff alltoall=100
+unset NCCL_PROBE_FSROOT
+
+# an interrupted run: SIGINT to one process once two rows are done
+NCCL_PROBE_PROGRESS=0 "$NP_BIN" --backend mpi --sweep 8:256M:x2 --budget 1 --format json \
+	--output "$J/interrupted.json" >"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q '^progress: row 3/' "$TEST_ERR" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ]
+ok $? "interrupted: exit 130 (got $rc)"
+
+# what the runs cover, so that the schema is held to each case
+python3 - "$J" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+r = {n[:-5]: json.load(open(os.path.join(d, n))) for n in os.listdir(d)}
+details = {x["code"] for v in r.values() for x in v["verdict"]["details"]}
+colls = {x["coll"] for x in r["two-busbw"]["results"]}
+print("# runs", sorted(r), "detail codes", sorted(details))
+sys.exit(0 if len(r) == 8 and len(colls) == 9 and r["interrupted"]["interrupted"] is True
+         and r["three-inplace"]["skipped"] and r["four-limits"]["limits"]["node_gbps"] == 100
+         and details == {"data_errors", "min_busbw", "min_eff", "eff_unknown", "not_judged", "interrupted"}
+         else 1)
+PY
+ok $? "the runs cover every collective, skips, known limits and every verdict detail code"
+
+# the NCCL backend's ranks, as a GPU run writes them (none here): one with
+# NVML's figures, one whose NVML did not answer
+python3 - "$J/two-busbw.json" "$TEST_TMP/gpu.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["backend"].update(name="nccl", library="NCCL 2.28.3", runtime="CUDA driver 13.0, runtime 13.0",
+                    transport="IB ([0]mlx5_0:1/IB)")
+for r in d["ranks"]:
+    r.update(device=r["local_rank"], bus_id="0000:1b:00.0", device_name="NVIDIA H200")
+d["ranks"][0]["gpu_clocks"] = {"sm_mhz": 1980, "sm_max_mhz": 1980, "sm_app_default_mhz": 1980, "temp_c": 41,
+                               "clock_event_reasons": 0,
+                               "below_app_clocks_ms": {"power": 0, "thermal": 2100, "sync_boost": None,
+                                                       "board_limit": 0}}
+d["limits"].update(gpu_gbps=450, gpu_evidence="18 NVLinks x 25 GB/s", proto_gbps=360)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+validate "$TEST_TMP/gpu.json"
+ok $? "an NCCL backend's report (GPU ranks, clocks, runtime) holds to the schema"
+
+for f in "$J"/*.json; do
+	validate "$f"
+	ok $? "$(basename "$f" .json): the report holds to the schema"
+done
+
+# broken documents: each must fail
+python3 - "$J/two-busbw.json" "$TEST_TMP" <<'PY'
+import copy, json, sys
+doc = json.load(open(sys.argv[1]))
+def broken(name, change):
+    d = copy.deepcopy(doc)
+    change(d)
+    json.dump(d, open("%s/broken-%s.json" % (sys.argv[2], name), "w"))
+broken("no-run_id", lambda d: d.pop("run_id"))
+broken("time-string", lambda d: d["results"][0].update(time="fast"))
+broken("samples-missing", lambda d: d["results"][0].pop("samples"))
+broken("sample_times-null", lambda d: d["results"][0].update(sample_times=None))
+broken("unknown-member", lambda d: d.update(extra=1))
+broken("detail-code", lambda d: d["verdict"]["details"][0].update(code="slow"))
+broken("ranks-string", lambda d: d["world"].update(ranks="2"))
+broken("run_id-short", lambda d: d.update(run_id="abc"))
+broken("cmdline-string", lambda d: d.update(cmdline=" ".join(d["cmdline"])))
+broken("csv-column-in-json", lambda d: d["results"][0].update(run_id=d["run_id"]))
+broken("gpu_clocks-missing", lambda d: d["ranks"][0].pop("gpu_clocks"))
+broken("gpu_clocks-string", lambda d: d["ranks"][0].update(gpu_clocks="1980 MHz"))
+PY
+for f in "$TEST_TMP"/broken-*.json; do
+	n=$(basename "$f" .json)
+	validate "$f" >"$TEST_TMP/why" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q '^# ' "$TEST_TMP/why"
+	ok $? "${n#broken-}: the schema refuses it ($(head -n 1 "$TEST_TMP/why" | cut -c 3-120))"
+done
+done_testing

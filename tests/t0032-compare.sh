@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# compare A.json B.json: a planted 10% slowdown is "slower" and exit 1 (the
+# regression gate), equal runs are "no significant difference" and exit 0,
+# runs that cannot be compared are refused (exit 64) with the reason, bad
+# files are one error with the byte offset; then two real host runs.
+. "$(dirname "$0")/lib.sh"
+
+# mkrun FILE SEED FACTOR [KEY=VALUE...]: a sweep report shaped like the
+# real one, allreduce and alltoall at 1K..1M (x4, six sizes each), 20
+# sample times per row: a base time per size times uniform noise of
+# +/- 5% (Park and Miller's generator seeded from SEED), times FACTOR at 256K and 1M (the
+# largest quarter, "judged"). KEY=VALUE: ranks, backend, dtype, samples
+# (of every row), env (one NCCL_* variable as NAME=VALUE), library.
+mkrun() {
+	awk -v seed="$2" -v factor="$3" -v kv="${4:-} ${5:-} ${6:-}" 'BEGIN {
+		ranks = 2; backend = "mpi"; dtype = "float"; samples = 20; env = ""; lib = "Open MPI v4.1.4"
+		n = split(kv, a, " ")
+		for (i = 1; i <= n; i++) {
+			k = substr(a[i], 1, index(a[i], "=") - 1); v = substr(a[i], index(a[i], "=") + 1)
+			if (k == "ranks") ranks = v; else if (k == "backend") backend = v; else if (k == "dtype") dtype = v
+			else if (k == "samples") samples = v; else if (k == "env") env = v; else if (k == "library") lib = v
+		}
+		x = seed * 100003 % 2147483647
+		for (s = 0; s < 10; s++) # a small seed starts with small draws
+			x = (x * 16807) % 2147483647
+		printf "{\"schema\": \"nccl-probe/sweep\", \"schema_version\": 1, \"tool\": {\"name\": \"nccl-probe\", \"version\": \"0.1.0\"},\n"
+		printf " \"backend\": {\"name\": \"%s\", \"library\": \"%s\", \"runtime\": null, \"mpi\": \"Open MPI v4.1.4\"},\n", backend, lib
+		printf " \"world\": {\"ranks\": %d, \"nodes\": 1}, \"options\": {\"dtype\": \"%s\", \"judge_from\": 262144},\n", ranks, dtype
+		if (env != "") { split(env, e, "="); printf " \"nccl_env\": {\"%s\": \"%s\"},\n", e[1], e[2] }
+		else printf " \"nccl_env\": {},\n"
+		printf " \"results\": ["
+		split("allreduce alltoall", colls, " ")
+		first = 1
+		for (c = 1; c <= 2; c++)
+			for (size = 1024; size <= 1048576; size *= 4) {
+				base = 2e-6 + size / 2e9
+				f = size >= 262144 ? factor : 1
+				printf "%s\n  {\"coll\": \"%s\", \"size\": %d, \"type\": \"%s\", \"redop\": %s, \"root\": null, \"inplace\": false,", \
+					(first ? "" : ","), colls[c], size, dtype, (c == 1 ? "\"sum\"" : "null")
+				printf " \"time\": %.10g, \"busbw\": %.10g, \"samples\": %d, \"judged\": %s, \"sample_times\": [", \
+					base * f, size / (base * f) / 1e9, samples, (size >= 262144 ? "true" : "false")
+				for (s = 0; s < samples; s++) {
+					x = (x * 16807) % 2147483647
+					printf "%s%.10g", s ? ", " : "", base * f * (0.95 + 0.1 * x / 2147483647)
+				}
+				printf "]}"
+				first = 0
+			}
+		printf "\n ]}\n"
+	}' >"$1"
+}
+
+for seed in 1 2 3 4 5; do
+	mkrun "$TEST_TMP/a$seed.json" "$seed" 1
+	mkrun "$TEST_TMP/b$seed.json" "$((seed + 100))" 1.10
+	expect_code 1 "planted 10% slowdown (seed $seed): exit 1" np compare "$TEST_TMP/a$seed.json" "$TEST_TMP/b$seed.json"
+	cp "$TEST_OUT" "$TEST_TMP/out$seed.txt"
+	n=$(grep -Ec '^(allreduce|alltoall) +(262144|1048576) .* slower$' "$TEST_TMP/out$seed.txt")
+	[ "$n" -eq 4 ]
+	ok $? "seed $seed: the four rows at 256K and 1M are slower ($n)"
+	n=$(grep -Ec '^(allreduce|alltoall) +(1024|4096|16384|65536) .* no significant difference$' "$TEST_TMP/out$seed.txt")
+	[ "$n" -eq 8 ]
+	ok $? "seed $seed: the eight smaller rows show no significant difference ($n)"
+	n=$(grep -c '^error: regression: ' "$TEST_ERR")
+	[ "$n" -eq 4 ]
+	ok $? "seed $seed: the gate names the four slower rows ($n)"
+done
+expect_grep '^  allreduce: B is [0-9.]+% \+/- [0-9.]+% slower from 256 KiB up .*; no difference below$' "$TEST_TMP/out1.txt" \
+	"summary: allreduce slower from 256 KiB up, no difference below"
+# the estimate: B/A = 1/1.10 = 0.909, to within the noise
+awk '/^allreduce +1048576 / { exit !($5 > 0.88 && $5 < 0.94) }' "$TEST_TMP/out1.txt"
+ok $? "the estimated B/A speed at 1M is near 1/1.10 = 0.909"
+expect_code 0 "--max-regression 20: a 10% slowdown passes the gate" \
+	np compare --max-regression 20 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
+expect_grep ' slower$' "$TEST_OUT" "... and is still reported slower"
+expect_code 1 "--max-regression 2: a 10% slowdown fails it" np compare --max-regression 2 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
+
+# B faster: A and B swapped
+expect_code 0 "B 10% faster: exit 0" np compare "$TEST_TMP/b1.json" "$TEST_TMP/a1.json"
+n=$(grep -Ec ' faster$' "$TEST_OUT")
+[ "$n" -eq 4 ]
+ok $? "the four large rows are faster ($n)"
+expect_grep '^  alltoall: B is [0-9.]+% \+/- [0-9.]+% faster from 256 KiB up' "$TEST_OUT" "summary: faster"
+
+# same settings, other noise: no significant difference anywhere
+for seed in 1 2 3; do
+	mkrun "$TEST_TMP/c$seed.json" "$((seed + 200))" 1
+	expect_code 0 "equal runs (seed $seed): exit 0" np compare "$TEST_TMP/a$seed.json" "$TEST_TMP/c$seed.json"
+	n=$(grep -c ' no significant difference$' "$TEST_OUT")
+	[ "$n" -eq 12 ]
+	ok $? "equal runs (seed $seed): no significant difference in all 12 rows ($n)"
+done
+
+# JSON output
+expect_code 1 "--format json" np compare --format json "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
+if command -v python3 >/dev/null; then
+	python3 - "$TEST_OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = r["rows"]
+ok = (r["schema"] == "nccl-probe/compare" and len(rows) == 12 and r["exit_code"] == 1
+      and sum(x["result"] == "slower" and x["regression"] for x in rows) == 4
+      and all(x["speed_lo"] <= x["speed"] <= x["speed_hi"] for x in rows)
+      and [s["result"] for s in r["summary"]] == ["slower", "slower"])
+sys.exit(0 if ok else 1)
+PY
+	ok $? "the JSON has 12 rows, 4 slower regressions, estimates inside their intervals, 2 slower summaries"
+fi
+
+# too few samples
+mkrun "$TEST_TMP/few.json" 9 1 samples=2
+expect_code 0 "2 samples a row: exit 0" np compare "$TEST_TMP/a1.json" "$TEST_TMP/few.json"
+n=$(grep -c ' too few samples$' "$TEST_OUT")
+[ "$n" -eq 12 ]
+ok $? "2 samples a row: every row says too few samples ($n)"
+
+# differences that do not prevent comparing are listed
+mkrun "$TEST_TMP/env.json" 7 1 env=NCCL_ALGO=Ring library=NCCL-2.23.4
+expect_code 0 "other NCCL_* variables and library: compared" np compare "$TEST_TMP/a1.json" "$TEST_TMP/env.json"
+expect_grep "^# differs: NCCL_ALGO: A unset, B 'Ring'" "$TEST_OUT" "the NCCL variable is listed"
+expect_grep "^# differs: library: A 'Open MPI v4.1.4', B 'NCCL-2.23.4'" "$TEST_OUT" "the library version is listed"
+expect_grep "^note: A and B differ: NCCL_ALGO" "$TEST_ERR" "... and noted on stderr"
+
+# refusals: exit 64 with the reason
+mkrun "$TEST_TMP/r4.json" 1 1 ranks=4
+expect_code 64 "different rank counts: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/r4.json"
+expect_grep "^error: cannot compare .*: A ran on 2 ranks and B on 4" "$TEST_ERR" "the reason names the rank counts"
+mkrun "$TEST_TMP/nccl.json" 1 1 backend=nccl
+expect_code 64 "different backends: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/nccl.json"
+expect_grep "^error: cannot compare .*: A ran on the mpi backend and B on the nccl backend" "$TEST_ERR" \
+	"the reason names the backends"
+mkrun "$TEST_TMP/half.json" 1 1 dtype=half
+expect_code 64 "different data types: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/half.json"
+expect_grep "A's data type is float and B's half" "$TEST_ERR" "the reason names the data types"
+sed 's/"alltoall"/"gather"/; s/"allreduce"/"broadcast"/' "$TEST_TMP/a2.json" >"$TEST_TMP/other.json"
+expect_code 64 "no rows in common: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/other.json"
+expect_grep "no collective and size in common" "$TEST_ERR" "the reason says so"
+
+# bad files: one line naming the file and the byte offset
+head -c 700 "$TEST_TMP/a1.json" >"$TEST_TMP/trunc.json"
+expect_code 64 "a truncated report: exit 64" np compare "$TEST_TMP/a1.json" "$TEST_TMP/trunc.json"
+expect_grep "^error: '.*trunc.json' is not a valid JSON report: .* at byte [0-9]+; " "$TEST_ERR" "the message names the file and offset"
+n=$(wc -l <"$TEST_ERR")
+[ "$n" -eq 1 ]
+ok $? "one line ($n)"
+printf '{"schema": "nccl-probe/topo", "results": []}' >"$TEST_TMP/topo.json"
+expect_code 64 "not a sweep report: exit 64" np compare "$TEST_TMP/topo.json" "$TEST_TMP/a1.json"
+expect_grep "is not a sweep report" "$TEST_ERR" "the message says what the file is not"
+sed 's/"size": 4096/"size": -4096/' "$TEST_TMP/a1.json" >"$TEST_TMP/neg.json"
+expect_code 64 "a negative size: exit 64" np compare "$TEST_TMP/neg.json" "$TEST_TMP/a1.json"
+expect_grep "results\[1\]: 'size' is not a positive whole number of bytes at byte [0-9]+" "$TEST_ERR" "the row and field are named"
+sed 's/"coll": "alltoall"/"coll": "\\u001b[31mred"/' "$TEST_TMP/a1.json" >"$TEST_TMP/esc.json"
+expect_code 64 "a collective name with a terminal escape: exit 64" np compare "$TEST_TMP/esc.json" "$TEST_TMP/a1.json"
+expect_code 64 "a missing file: exit 64" np compare "$TEST_TMP/a1.json" "$TEST_TMP/none.json"
+expect_code 64 "one file: usage" np compare "$TEST_TMP/a1.json"
+expect_code 64 "three files: usage" np compare "$TEST_TMP/a1.json" "$TEST_TMP/a1.json" "$TEST_TMP/a1.json"
+expect_code 64 "--max-regression 100: usage" np compare --max-regression 100 "$TEST_TMP/a1.json" "$TEST_TMP/a1.json"
+expect_code 64 "--format csv: usage" np compare --format csv "$TEST_TMP/a1.json" "$TEST_TMP/a1.json"
+
+# two real runs of the same settings on host memory. Their times differ
+# from run to run on a shared machine (and may truly differ: the test
+# of shift is exact about the samples, which do not see the machine's
+# load from one run to the next), so this checks what cannot flake: every
+# row is compared with one of the four words, exit 0 or 1, and a run
+# compared with itself shows no difference at all.
+if have_mpirun; then
+	expect_success "real run A" np_host 2 --sweep 1K:1M --iters auto --quiet --format json --output "$TEST_TMP/ra.json"
+	expect_success "real run B" np_host 2 --sweep 1K:1M --iters auto --quiet --format json --output "$TEST_TMP/rb.json"
+	np compare "$TEST_TMP/ra.json" "$TEST_TMP/rb.json" >"$TEST_OUT" 2>"$TEST_ERR"
+	rc=$?
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+	ok $? "two real runs compare (exit $rc)"
+	n=$(grep -Ec '^(allreduce|alltoall) +[0-9]+ .*(no significant difference|faster|slower|too few samples)' "$TEST_OUT")
+	[ "$n" -eq 12 ]
+	ok $? "all 12 rows (2 collectives x 6 sizes) are compared ($n)"
+	diag "$(grep -c 'no significant difference$' "$TEST_OUT") of 12 rows show no significant difference"
+	# (a row whose samples are too few for the corrected level says so)
+	expect_code 0 "a real run against itself: exit 0" np compare "$TEST_TMP/ra.json" "$TEST_TMP/ra.json"
+	n=$(grep -Ec ' (no significant difference|too few samples)$' "$TEST_OUT")
+	[ "$n" -eq 12 ]
+	ok $? "... no significant difference in all 12 rows ($n)"
+fi
+done_testing

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# topo against hand-written truth: every real machine's file in
+# $NP_FIXTURES/topology has tests/topo/truth/NAME.truth, every hand-made
+# edge case tests/topo/edge/NAME.xml has NAME.truth beside it (counts,
+# nearest NIC and path class per GPU, NVLinks, GDR answers, findings that
+# must and must not appear, --check-gdr's exit status), written from
+# reading the XML. And 'eval "$(nccl-probe topo --recommend)"' is safe on
+# every one of them.
+. "$(dirname "$0")/lib.sh"
+
+PY=$(command -v python3 || true)
+SH=$(command -v sh)
+[ -n "$PY" ] || skip_all "python3 is needed to read the JSON"
+NCCL_PROBE_PCI_IDS=$srcdir/tests/topo/pci.ids
+export NCCL_PROBE_PCI_IDS
+T=$srcdir/tests/topo
+
+# eval_safe FILE: the lines eval in a shell that has no PATH (no command
+# can run), print nothing, create no file and set only NCCL_* variables.
+eval_safe() {
+	d=$TEST_TMP/evaldir
+	rm -rf "$d" && mkdir "$d"
+	(cd "$d" && env -i PATH="$d/nopath" "$SH" -c '
+		export -p >"$2/before"
+		eval "$1" || exit 1
+		export -p >"$2/after"' sh "$(cat "$1")" "$TEST_TMP") >"$TEST_TMP/eval.out" 2>&1 || return 1
+	[ ! -s "$TEST_TMP/eval.out" ] && [ -z "$(ls -A "$d")" ] || return 1
+	vars() { sed -n 's/^export \([A-Za-z_0-9]*\).*/\1/p' "$1" | sort; }
+	vars "$TEST_TMP/before" >"$TEST_TMP/before.s"
+	vars "$TEST_TMP/after" >"$TEST_TMP/after.s"
+	[ -z "$(comm -13 "$TEST_TMP/before.s" "$TEST_TMP/after.s" | grep -v '^NCCL_')" ]
+}
+
+# check NAME XML TRUTH
+check() {
+	name=$1 xml=$2 truth=$3
+	if [ ! -f "$truth" ]; then
+		ok 1 "$name: a truth file ${truth#$srcdir/} exists"
+		return
+	fi
+	np topo --input "$xml" --quiet --format json >"$TEST_TMP/out.json" 2>"$TEST_ERR"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+		ok 1 "$name: topo --input runs (exit $rc: $(cat "$TEST_ERR"))"
+		return
+	fi
+	"$PY" "$T/truth.py" "$truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+	rc=$?
+	ok $rc "$name: the program agrees with ${truth#$srcdir/}"
+	[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+	want=$(sed -n 's/^check-gdr-exit //p' "$truth")
+	if [ -n "$want" ]; then
+		expect_code "$want" "$name: --check-gdr exits $want" np topo --input "$xml" --quiet --check-gdr
+		if [ "$want" -eq 1 ]; then
+			! grep -q '^GPU[0-9]* .*: GDR no: *$' "$TEST_OUT"
+			ok $? "$name: every 'no' has a reason"
+		fi
+	fi
+	np topo --input "$xml" --quiet --recommend >"$TEST_TMP/rec" 2>"$TEST_ERR"
+	ok $? "$name: --recommend runs"
+	! grep -Eq '/path/to|<[a-z]+>|=\.\.\.$' "$TEST_TMP/rec" || ! grep -v '^#' "$TEST_TMP/rec" | grep -q .
+	ok $? "$name: no placeholder value outside a comment"
+	eval_safe "$TEST_TMP/rec"
+	ok $? "$name: eval \"\$(nccl-probe topo --recommend)\" is safe$( [ -s "$TEST_TMP/eval.out" ] && echo ": $(cat "$TEST_TMP/eval.out")")"
+	if grep -q "defaults fit" "$TEST_TMP/rec"; then
+		np topo --input "$xml" --quiet >"$TEST_TMP/full" 2>&1
+		! grep -Eq '^  (warning|error) ' "$TEST_TMP/full"
+		ok $? "$name: 'NCCL's defaults fit' only without warnings"
+	fi
+}
+
+for f in "$T"/edge/*.xml; do
+	check "edge/$(basename "$f")" "$f" "${f%.xml}.truth"
+done
+
+# the truth checker fails on a wrong fact
+sed 's/nvlinks=18/nvlinks=17/' "$T/edge/nccl-gdr-nvlink.truth" >"$TEST_TMP/wrong.truth"
+np topo --input "$T/edge/nccl-gdr-nvlink.xml" --quiet --format json >"$TEST_TMP/out.json"
+! "$PY" "$T/truth.py" "$TEST_TMP/wrong.truth" "$TEST_TMP/out.json" >/dev/null
+ok $? "the truth checker fails on a wrong NVLink count"
+# the safety check fails on a line that runs a command
+printf 'export NCCL_X=$(echo x >f)\n' >"$TEST_TMP/bad.rec"
+! eval_safe "$TEST_TMP/bad.rec"
+ok $? "the eval check fails on a line that writes a file"
+
+case ${NP_FIXTURES:-} in
+"") ;;
+/*) ;;
+*) NP_FIXTURES=$srcdir/$NP_FIXTURES ;;
+esac
+if [ -n "${NP_FIXTURES:-}" ] && [ -d "$NP_FIXTURES/topology" ]; then
+	for f in "$NP_FIXTURES"/topology/hwloc/*.xml "$NP_FIXTURES"/topology/nccl/*.xml; do
+		name=$(basename "$f" .xml)
+		check "$name" "$f" "$T/truth/$name.truth"
+	done
+else
+	diag "NP_FIXTURES unset or missing: the real machines' files are not checked"
+fi
+
+done_testing

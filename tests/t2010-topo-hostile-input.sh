@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# topo --input on hostile and damaged files: each one of tests/fuzz/regress/
+# topo (crashes and slow inputs that fuzzing and audits found) is one line
+# on stderr, nothing on stdout, exit 64; the files hwloc and NCCL really
+# write keep working.
+. "$(dirname "$0")/lib.sh"
+
+R=$srcdir/tests/fuzz/regress/topo
+S=$srcdir/tests/fuzz/seed
+
+# one line on stderr containing $1, nothing on stdout
+one_line() { [ "$(wc -l <"$TEST_ERR")" -eq 1 ] && grep -qF -- "$1" "$TEST_ERR" && [ ! -s "$TEST_OUT" ]; }
+
+while IFS='	' read -r file want; do
+	case $file in '#'*|'') continue ;; esac
+	expect_code 64 "$file: exit 64" np topo --input "$R/$file"
+	one_line "$want"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
+done <"$R/EXPECT"
+
+# every regression file has its expected line
+for f in "$R"/*.xml; do
+	grep -q "^$(basename "$f")	" "$R/EXPECT"
+	ok $? "$(basename "$f") is listed in EXPECT"
+done
+
+# hwloc drops the CPUs and NUMA nodes outside the root's allowed sets; a
+# file left with none failed with hwloc's own message as a second line,
+# or crashed hwloc 2.9 (SIGSEGV, the fuzz file above)
+for c in 'allowed_cpuset="0x00000003"|allowed_cpuset="0x00000004"|allowed_cpuset="0x00000004" allows none of the file'"'"'s CPUs' \
+	'allowed_nodeset="0x00000001"|allowed_nodeset="0x0"|allowed_nodeset="0x0" allows none of the file'"'"'s NUMA nodes' \
+	'<object type="NUMANode".*/>||has no NUMANode object with a node in its nodeset' \
+	'nodeset="0x00000001" complete_nodeset="0x00000001" gp_index="4"|nodeset="0x0" complete_nodeset="0x0" gp_index="4"|has no NUMANode object'; do
+	from=${c%%|*}; rest=${c#*|}; to=${rest%%|*}; want=${rest#*|}
+	sed "s@$from@$to@" "$S/hwloc/small.xml" >"$TEST_TMP/allowed.xml"
+	expect_code 64 "hwloc XML with $from -> '$to'" np topo --input "$TEST_TMP/allowed.xml"
+	one_line "$want"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
+done
+sed 's@allowed_cpuset="0x00000003"@allowed_cpuset="0x00000002"@; s@allowed_nodeset="0x00000001"@allowed_nodeset="0xf...f"@' \
+	"$S/hwloc/small.xml" >"$TEST_TMP/allowed.xml"
+expect_success "hwloc XML that allows one of its two CPUs" np topo --input "$TEST_TMP/allowed.xml" --quiet
+
+# a crash inside hwloc's importer on a file that passes every check (as
+# hwloc 2.9 had, found by fuzzing) is still one line and exit 64: outside
+# MPI the file is imported in a child process first
+CRASH=$top_builddir/tests/fuzz/libcrashhwloc.so
+if [ -f "$CRASH" ]; then
+	expect_code 64 "hwloc's importer crashing" env LD_PRELOAD="$CRASH" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$NP_BIN" topo --input "$S/hwloc/small.xml"
+	one_line "--input '$S/hwloc/small.xml'"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
+else
+	ok 0 "hwloc's importer crashing # SKIP $CRASH not built"
+fi
+
+# the slow case as reported: a 100 KB entity used 4000 times in one
+# attribute (112 KB); it took 71 s and 400 MB, and is now refused unread
+big=$(head -c 100000 /dev/zero | tr '\0' A)
+uses=$(yes '&e;' | head -n 4000 | tr -d '\n')
+printf '<?xml version="1.0"?>\n<!DOCTYPE system [<!ENTITY e "%s">]>\n<system version="1"><cpu numaid="0" affinity="%s"/></system>\n' \
+	"$big" "$uses" >"$TEST_TMP/entity.xml"
+expect_code 64 "NCCL file with a 100 KB entity used 4000 times" np topo --input "$TEST_TMP/entity.xml"
+one_line "declares an entity in its DOCTYPE"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
+sed "s|<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">|<!DOCTYPE topology SYSTEM \"hwloc2.dtd\" [<!ENTITY e \"$big\">]>|; s|value=\"small\"|value=\"$uses\"|" \
+	"$S/hwloc/small.xml" >"$TEST_TMP/entity-hwloc.xml"
+expect_code 64 "hwloc file with the same entity" np topo --input "$TEST_TMP/entity-hwloc.xml"
+one_line "declares an entity in its DOCTYPE"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
+
+# many sibling PCI devices: hwloc's importer is quadratic in them, so an
+# hwloc XML gets a bound; the NCCL source reads 100k (speed is measured by
+# tests/bench/topo-input-scale.sh, not here)
+awk 'BEGIN { s = "cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\""
+	print "<topology version=\"2.0\"><object type=\"Machine\" os_index=\"0\" " s ">"
+	print "<object type=\"Bridge\" bridge_type=\"0-1\" bridge_pci=\"0000:[00-ff]\">"
+	for (i = 0; i < 4097; i++)
+		printf "<object type=\"PCIDev\" pci_busid=\"0000:%02x:%02x.%x\" pci_type=\"0108 [144d:a80a] [144d:a801] 00\"/>\n", int(i / 256), int(i / 8) % 32, i % 8
+	print "</object></object></topology>" }' >"$TEST_TMP/siblings.xml"
+expect_code 64 "hwloc XML with 4097 children of one object" np topo --input "$TEST_TMP/siblings.xml"
+one_line "is one child object too many"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
+awk 'BEGIN { print "<system version=\"1\"><cpu numaid=\"0\">"
+	print "<pci busid=\"0000:00:01.0\" class=\"0x030200\"><gpu dev=\"0\"/></pci>"
+	for (i = 0; i < 100000; i++)
+		printf "<pci busid=\"%04x:%02x:%02x.%x\" class=\"0x010802\"/>\n", 1 + int(i / 8192), int(i / 256) % 32, int(i / 8) % 32, i % 8
+	print "</cpu></system>" }' >"$TEST_TMP/pci100k.xml"
+expect_success "NCCL file with 100k sibling <pci> elements" np topo --input "$TEST_TMP/pci100k.xml" --quiet
+grep -Eq '^  0 +0000:00:01.0 ' "$TEST_OUT"
+ok $? "  its GPU is read"
+
+# what hwloc and NCCL write still reads
+expect_success "hwloc XML with <!DOCTYPE topology SYSTEM \"hwloc2.dtd\">" np topo --input "$S/hwloc/small.xml" --quiet
+grep -q '^  0 +0000:01:00.0 +NVIDIA H200' "$TEST_OUT" || grep -Eq '^  0 +0000:01:00.0 +NVIDIA H200' "$TEST_OUT"
+ok $? "  the GPU is read"
+sed 's|hwloc2.dtd|hwloc.dtd|' "$S/hwloc/small.xml" >"$TEST_TMP/v1dtd.xml"
+expect_success "hwloc XML with hwloc 1.x's DTD name" np topo --input "$TEST_TMP/v1dtd.xml" --quiet
+grep -v DOCTYPE "$S/hwloc/small.xml" >"$TEST_TMP/nodtd.xml"
+expect_success "hwloc XML without a DOCTYPE" np topo --input "$TEST_TMP/nodtd.xml" --quiet
+expect_success "NCCL topology file" np topo --input "$S/nccl/small.xml" --quiet
+grep -Eq '^  1 +0000:21:00.0 ' "$TEST_OUT"
+ok $? "  both GPUs are read"
+expect_success "NCCL file with 32-bit PCI domains" np topo --input "$S/nccl/domain32.xml" --quiet
+grep -Eq '^  0 +10000000:11:00.0 ' "$TEST_OUT" && grep -Eq '^  1 +10000001:11:00.0 ' "$TEST_OUT"
+ok $? "  two GPUs, their bus ids whole (a 16-byte buffer cut both to 10000000:11:00.)"
+expect_success "snapshot" np topo --input "$S/hwloc/snapshot-small.xml" --quiet
+grep -Eq '^GPU0 +X +PIX' "$TEST_OUT"
+ok $? "  the GPU and its NIC are read"
+
+done_testing

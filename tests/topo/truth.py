@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Check 'nccl-probe topo --format json' against a hand-written truth file.
+
+A truth file says what a reader of the machine's file knows, written from
+the XML, not from the program. One fact a line, '#' comments:
+
+  gpus N | nics N | rdma_nics N | numa N    counts
+  gpu BUSID key=value ...                   one GPU, by PCI bus id:
+      nearest=ID[,ID]   its nearest data NIC(s), by bus id (or name when
+                        the NIC has none), '-' for none
+      path=CLASS        nvidia-smi's class to them; nccl=CLASS, NCCL's
+      nvlinks=N|unknown gdr=yes|no|unknown name=TEXT|unknown (_ for space)
+  nic ID role=data|mgmt|socket rdma=yes|no|unknown
+  gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
+  expect ID | forbid ID                     finding ids that must (not) appear
+  check-gdr-exit N                          exit status of --check-gdr (0, 1, 5)
+
+Prints one line per mismatch; exit status 1 when there is any.
+"""
+import json
+import sys
+
+
+def tri(v):
+    return "unknown" if v is None else ("yes" if v else "no")
+
+
+def main(truth_path, json_path):
+    d = json.load(open(json_path))
+    bad = []
+    gpus = {g["bus_id"]: g for g in d["gpus"]}
+    nics = d["nics"]
+    nic_id = [n["bus_id"] or n["name"] for n in nics]
+    ids = {f["id"] for f in d["findings"]}
+    order = [g["bus_id"] for g in d["gpus"]]
+
+    def want(what, got, exp):
+        if str(got) != str(exp):
+            bad.append("%s: got %s, truth says %s" % (what, got, exp))
+
+    for ln, line in enumerate(open(truth_path), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        w = line.split()
+        k = w[0]
+        if k == "gpus":
+            want("GPU count", len(gpus), w[1])
+        elif k == "nics":
+            want("NIC count", len(nics), w[1])
+        elif k == "rdma_nics":
+            want("RDMA NIC count", sum(1 for n in nics if n["rdma"] is not False), w[1])
+        elif k == "numa":
+            want("NUMA node count", len(d["numa"]), w[1])
+        elif k == "gpu":
+            g = gpus.get(w[1])
+            if g is None:
+                bad.append("GPU %s: not found" % w[1])
+                continue
+            for kv in w[2:]:
+                key, val = kv.split("=", 1)
+                what = "GPU %s %s" % (w[1], key)
+                if key == "nearest":
+                    got = ",".join(sorted(nic_id[i] for i in g["nearest_nics"])) or "-"
+                    want(what, got, ",".join(sorted(val.split(","))))
+                elif key == "path":
+                    want(what, g["nearest_path"] or "-", val)
+                elif key == "nccl":
+                    want(what, g["nearest_path_nccl"] or "-", val)
+                elif key == "nvlinks":
+                    want(what, "unknown" if g["nvlinks"] is None else g["nvlinks"], val)
+                elif key == "gdr":
+                    want(what, tri(g["gdr_ok"]), val)
+                elif key == "name":
+                    want(what, g["name"] or "unknown", val.replace("_", " "))
+                else:
+                    bad.append("line %d: unknown key %s" % (ln, key))
+        elif k == "nic":
+            idx = [i for i, x in enumerate(nic_id) if x == w[1]]
+            if not idx:
+                bad.append("NIC %s: not found" % w[1])
+                continue
+            n = nics[idx[0]]
+            for kv in w[2:]:
+                key, val = kv.split("=", 1)
+                got = n["role"] if key == "role" else tri(n["rdma"]) if key == "rdma" else "?"
+                want("NIC %s %s" % (w[1], key), got, val)
+        elif k == "gg":
+            try:
+                cell = d["paths"]["gpu_gpu"][order.index(w[1])][order.index(w[2])]
+            except ValueError:
+                bad.append("gg %s %s: GPU not found" % (w[1], w[2]))
+                continue
+            want("GPU %s to %s" % (w[1], w[2]), cell or "unknown", w[3])
+        elif k == "check-gdr-exit":
+            pass  # the shell test runs --check-gdr and compares
+        elif k == "expect":
+            if w[1] not in ids:
+                bad.append("finding %s expected, not found (found: %s)" % (w[1], " ".join(sorted(ids))))
+        elif k == "forbid":
+            if w[1] in ids:
+                bad.append("finding %s must not appear" % w[1])
+        else:
+            bad.append("line %d: unknown fact %s" % (ln, k))
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

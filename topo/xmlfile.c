@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: MIT */
+/* Topology files as untrusted input: read once, parsed once by libxml2
+ * with every DTD declaration refused, and hwloc XML checked against what
+ * hwloc 2.x's importer assumes (it dereferences a DOCTYPE's system id and
+ * every normal object's complete sets without checking them). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+
+#include "xmlfile.h"
+
+bool np_xml_long(const char *s, int base, long lo, long hi, long *out, const char **why)
+{
+	char *end;
+	long v;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s) {
+		*why = "is empty";
+		return false;
+	}
+	errno = 0;
+	v = strtol(s, &end, base);
+	while (end != s && isspace((unsigned char)*end))
+		end++;
+	if (end == s || *end) {
+		*why = "is not a whole number";
+		return false;
+	}
+	if (errno == ERANGE || v < lo || v > hi) {
+		*why = "is out of range";
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+bool np_xml_double(const char *s, double lo, double hi, double *out, const char **why)
+{
+	char *end;
+	double v;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s) {
+		*why = "is empty";
+		return false;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	while (end != s && isspace((unsigned char)*end))
+		end++;
+	if (end == s || *end) {
+		*why = "is not a number";
+		return false;
+	}
+	if (!isfinite(v) || errno == ERANGE || v < lo || v > hi) {
+		*why = "is out of range";
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+void np_xml_release(struct np_xml *x)
+{
+	if (x->doc)
+		xmlFreeDoc(x->doc);
+	free(x->buf);
+	x->doc = NULL;
+	x->buf = NULL;
+	x->len = 0;
+}
+
+/* What the parse refused, set from libxml2's SAX callbacks. */
+struct guard {
+	const char *what;
+};
+
+static void refuse(void *ctx, const char *what)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	struct guard *g = ctxt->_private;
+
+	if (!g->what)
+		g->what = what;
+	xmlStopParser(ctxt);
+}
+
+static void on_entity(void *ctx, const xmlChar *name, int type, const xmlChar *pub, const xmlChar *sys,
+		      xmlChar *content)
+{
+	refuse(ctx, "an entity");
+}
+
+static void on_unparsed(void *ctx, const xmlChar *name, const xmlChar *pub, const xmlChar *sys,
+			const xmlChar *notation)
+{
+	refuse(ctx, "an entity");
+}
+
+static void on_element(void *ctx, const xmlChar *name, int type, xmlElementContentPtr content)
+{
+	refuse(ctx, "an element");
+}
+
+static void on_attribute(void *ctx, const xmlChar *elem, const xmlChar *fullname, int type, int def,
+			 const xmlChar *dflt, xmlEnumerationPtr tree)
+{
+	xmlFreeEnumeration(tree); /* the handler owns it */
+	refuse(ctx, "an attribute list");
+}
+
+/* Errors stay in the context (xmlCtxtGetLastError). Those raised without
+ * one (encoding errors) go to the process-wide generic handler, which
+ * hwloc's XML plugin points into itself and leaves dangling when the last
+ * topology is destroyed and the plugin unloaded: it is reset before each
+ * parse. */
+static void on_error(void *ctx, xmlErrorPtr e)
+{
+}
+
+static void on_generic_error(void *ctx, const char *fmt, ...)
+{
+}
+
+static void on_notation(void *ctx, const xmlChar *name, const xmlChar *pub, const xmlChar *sys)
+{
+	refuse(ctx, "a notation");
+}
+
+/* libxml2's message as one printable line. */
+static void one_line(const char *in, char *out, size_t len)
+{
+	size_t k = 0;
+
+	for (; in && *in && k + 1 < len; in++)
+		out[k++] = (*in == '\n' || *in == '\r') ? ' ' : isprint((unsigned char)*in) ? *in : '?';
+	while (k > 0 && out[k - 1] == ' ')
+		k--;
+	out[k] = '\0';
+}
+
+#define HINT "give an hwloc XML (lstopo --of xml, or 'nccl-probe topo --export') or an NCCL topology file (NCCL_TOPO_DUMP_FILE)"
+
+enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const char *path,
+			    struct np_err *err)
+{
+	xmlParserCtxtPtr ctxt;
+	struct guard g = { NULL };
+	xmlDocPtr doc;
+
+	if (len > NP_XML_MAX_BYTES)
+		return np_fail(err, NP_EUSAGE, "--input '%s' is larger than %u MiB; no topology file is", path,
+			       NP_XML_MAX_BYTES >> 20);
+	xmlSetGenericErrorFunc(NULL, on_generic_error);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt)
+		return np_fail(err, NP_ENOMEM, "out of memory parsing --input '%s'", path);
+	ctxt->_private = &g;
+	ctxt->sax->entityDecl = on_entity;
+	ctxt->sax->unparsedEntityDecl = on_unparsed;
+	ctxt->sax->elementDecl = on_element;
+	ctxt->sax->attributeDecl = on_attribute;
+	ctxt->sax->notationDecl = on_notation;
+	ctxt->sax->serror = on_error;
+	/* no NOENT, DTDLOAD or HUGE: entities stay references, no external
+	 * DTD is fetched, and libxml2's depth and size limits stay on */
+	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, path, NULL,
+				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (g.what) {
+		if (doc)
+			xmlFreeDoc(doc);
+		xmlFreeParserCtxt(ctxt);
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' declares %s in its DOCTYPE; topology files declare nothing (hwloc's say <!DOCTYPE topology SYSTEM \"hwloc2.dtd\">, NCCL's have none)",
+			       path, g.what);
+	}
+	if (!doc) {
+		const xmlError *e = xmlCtxtGetLastError(ctxt);
+		char msg[160];
+		int line = e ? e->line : 0;
+		one_line(e ? e->message : "unreadable", msg, sizeof(msg));
+		xmlFreeParserCtxt(ctxt);
+		return np_fail(err, NP_EUSAGE, "--input '%s' is not XML (line %d: %s); %s", path, line, msg, HINT);
+	}
+	xmlFreeParserCtxt(ctxt);
+	if (doc->intSubset && doc->intSubset->children) {
+		xmlFreeDoc(doc);
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' has an internal DTD subset; topology files have none (hwloc's say <!DOCTYPE topology SYSTEM \"hwloc2.dtd\">)",
+			       path);
+	}
+	if (!xmlDocGetRootElement(doc)) {
+		xmlFreeDoc(doc);
+		return np_fail(err, NP_EUSAGE, "--input '%s' has no root element; %s", path, HINT);
+	}
+	x->doc = doc;
+	return NP_OK;
+}
+
+enum np_status np_xml_read(struct np_xml *x, const char *path, struct np_err *err)
+{
+	struct stat sb;
+	size_t cap, got = 0;
+	char *buf;
+	int fd;
+	enum np_status st;
+
+	memset(x, 0, sizeof(*x));
+	/* O_NONBLOCK: a FIFO swapped in after the caller's stat must not hang */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path, strerror(errno), HINT);
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return np_fail(err, NP_EUSAGE, "--input '%s' is not a regular file; %s", path, HINT);
+	}
+	if (sb.st_size > (off_t)NP_XML_MAX_BYTES) {
+		close(fd);
+		return np_fail(err, NP_EUSAGE, "--input '%s' is larger than %u MiB; no topology file is", path,
+			       NP_XML_MAX_BYTES >> 20);
+	}
+	cap = (size_t)sb.st_size + 1;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return np_fail(err, NP_ENOMEM, "out of memory reading --input '%s'", path);
+	}
+	for (;;) { /* the file may have grown since fstat: read to its end, within the bound */
+		ssize_t r;
+		if (got == cap) {
+			char *nb;
+			if (cap > NP_XML_MAX_BYTES)
+				break;
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return np_fail(err, NP_ENOMEM, "out of memory reading --input '%s'", path);
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + got, cap - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path, strerror(e), HINT);
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (got == 0) {
+		free(buf);
+		return np_fail(err, NP_EUSAGE, "--input '%s' is empty; %s", path, HINT);
+	}
+	st = np_xml_parse(x, buf, got, path, err);
+	if (st) {
+		free(buf);
+		return st;
+	}
+	x->buf = buf;
+	x->len = got;
+	return NP_OK;
+}
+
+/* ---- hwloc XML structure ---- */
+
+struct hwcheck {
+	const char *path;
+	struct np_err *err;
+	enum np_status st;
+	long nobjects;
+	hwloc_bitmap_t cpus;  /* every CPU or memory object's cpuset, together */
+	hwloc_bitmap_t nodes; /* every NUMA node's nodeset, together */
+};
+
+static bool is_elem(xmlNodePtr n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
+}
+
+/* An attribute's text as hwloc's importer sees it: the first text child. */
+static const char *attr_text(xmlAttrPtr a)
+{
+	for (xmlNodePtr c = a->children; c; c = c->next)
+		if (c->type == XML_TEXT_NODE && c->content)
+			return (const char *)c->content;
+	return "";
+}
+
+static enum np_status bad(struct hwcheck *c, xmlNodePtr n, const char *attr, const char *val, const char *what)
+{
+	char v[48];
+
+	one_line(val, v, sizeof(v));
+	if (attr)
+		c->st = np_fail(c->err, NP_EUSAGE,
+				"--input '%s' line %ld: <%s> %s=\"%s%s\" %s; the hwloc XML is damaged, export it again (lstopo --of xml)",
+				c->path, (long)xmlGetLineNo(n), (const char *)n->name, attr, v,
+				val && strlen(val) >= sizeof(v) - 1 ? "..." : "", what);
+	else
+		c->st = np_fail(c->err, NP_EUSAGE,
+				"--input '%s' line %ld: <%s> %s; the hwloc XML is damaged, export it again (lstopo --of xml)",
+				c->path, (long)xmlGetLineNo(n), (const char *)n->name, what);
+	return c->st;
+}
+
+static bool hex_field(const char **p, unsigned maxdigits, unsigned long max, unsigned long *out)
+{
+	const char *s = *p;
+	unsigned long v = 0;
+	unsigned n = 0;
+
+	while (isxdigit((unsigned char)*s) && n < maxdigits) {
+		v = v * 16 + (unsigned long)(isdigit((unsigned char)*s) ? *s - '0' : (tolower((unsigned char)*s) - 'a' + 10));
+		s++;
+		n++;
+	}
+	if (n == 0 || isxdigit((unsigned char)*s) || v > max)
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+/* "dddd:bb:dd.f" with a domain of up to 32 bits */
+static bool parse_busid(const char *s)
+{
+	unsigned long dom, bus, dev, fn;
+
+	if (!hex_field(&s, 8, 0xffffffffUL, &dom) || *s++ != ':' || !hex_field(&s, 2, 0xff, &bus) ||
+	    *s++ != ':' || !hex_field(&s, 2, 0x1f, &dev) || *s++ != '.' || !hex_field(&s, 1, 7, &fn) || *s)
+		return false;
+	return true;
+}
+
+/* "dddd:[bb-bb]" */
+static bool parse_bridge_pci(const char *s)
+{
+	unsigned long dom, sec, sub;
+
+	return hex_field(&s, 8, 0xffffffffUL, &dom) && *s++ == ':' && *s++ == '[' && hex_field(&s, 2, 0xff, &sec) &&
+	       *s++ == '-' && hex_field(&s, 2, 0xff, &sub) && *s++ == ']' && !*s;
+}
+
+/* hwloc's bitmap syntax as it writes it: "0x0000000f,,0xffffffff" (an
+ * empty word is zero), with "0xf...f" first for an infinite set. hwloc_bitmap_sscanf is not called
+ * on anything else: it asserts on some strings (",x1") and aborts. */
+static bool bitmap_ok(const char *s)
+{
+	bool seg = false; /* a segment after an infinite prefix may be empty too */
+
+	if (!strncasecmp(s, "0xf...f", 7)) {
+		s += 7;
+		if (!*s)
+			return true;
+		if (*s++ != ',')
+			return false;
+		seg = true;
+	}
+	for (;;) {
+		unsigned n = 0;
+		if (*s == ',' && seg) { /* ",," is a zero word, as hwloc writes it */
+			s++;
+			continue;
+		}
+		if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+			return false;
+		s += 2;
+		while (isxdigit((unsigned char)*s) && n < 8) {
+			s++;
+			n++;
+		}
+		if (n == 0)
+			return false;
+		if (!*s)
+			return true;
+		if (*s++ != ',')
+			return false;
+		seg = true;
+	}
+}
+
+/* Every CPU or node set in the file (objects, cpukinds, memory attribute
+ * initiators) must be one hwloc can read. */
+static enum np_status check_sets(struct hwcheck *c, xmlNodePtr n)
+{
+	for (; n && !c->st; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		for (xmlAttrPtr a = n->properties; a; a = a->next) {
+			const char *name = (const char *)a->name;
+			size_t l = strlen(name);
+			if (((l >= 6 && !strcmp(name + l - 6, "cpuset")) || (l >= 7 && !strcmp(name + l - 7, "nodeset"))) &&
+			    !bitmap_ok(attr_text(a)))
+				return bad(c, n, name, attr_text(a), "is not an hwloc bitmap (0x0000000f,0xffffffff)");
+		}
+		check_sets(c, n->children);
+	}
+	return c->st;
+}
+
+/* hwloc's importer stops reading an object's children at text among
+ * them, and the objects left out made hwloc fail with its own message
+ * ("Topology does not contain any NUMA node"): only distance values and
+ * user data are text. Checked last, after the checks that name a
+ * specific attribute. */
+static enum np_status check_text(struct hwcheck *c, xmlNodePtr n)
+{
+	for (; n && !c->st; n = n->next) {
+		if ((n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && !xmlIsBlankNode(n) &&
+		    n->parent && !is_elem(n->parent, "indexes") && !is_elem(n->parent, "u64values") &&
+		    !is_elem(n->parent, "userdata")) {
+			const char *t = (const char *)n->content;
+			char what[96], v[32];
+			while (isspace((unsigned char)*t))
+				t++;
+			one_line(t, v, sizeof(v));
+			snprintf(what, sizeof(what), "has text \"%s%s\" among its elements; hwloc XML has none", v,
+				 strlen(t) >= sizeof(v) - 1 ? "..." : "");
+			return bad(c, n->parent, NULL, NULL, what);
+		}
+		if (n->type == XML_ELEMENT_NODE)
+			check_text(c, n->children);
+	}
+	return c->st;
+}
+
+enum obj_class { OBJ_NORMAL, OBJ_MEMORY, OBJ_IO, OBJ_MISC };
+
+/* hwloc relies on each object's sets lying within its complete sets, and
+ * those within its parent's (it crashed on a Machine whose complete_cpuset
+ * left out its cpuset). */
+static enum np_status check_nesting(struct hwcheck *c, xmlNodePtr n, const char *const *setv, hwloc_bitmap_t *b,
+				    hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
+{
+	for (int s = 0; s < 4; s++)
+		if (!b[s] || hwloc_bitmap_sscanf(b[s], setv[s]) != 0)
+			return c->st = np_fail(c->err, NP_ENOMEM, "out of memory checking --input '%s'", c->path);
+	if (!hwloc_bitmap_isincluded(b[0], b[1]))
+		return bad(c, n, "cpuset", setv[0], "is not within the object's complete_cpuset");
+	if (!hwloc_bitmap_isincluded(b[2], b[3]))
+		return bad(c, n, "nodeset", setv[2], "is not within the object's complete_nodeset");
+	if (pcc && !hwloc_bitmap_isincluded(b[1], pcc))
+		return bad(c, n, "complete_cpuset", setv[1], "is not within the parent's complete_cpuset");
+	if (pcn && !hwloc_bitmap_isincluded(b[3], pcn))
+		return bad(c, n, "complete_nodeset", setv[3], "is not within the parent's complete_nodeset");
+	return NP_OK;
+}
+
+static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_class, bool root,
+				   hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
+{
+	const char *setv[4] = { "", "", "", "" };
+	hwloc_bitmap_t b[4] = { NULL, NULL, NULL, NULL };
+	enum np_status st;
+	static const char *const sets[] = { "cpuset", "complete_cpuset", "nodeset", "complete_nodeset" };
+	const char *tname = NULL, *busid = NULL, *bridge_pci = NULL, *bridge_type = NULL, *osdev_name = NULL;
+	bool have[4] = { false, false, false, false };
+	long children = 0;
+	bool have_index = false;
+	hwloc_obj_type_t type;
+	int cls;
+	long l;
+	double d;
+	const char *why;
+
+	c->nobjects++;
+	for (xmlAttrPtr a = n->properties; a; a = a->next)
+		if (!strcmp((const char *)a->name, "type"))
+			tname = attr_text(a);
+	if (!tname)
+		return bad(c, n, NULL, NULL, "has no type attribute");
+	if (!strcasecmp(tname, "Tile") || !strcasecmp(tname, "Module"))
+		type = HWLOC_OBJ_GROUP;
+	else if (hwloc_type_sscanf(tname, &type, NULL, 0) != 0)
+		return bad(c, n, "type", tname, "is not an hwloc object type");
+	cls = hwloc_obj_type_is_normal(type) ? OBJ_NORMAL : hwloc_obj_type_is_memory(type) ? OBJ_MEMORY
+	    : hwloc_obj_type_is_io(type) ? OBJ_IO : OBJ_MISC;
+	if (root && type != HWLOC_OBJ_MACHINE)
+		return bad(c, n, "type", tname, "is not Machine, the type of hwloc's root object");
+	if (!root && cls == OBJ_NORMAL && parent_class != OBJ_NORMAL)
+		return bad(c, n, "type", tname, "is a CPU-side object below an I/O, memory or Misc object");
+	if (!root && cls == OBJ_IO && (parent_class == OBJ_MEMORY || parent_class == OBJ_MISC))
+		return bad(c, n, "type", tname, "is an I/O object below a memory or Misc object");
+	if (!root && cls == OBJ_MEMORY && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
+		return bad(c, n, "type", tname, "is a memory object below an I/O or Misc object");
+
+	for (xmlAttrPtr a = n->properties; a; a = a->next) {
+		const char *name = (const char *)a->name, *v = attr_text(a);
+		int s;
+		for (s = 0; s < 4; s++)
+			if (!strcmp(name, sets[s]))
+				break;
+		if (s < 4 || !strcmp(name, "allowed_cpuset") || !strcmp(name, "allowed_nodeset")) {
+			if (s < 4) {
+				have[s] = true;
+				setv[s] = v;
+			}
+			if (cls == OBJ_IO || cls == OBJ_MISC)
+				return bad(c, n, name, v, "is a CPU or node set on an I/O or Misc object");
+			if (!bitmap_ok(v))
+				return bad(c, n, name, v, "is not an hwloc bitmap (0x0000000f,0xffffffff)");
+		} else if (!strcmp(name, "os_index") && (type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE)) {
+			have_index = v[0] != '\0';
+			/* hwloc sets bit os_index of the root's sets: a huge one is a
+			 * huge allocation */
+			if (!np_xml_long(v, 10, 0, 1L << 20, &l, &why))
+				return bad(c, n, name, v, why);
+		} else if (!strcmp(name, "pci_busid")) {
+			busid = v;
+		} else if (!strcmp(name, "name")) {
+			if (v[0]) /* hwloc skips empty values */
+				osdev_name = v;
+		} else if (!strcmp(name, "bridge_pci")) {
+			bridge_pci = v;
+		} else if (!strcmp(name, "bridge_type")) {
+			bridge_type = v;
+		} else if (!strcmp(name, "pci_link_speed")) {
+			if (!np_xml_double(v, 0, 10000, &d, &why))
+				return bad(c, n, name, v, why);
+		} else if (!strcmp(name, "osdev_type")) {
+			if (!np_xml_long(v, 10, 0, 5, &l, &why))
+				return bad(c, n, name, v, why);
+		}
+	}
+	if (cls == OBJ_NORMAL || cls == OBJ_MEMORY)
+		for (int s = 0; s < 4; s++)
+			if (!have[s]) {
+				char what[64];
+				snprintf(what, sizeof(what), "has no %s attribute", sets[s]);
+				return bad(c, n, "type", tname, what);
+			}
+	/* without one, hwloc takes index 2^32-1 and sets that bit: a 512 MB
+	 * bitmap, copied into every object's sets */
+	if ((type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE) && !have_index)
+		return bad(c, n, "type", tname, "has no os_index attribute");
+	if (type == HWLOC_OBJ_OS_DEVICE && !osdev_name)
+		return bad(c, n, "type", tname, "has no name attribute");
+	if (type == HWLOC_OBJ_BRIDGE) {
+		if (!bridge_type || (strcmp(bridge_type, "0-1") && strcmp(bridge_type, "1-1")))
+			return bad(c, n, "bridge_type", bridge_type ? bridge_type : "",
+				   "is not 0-1 (host bridge) or 1-1 (PCI bridge)");
+		if (!bridge_pci || !parse_bridge_pci(bridge_pci))
+			return bad(c, n, "bridge_pci", bridge_pci ? bridge_pci : "", "is not a PCI bus range dddd:[bb-bb]");
+	}
+	/* a bus id twice is not hwloc's problem (one of its own test files
+	 * has it); GPUs and NICs on one bus id are refused by the sources */
+	if ((type == HWLOC_OBJ_PCI_DEVICE || (type == HWLOC_OBJ_BRIDGE && !strcmp(bridge_type, "1-1"))) &&
+	    (!busid || !parse_busid(busid)))
+		return bad(c, n, "pci_busid", busid ? busid : "", "is not a PCI bus id dddd:bb:dd.f");
+
+	if (cls == OBJ_NORMAL || cls == OBJ_MEMORY) {
+		for (int s = 0; s < 4; s++)
+			b[s] = hwloc_bitmap_alloc();
+		if (check_nesting(c, n, setv, b, pcc, pcn))
+			goto out_free_sets;
+		hwloc_bitmap_or(c->cpus, c->cpus, b[0]);
+		if (type == HWLOC_OBJ_NUMANODE)
+			hwloc_bitmap_or(c->nodes, c->nodes, b[2]);
+		pcc = b[1];
+		pcn = b[3];
+	}
+	for (xmlNodePtr ch = n->children; ch && !c->st; ch = ch->next) {
+		if (!is_elem(ch, "object"))
+			continue;
+		/* hwloc appends each child by walking its siblings: keep that
+		 * quadratic cost bounded, far above any machine's counts */
+		if (++children > NP_XML_MAX_CHILDREN)
+			bad(c, ch, NULL, NULL, "is one child object too many (hwloc XML of real machines has at most a few hundred per object)");
+		else if (c->nobjects >= NP_XML_MAX_OBJECTS)
+			bad(c, ch, NULL, NULL, "is one object too many (hwloc XML of real machines has at most tens of thousands)");
+		else
+			check_object(c, ch, cls, false, pcc, pcn);
+	}
+out_free_sets:
+	st = c->st;
+	for (int s = 0; s < 4; s++)
+		hwloc_bitmap_free(b[s]);
+	return st;
+}
+
+static enum np_status check_distances(struct hwcheck *c, xmlNodePtr n)
+{
+	for (xmlAttrPtr a = n->properties; a; a = a->next) {
+		long l;
+		const char *why;
+		if (strcmp((const char *)a->name, "nbobjs"))
+			continue;
+		/* hwloc allocates nbobjs^2 values in an unsigned int product */
+		if (!np_xml_long(attr_text(a), 10, 1, c->nobjects < 65535 ? c->nobjects : 65535, &l, &why))
+			return bad(c, n, "nbobjs", attr_text(a), "is more objects than the file has");
+	}
+	return NP_OK;
+}
+
+/* hwloc takes the root's allowed sets as the machine's (the attributes are
+ * ignored elsewhere) and removes every CPU and NUMA node outside them;
+ * a topology left without a PU or a NUMA node fails to load, and one
+ * left empty crashed hwloc 2.9 (SIGSEGV) on its way out. */
+static enum np_status check_allowed(struct hwcheck *c, xmlNodePtr root)
+{
+	const char *acpu = NULL, *anode = NULL;
+	hwloc_bitmap_t b = hwloc_bitmap_alloc();
+
+	if (!b)
+		return c->st = np_fail(c->err, NP_ENOMEM, "out of memory checking --input '%s'", c->path);
+	for (xmlAttrPtr a = root->properties; a; a = a->next)
+		if (!strcmp((const char *)a->name, "allowed_cpuset"))
+			acpu = attr_text(a);
+		else if (!strcmp((const char *)a->name, "allowed_nodeset"))
+			anode = attr_text(a);
+	if (hwloc_bitmap_iszero(c->cpus))
+		bad(c, root, NULL, NULL, "has no CPU in any object's cpuset (hwloc needs a PU)");
+	else if (hwloc_bitmap_iszero(c->nodes))
+		bad(c, root, NULL, NULL, "has no NUMANode object with a node in its nodeset (hwloc needs one)");
+	else if (acpu && (hwloc_bitmap_sscanf(b, acpu) != 0 || !hwloc_bitmap_intersects(b, c->cpus)))
+		bad(c, root, "allowed_cpuset", acpu, "allows none of the file's CPUs");
+	else if (anode && (hwloc_bitmap_sscanf(b, anode) != 0 || !hwloc_bitmap_intersects(b, c->nodes)))
+		bad(c, root, "allowed_nodeset", anode, "allows none of the file's NUMA nodes");
+	hwloc_bitmap_free(b);
+	return c->st;
+}
+
+enum np_status np_xml_check_hwloc(const struct np_xml *x, const char *path, struct np_err *err)
+{
+	struct hwcheck c = { .path = path, .err = err, .st = NP_OK };
+	xmlNodePtr root = xmlDocGetRootElement(x->doc), obj = NULL;
+	xmlDtdPtr dtd = x->doc->intSubset;
+
+	if (dtd && (!dtd->name || strcmp((const char *)dtd->name, "topology") || dtd->ExternalID || !dtd->SystemID ||
+		    (strcmp((const char *)dtd->SystemID, "hwloc2.dtd") && strcmp((const char *)dtd->SystemID, "hwloc.dtd"))))
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' has a DOCTYPE other than hwloc's <!DOCTYPE topology SYSTEM \"hwloc2.dtd\">; write that line or remove it",
+			       path);
+	for (xmlNodePtr ch = root->children; ch; ch = ch->next) {
+		if (!is_elem(ch, "object"))
+			continue;
+		if (obj)
+			return bad(&c, ch, NULL, NULL, "is a second root object; hwloc XML has one");
+		obj = ch;
+	}
+	if (!obj)
+		return np_fail(err, NP_EUSAGE, "--input '%s' has no <object> in <topology>; %s", path, HINT);
+	c.cpus = hwloc_bitmap_alloc();
+	c.nodes = hwloc_bitmap_alloc();
+	if (!c.cpus || !c.nodes)
+		c.st = np_fail(err, NP_ENOMEM, "out of memory checking --input '%s'", path);
+	else if (!check_sets(&c, root->children) && !check_object(&c, obj, OBJ_NORMAL, true, NULL, NULL))
+		check_allowed(&c, obj);
+	for (xmlNodePtr ch = root->children; ch && !c.st; ch = ch->next)
+		if (is_elem(ch, "distances2") || is_elem(ch, "distances2hetero"))
+			check_distances(&c, ch);
+	if (!c.st)
+		check_text(&c, root->children);
+	hwloc_bitmap_free(c.cpus);
+	hwloc_bitmap_free(c.nodes);
+	return c.st;
+}
