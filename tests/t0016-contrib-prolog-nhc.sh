@@ -29,11 +29,22 @@ conf() {
 	} >"$C"
 }
 prolog() { NCCL_PROBE_PROLOG_CONF=$C "$P"; }
-echo 'host memory x2 = 0.0001' >"$TEST_TMP/floors"
+# the node type as the prolog names it: its GPUs where nvidia-smi lists
+# some (the all-reduce then runs on them, one rank each), else host memory
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${ngpu:-0}" -gt 0 ]; then
+	ranks=$ngpu type="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1) x$ngpu"
+	# the healthy node is healthy apart from GDR, which needs an RDMA NIC
+	nogdr=NP_GDR=no
+else
+	ranks=2 type="host memory x2" nogdr=""
+fi
+tre=$(printf '%s' "$type" | sed 's/[][().*+?^$|\\]/\\&/g')
+echo "$type = 0.0001" >"$TEST_TMP/floors"
 
-conf
+conf $nogdr
 expect_success "prolog, a healthy node: exit 0" prolog
-expect_grep "^nccl-probe prolog: .*: all-reduce on 2 ranks \(host memory x2\): [0-9.]+ GB/s busbw, floor 0.0001" "$TEST_ERR" \
+expect_grep "^nccl-probe prolog: .*: all-reduce on $ranks ranks \($tre\): [0-9.]+ GB/s busbw, floor 0.0001" "$TEST_ERR" \
 	"  the all-reduce against the floor of its type"
 expect_grep "^nccl-probe prolog: .*: ok$" "$TEST_ERR" "  ok"
 expect_success "a GPU with ECC errors, not set to drain: exit 0" fault prolog
@@ -41,13 +52,22 @@ expect_grep "^nccl-probe prolog: .*: problem: topo: health-gpu-ecc-uncorrected \
 	"$TEST_ERR" "  one line naming GPU0 and the figure"
 ! grep -q 'drained' "$TEST_ERR"
 ok $? "  nothing drained"
+conf NP_GDR=yes
+expect_success "the same with --check-gdr (NP_GDR=yes): exit 0" fault prolog
+expect_grep "^nccl-probe prolog: .*: problem: topo: health-gpu-ecc-uncorrected \[GPU0\]" "$TEST_ERR" \
+	"  the GPU's ECC errors are still named beside the GDR answer"
 conf NP_FAIL_EXIT=1
 expect_code 1 "the same with NP_FAIL_EXIT=1: exit 1" fault prolog
-echo 'host memory x2 = 100000' >"$TEST_TMP/floors"
-conf NP_FAIL_EXIT=1
-expect_code 1 "an all-reduce below its floor: exit 1" prolog
-expect_grep "problem: all-reduce \(host memory x2\): allreduce busbw .*below --min-busbw 100000.* [0-9.]+ GB/s" \
-	"$TEST_ERR" "  names the figure and the floor"
+echo "$type = 100000" >"$TEST_TMP/floors"
+conf NP_FAIL_EXIT=1 $nogdr
+if [ "$ranks" -gt 1 ]; then
+	expect_code 1 "an all-reduce below its floor: exit 1" prolog
+	expect_grep "problem: all-reduce \($tre\): allreduce busbw .*below --min-busbw 100000.* [0-9.]+ GB/s" \
+		"$TEST_ERR" "  names the figure and the floor"
+else
+	ok 0 "an all-reduce below its floor # SKIP one GPU: busbw of one rank is 0 by definition, no floor applies"
+	ok 0 "  names the figure and the floor # SKIP one GPU"
+fi
 conf NP_BIN=/nonexistent/nccl-probe NP_FAIL_EXIT=1
 expect_success "nccl-probe missing: exit 0, no node blamed" prolog
 expect_grep "is not executable; check NP_BIN; nothing checked" "$TEST_ERR" "  says so"
@@ -68,9 +88,17 @@ ok $? "  and says nothing"
 expect_code 1 "NHC check, a GPU with ECC errors: fails" fault nhc -b "$NP_BIN"
 expect_grep '^die: check_nccl_probe: health-gpu-ecc-uncorrected \[GPU0\]: GPU0: 3 uncorrectable ECC errors' "$TEST_OUT" \
 	"  the message names GPU0 and the figure"
-expect_code 1 "NHC check, an all-reduce below -a 100000: fails" nhc -b "$NP_BIN" -a 100000
-expect_grep '^die: check_nccl_probe: all-reduce on 2 ranks: allreduce busbw .*below --min-busbw 100000.* [0-9.]+ GB/s' \
-	"$TEST_OUT" "  the message names the figure"
+expect_code 1 "NHC check with -g, a GPU with ECC errors: fails" fault nhc -b "$NP_BIN" -g
+expect_grep '^die: check_nccl_probe: health-gpu-ecc-uncorrected \[GPU0\]' "$TEST_OUT" \
+	"  the ECC errors, not only the GDR answer"
+if [ "$ranks" -gt 1 ]; then
+	expect_code 1 "NHC check, an all-reduce below -a 100000: fails" nhc -b "$NP_BIN" -a 100000
+	expect_grep "^die: check_nccl_probe: all-reduce on $ranks ranks: allreduce busbw .*below --min-busbw 100000.* [0-9.]+ GB/s" \
+		"$TEST_OUT" "  the message names the figure"
+else
+	ok 0 "NHC check, an all-reduce below -a 100000 # SKIP one GPU: busbw of one rank is 0 by definition"
+	ok 0 "  the message names the figure # SKIP one GPU"
+fi
 expect_success "NHC check, nccl-probe missing: passes, logged" nhc -b /nonexistent/nccl-probe
 expect_grep '^log: check_nccl_probe: nccl-probe not found' "$TEST_OUT" "  logged"
 expect_code 1 "NHC check, an unknown option: fails with a message" nhc -x
