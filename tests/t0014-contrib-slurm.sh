@@ -49,8 +49,14 @@ NP_FLOORS=$T/floors
 NP_TIMEOUT=30
 EOF
 echo 'host memory x2 = 0.0001' >"$T/floors"
+# slurmd gives its prolog and health check a fresh environment: the
+# sanitizer settings of the tests (lib.sh) go in by hand, or a sanitized
+# build spends half a minute reporting MPI's leaks at exit and the prolog
+# takes that for a hang
+san="ASAN_OPTIONS='$ASAN_OPTIONS' UBSAN_OPTIONS='${UBSAN_OPTIONS:-}'; export ASAN_OPTIONS UBSAN_OPTIONS"
 cat >"$T/prolog" <<EOF
 #!/bin/sh
+$san
 [ -f "$T/prolog.fault" ] && . "$T/fault.env"
 NCCL_PROBE_PROLOG_CONF=$T/prolog.conf exec "$srcdir/contrib/slurm/prolog-nccl-probe" >>"$T/prolog.log" 2>&1
 EOF
@@ -59,6 +65,7 @@ EOF
 # when a check calls die; the check runs when $T/nhc.args exists
 cat >"$T/nhc" <<EOF
 #!/bin/bash
+$san
 [ -f "$T/nhc.args" ] || exit 0
 exec >>"$T/nhc.log" 2>&1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
