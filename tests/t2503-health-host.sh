@@ -80,19 +80,23 @@ LIB=$top_builddir/tests/fakenvml/libfakenvml.so
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 && unshare -m true 2>/dev/null && [ -f "$LIB" ]; then
 	printf 'count=2\ngpu0.busid=0000:19:00.0\ngpu0.name=NVIDIA H100\ngpu1.busid=0000:3b:00.0\ngpu1.name=NVIDIA H100\n' \
 		>"$TEST_TMP/nvml.conf"
+	# the tmpfs is the fake tree's dev/shm, so that the host's own GPUs
+	# and findings stay out of it
+	mkdir -p "$R/dev/shm"
+	pci "$R" pci0000:17/0000:17:03.0/0000:3b:00.0 0x10de 0x030200
 	shm() {
-		NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf unshare -m sh -c \
-			"mount -t tmpfs -o size=$1 tmpfs /dev/shm && ${2:-:} && exec \"\$0\" topo --quiet" "$NP_BIN"
+		NCCL_PROBE_FSROOT=$R NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf unshare -m sh -c \
+			"mount -t tmpfs -o size=$1 tmpfs \"$R/dev/shm\" && ${2:-:} && exec \"\$0\" topo --quiet" "$NP_BIN"
 	}
-	expect_code 1 "/dev/shm of 16 MiB, 2 GPUs (2 local ranks)" shm 16m
+	touch "$R/.dockerenv"
+	expect_code 1 "/dev/shm of 16 MiB, 2 GPUs (2 local ranks), in a docker container" shm 16m
 	expect_grep 'error +health-shm-small \[/dev/shm\]: /dev/shm has 16 MiB in all, NCCL.s shared-memory transport needs about 36 MiB for 2 local ranks' \
 		"$TEST_OUT" "  the size is the finding: 2 x 1 x 2 x 9 MiB"
-	if [ -f /.dockerenv ]; then
-		expect_grep 'remedy: start the container with a larger /dev/shm \(docker run --shm-size=1g' "$TEST_OUT" \
-			"  inside this docker container, the container's remedy"
-		expect_grep 'health-container \[docker\]: .*explain: health-shm-small' "$TEST_OUT" "  and the container explains it"
-	fi
-	expect_success "/dev/shm of 64 MiB with 40 MiB used" shm 64m "head -c 41943040 /dev/zero >/dev/shm/fill"
+	expect_grep 'remedy: start the container with a larger /dev/shm \(docker run --shm-size=1g' "$TEST_OUT" \
+		"  inside a docker container, the container's remedy"
+	expect_grep 'health-container \[docker\]: .*explain: health-shm-small' "$TEST_OUT" "  and the container explains it"
+	rm "$R/.dockerenv"
+	expect_success "/dev/shm of 64 MiB with 40 MiB used" shm 64m "head -c 41943040 /dev/zero >\"$R/dev/shm/fill\""
 	expect_grep 'warning +health-shm-small \[/dev/shm\]: /dev/shm has 24 MiB free' "$TEST_OUT" "  the free space is a warning"
 	expect_success "/dev/shm of 64 MiB, empty" shm 64m
 	no_finding 'health-shm' "no /dev/shm finding"

@@ -62,9 +62,12 @@ sys.exit(0 if all(x and x["sm_max_mhz"] and x["sm_max_mhz"] > 0 for x in c) else
 PY
 	ok $? "$n ranks: every rank's GPU clocks over the sweep, from NVML"
 	if [ "$n" = 2 ]; then
-		NCCL_PROBE_TEST_SLOW=1:1000% expect_success "2 ranks, rank 1 planted slow: the table" \
+		# the planted slow rank is the host backend's switch (t0001); in an
+		# NCCL collective every rank waits for the last, so which rank's
+		# events read longest is not planted here: the footer names one
+		expect_success "2 ranks: the table" \
 			vrun 2 --sweep 1M:4M:x2 --coll allreduce --iters 1 --samples 5 --warmup 1
-		expect_grep '^# slowest rank: 1 ' "$TEST_OUT" "  the footer names rank 1"
+		expect_grep '^# slowest rank: [01] ' "$TEST_OUT" "  the footer names the slowest rank"
 		expect_grep '^#   its GPU [0-9a-fA-F:.]+: SM [0-9]+ MHz after the sweep \(max [0-9]+, the other ranks. median [0-9]+\); below application clocks during it: ' \
 			"$TEST_OUT" "  and its GPU's clocks beside it"
 	fi
@@ -127,7 +130,7 @@ fi
 expect_success "topo under mpirun (fleet mode), 2 ranks" vmpi 2 "$NP_BIN" topo
 V="$srcdir/contrib/nccl-probe-validate"
 expect_success "validation end to end on 2 virtual nodes with the NCCL backend" \
-	python3 "$V" --nccl-probe "$NP_BIN" --backend nccl --size 1M --out "$TEST_TMP/val" \
-	--virtual 2 --ppn 1 --tolerance 90
+	"$V" --nccl-probe "$NP_BIN" --backend nccl --virtual 2 --ppn 1 --json "$TEST_TMP/val.json" -- \
+	--size 1M --budget 0.6 --min-effect 50
 expect_grep '^verdict: ok, 2 nodes' "$TEST_OUT" "  the verdict says ok"
 done_testing

@@ -64,8 +64,11 @@ env = json.load(open(sys.argv[1])).get("nccl_env", {})
 sys.exit(1 if "NCCL_HOSTID" in env else 0)
 PY
 ok $? "the virtual nodes' NCCL_HOSTID is not listed among the user's NCCL variables"
-expect_success "sweep with the user's NCCL_HOSTID, no virtual nodes" env NCCL_HOSTID=mine \
-	mpirun -np 2 --oversubscribe --bind-to none "$NP_BIN" --sweep 1K --iters 2 --samples 2 \
+# one rank a GPU without virtual nodes: as many ranks as GPUs (at most 2)
+nu=2
+[ "${gpus:-0}" -eq 1 ] && nu=1
+expect_success "sweep with the user's NCCL_HOSTID, no virtual nodes, $nu ranks" env NCCL_HOSTID=mine \
+	mpirun -np "$nu" --oversubscribe --bind-to none "$NP_BIN" --sweep 1K --iters 2 --samples 2 \
 	--format json --output "$TEST_TMP/user.json"
 python3 - "$TEST_TMP/user.json" <<'PY'
 import json, sys
