@@ -4,8 +4,8 @@ LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver
 SH_LOG_DRIVER = $(LOG_DRIVER)
 TEST_EXTENSIONS = .sh
 AM_TESTS_ENVIRONMENT = srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; CC='$(CC)'; \
-	NP_XML_CFLAGS='$(XML_CFLAGS)'; NP_XML_LIBS='$(XML_LIBS)'; \
-	export srcdir top_builddir CC NP_XML_CFLAGS NP_XML_LIBS;
+	NP_XML_CFLAGS='$(XML_CFLAGS)'; NP_XML_LIBS='$(XML_LIBS)'; NP_SANITIZED='$(SAN_CFLAGS)'; \
+	export srcdir top_builddir CC NP_XML_CFLAGS NP_XML_LIBS NP_SANITIZED;
 
 UNIT_LDADD = libnp.a $(HWLOC_LIBS) $(XML_LIBS) $(VERBS_LIBS) $(NCCL_LIBS)
 

