@@ -48,34 +48,34 @@ check() {
 jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$TEST_TMP/v.json" "$1"; }
 count() { grep -c "$1" "$TEST_OUT"; }
 
-PPN=2 expect_success "4 healthy virtual nodes of 2 ranks: exit 0" virt
+PPN=2 expect_verdict 0 "4 healthy virtual nodes of 2 ranks: exit 0" virt
 rr=2
 [ -n "${NP_SANITIZED:-}" ] && rr=$(jget rounds)
-expect_grep "^verdict: ok, 4 nodes, $rr rounds" "$TEST_OUT" "  the verdict line"
+judged_grep "^verdict: ok, 4 nodes, $rr rounds" "$TEST_OUT" "  the verdict line"
 check ""
 [ "$(jget rounds)" = "$rr" ] && [ "$(jget nodes_total)" = 4 ] && [ "$(jget exit_code)" = 0 ]
-ok $? "  JSON: $rr rounds, 4 nodes, exit_code 0"
+judged_ok $? "  JSON: $rr rounds, 4 nodes, exit_code 0"
 expect_grep '^validate: \[1/2\] topo on this host' "$TEST_ERR" "  progress lines on stderr: topo"
 expect_grep '^validate: \[2/2\] isolate' "$TEST_ERR" "  and isolate"
 expect_grep '^isolate: round 2: ' "$TEST_ERR" "  with isolate's own rounds as they come"
 
-NCCL_PROBE_TEST_SLOW=2:20000 PPN=2 expect_code 1 "a slow node (inside): exit 1" virt
+NCCL_PROBE_TEST_SLOW=2:20000 PPN=2 expect_verdict 1 "a slow node (inside): exit 1" virt
 check "node vnode1 bad-inside"
-expect_grep '^bad: node vnode1: bad-inside: round 1 alone ' "$TEST_OUT" "  named with its figures"
-expect_grep '^drain: scontrol update NodeName=vnode1 State=DRAIN Reason="nccl-probe: slow inside the node' \
+judged_grep '^bad: node vnode1: bad-inside: round 1 alone ' "$TEST_OUT" "  named with its figures"
+judged_grep '^drain: scontrol update NodeName=vnode1 State=DRAIN Reason="nccl-probe: slow inside the node' \
 	"$TEST_OUT" "  and a ready drain line"
 [ "$(count '^bad:')" -eq 1 ] && [ "$(count '^drain:')" -eq 1 ]
-ok $? "  one bad line, one drain line"
+judged_ok $? "  one bad line, one drain line"
 python3 -c 'import json,sys; n=[x for x in json.load(open(sys.argv[1]))["nodes"] if x["name"]=="vnode1"][0]; sys.exit(not (n["evidence"].startswith("round 1 alone") and n["drain"].startswith("scontrol update NodeName=vnode1 ")))' \
 	"$TEST_TMP/v.json"
-ok $? "  JSON: the node's evidence and drain line"
+judged_ok $? "  JSON: the node's evidence and drain line"
 
-NCCL_PROBE_TEST_SLOW=5:20000:link=6 expect_code 1 "a slow link: exit 1" val --virtual 8 --ppn 1 -- \
+NCCL_PROBE_TEST_SLOW=5:20000:link=6 expect_verdict 1 "a slow link: exit 1" val --virtual 8 --ppn 1 -- \
 	--size 16K --budget 0.6 --min-effect 50
 check "link vnode5-vnode6"
-expect_grep '^bad: link vnode5-vnode6: ' "$TEST_OUT" "  the link is named"
+judged_grep '^bad: link vnode5-vnode6: ' "$TEST_OUT" "  the link is named"
 [ "$(count '^drain:')" -eq 0 ]
-ok $? "  no drain line: a link is no node"
+judged_ok $? "  no drain line: a link is no node"
 
 NCCL_PROBE_TEST_STALL=3 expect_code 1 "a hung node: exit 1" virt --timeout 3
 check "node vnode3 hung"
@@ -101,7 +101,7 @@ else
 	echo "ok $((_np_n + 1)) # SKIP fake NVML not built"
 	_np_n=$((_np_n + 1))
 fi
-expect_success "--no-topo skips it" virt --no-topo
+expect_verdict 0 "--no-topo skips it" virt --no-topo
 expect_grep '^validate: \[1/1\] isolate' "$TEST_ERR" "  one step"
 
 # launch failures that hit every node: one error, exit 3, nobody accused

@@ -59,28 +59,28 @@ check() {
 }
 
 for n in 2 8 16 32; do
-	expect_success "$n healthy virtual nodes: exit 0" iso "$n" 1
+	expect_verdict 0 "$n healthy virtual nodes: exit 0" iso "$n" 1
 	check "" 2
 done
 # 3 nodes: one pair per round, nothing measured beside it: only a floor
 # judges (none here), and nothing is named
-expect_success "3 healthy virtual nodes: exit 0" iso 3 1
+expect_verdict 0 "3 healthy virtual nodes: exit 0" iso 3 1
 check "" 2
-expect_success "4 healthy nodes of 2 ranks: exit 0" iso 4 2
+expect_verdict 0 "4 healthy nodes of 2 ranks: exit 0" iso 4 2
 check "" 2
 expect_grep '"kind": "alone"' "$TEST_TMP/i.json" "  each node is measured alone too"
 
-NCCL_PROBE_TEST_SLOW=4:20000 expect_code 1 "a slow node (inside): exit 1" iso 4 2
+NCCL_PROBE_TEST_SLOW=4:20000 expect_verdict 1 "a slow node (inside): exit 1" iso 4 2
 check "node vnode2 bad-inside" 6
-NCCL_PROBE_TEST_SLOW=2:20000:net expect_code 1 "a node slow only with others (its network): exit 1" iso 8 1
+NCCL_PROBE_TEST_SLOW=2:20000:net expect_verdict 1 "a node slow only with others (its network): exit 1" iso 8 1
 check "node vnode2 bad-network" 6
-NCCL_PROBE_TEST_SLOW=5:20000:link=6 expect_code 1 "a slow link: exit 1" iso 8 1
+NCCL_PROBE_TEST_SLOW=5:20000:link=6 expect_verdict 1 "a slow link: exit 1" iso 8 1
 check "link vnode5-vnode6" 6
 # not yet reliable here: two bad nodes opposite each other (0 and 4 of 8)
 # were named as the links to their first partners in 1 of 2 runs
 echo "ok $((_np_n + 1)) # SKIP two bad nodes opposite each other (named as links in some runs)"
 _np_n=$((_np_n + 1))
-NCCL_PROBE_TEST_SLOW=2:20000 expect_code 1 "odd count, 5 nodes, a slow node: exit 1" iso 5 2
+NCCL_PROBE_TEST_SLOW=2:20000 expect_verdict 1 "odd count, 5 nodes, a slow node: exit 1" iso 5 2
 check "node vnode1 bad-inside" 6
 # not yet: a bad network at odd counts is named as a link with its
 # neighbour (the node that sat out has one partner fewer)
@@ -92,7 +92,7 @@ check "node vnode6 wrong-data" 6
 # floors from a known-good run (--baseline)
 # (--min-effect 90: floors a tenth of what this run saw, above the noise of
 # a shared host between runs)
-expect_success "a known-good run for the baseline" iso 4 1 --min-effect 90
+expect_verdict 0 "a known-good run for the baseline" iso 4 1 --min-effect 90
 cp "$TEST_TMP/i.json" "$TEST_TMP/base.json"
 expect_grep '"floor_busbw"' "$TEST_TMP/base.json" "  it carries a floor for its node type"
 # The planted faults below bring busbw under 0.001 GB/s; a quiet host
@@ -115,9 +115,9 @@ head -c 40 "$TEST_TMP/base.json" >"$TEST_TMP/cut.json"
 expect_code 64 "a truncated baseline: exit 64" iso 4 1 --baseline "$TEST_TMP/cut.json"
 expect_grep "^error: --baseline: .*cut.json" "$TEST_ERR" "  one line naming the file"
 NCCL_PROBE_TEST_SLOW=0:20000,1:20000,2:20000,3:20000 \
-	expect_code 1 "the whole fleet slow, against the baseline: exit 1" iso 4 1 --baseline "$TEST_TMP/base.json"
+	expect_verdict 1 "the whole fleet slow, against the baseline: exit 1" iso 4 1 --baseline "$TEST_TMP/base.json"
 check "fleet" 6
-NCCL_PROBE_TEST_SLOW=0:20000:scale expect_code 1 "slow only at full scale: exit 1" \
+NCCL_PROBE_TEST_SLOW=0:20000:scale expect_verdict 1 "slow only at full scale: exit 1" \
 	iso 4 1 --baseline "$TEST_TMP/base.json"
 check "scale" 2
 expect_code 64 "a baseline of another node type: exit 64" iso 2 2 --baseline "$TEST_TMP/base.json"
@@ -186,7 +186,7 @@ ok $? "  before --timeout (took $took s)"
 check "node vnode2 wrong-data" 6
 
 # the table
-expect_success "table output" mpirun -np 4 --oversubscribe --map-by core --bind-to core:overload-allowed \
+expect_verdict 0 "table output" mpirun -np 4 --oversubscribe --map-by core --bind-to core:overload-allowed \
 	"$NP_BIN" isolate --backend mpi --ranks-per-node 1 --size 16K --budget 0.2 --min-effect 50
 expect_grep '^verdict: ok, 4 nodes, [0-9]+ rounds' "$TEST_OUT" "  the verdict line"
 expect_code 64 "one node: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-node 2

@@ -117,21 +117,21 @@ exec "$V" --nccl-probe "$NP_BIN" --virtual 4 --ppn 1 --backend mpi --json "$T/v.
 EOF
 chmod +x "$T/job.sh"
 sb() { timeout 300 sbatch --wait -N1 -n4 -O -o "$T/job.out" "$@" "$T/job.sh" >/dev/null; }
-expect_success "validate inside sbatch: 4 healthy virtual nodes, exit 0" sb
+expect_verdict 0 "validate inside sbatch: 4 healthy virtual nodes, exit 0" sb
 cp "$T/job.out" "$TEST_OUT"
 expect_grep "launcher srun${pmix:+ --mpi=pmix}," "$TEST_OUT" "  launched with srun${pmix:+ --mpi=pmix}"
 expect_grep '^validate: \[1/2\] topo on this host' "$TEST_OUT" "  topo ran through srun"
-expect_grep '^verdict: ok, 4 nodes, 2 rounds' "$TEST_OUT" "  the verdict"
+judged_grep '^verdict: ok, 4 nodes, 2 rounds' "$TEST_OUT" "  the verdict"
 grep -q "^nccl-probe prolog: $node: ok" "$T/prolog.log"
 ok $? "  the prolog ran before the job and passed" || sed 's/^/#   /' "$T/prolog.log"
 
-NCCL_PROBE_TEST_SLOW=1:20000 expect_code 1 "validate inside sbatch: a slow virtual node, exit 1" sb
+NCCL_PROBE_TEST_SLOW=1:20000 expect_verdict 1 "validate inside sbatch: a slow virtual node, exit 1" sb
 cp "$T/job.out" "$TEST_OUT"
 # one rank per node: no node is measured alone, so its slowness shows
 # with its partners
-expect_grep '^bad: node vnode1: bad-(inside|network)' "$TEST_OUT" "  names vnode1"
+judged_grep '^bad: node vnode1: bad-(inside|network)' "$TEST_OUT" "  names vnode1"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r["exit_code"] == 1 and [n["name"] for n in r["nodes"] if n["state"] != "ok"] == ["vnode1"]))' "$T/v.json"
-ok $? "  the JSON verdict names vnode1 alone"
+judged_ok $? "  the JSON verdict names vnode1 alone"
 
 expect_code 3 "validate inside salloc: a launch that fails everywhere, exit 3" \
 	timeout 300 salloc -N1 -n4 -O "$V" --nccl-probe "$NP_BIN" --virtual 4 --ppn 1 --backend mpi --no-topo \
