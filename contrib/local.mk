@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Scripts shipped in contrib/. 'make install' installs the validation
-# driver beside nccl-probe, and the Slurm prolog, the NHC check and the
+# driver and the plotter beside nccl-probe, and the Slurm prolog, the NHC check and the
 # sweep JSON's schema under $(pkgdatadir) (share/nccl-probe/), for a site
 # to copy or point to.
-dist_bin_SCRIPTS = contrib/nccl-probe-validate
+dist_bin_SCRIPTS = contrib/nccl-probe-validate contrib/nccl-probe-plot
 slurmcontribdir = $(pkgdatadir)/slurm
 dist_slurmcontrib_SCRIPTS = contrib/slurm/prolog-nccl-probe
 nhccontribdir = $(pkgdatadir)/nhc

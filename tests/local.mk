@@ -77,3 +77,6 @@ tests_unit_test_compare_SOURCES = tests/unit/test_compare.c tests/unit/tap.h
 tests_unit_test_compare_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_compare tests/t0032-compare.sh
 EXTRA_DIST += tests/t0032-compare.sh
+# contrib/nccl-probe-plot on this build's reports
+TESTS += tests/t0033-plot.sh
+EXTRA_DIST += tests/t0033-plot.sh

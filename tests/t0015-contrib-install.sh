@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# 'make install DESTDIR=...' installs nccl-probe-validate beside the
+# 'make install DESTDIR=...' installs nccl-probe-validate and nccl-probe-plot beside the
 # binary, the Slurm prolog and the NHC check under share/nccl-probe/, and
 # the installed driver finds the installed nccl-probe.
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +10,7 @@ expect_success "make install DESTDIR=..." env -u MAKEFLAGS -u MFLAGS make -s -C 
 prefix=$(sed -n 's/^prefix = //p' "$top_builddir/Makefile")
 bin=$D$prefix/bin
 share=$D$prefix/share/nccl-probe
-for f in "$bin/nccl-probe" "$bin/nccl-probe-validate" "$share/slurm/prolog-nccl-probe"; do
+for f in "$bin/nccl-probe" "$bin/nccl-probe-validate" "$bin/nccl-probe-plot" "$share/slurm/prolog-nccl-probe"; do
 	[ -f "$f" ] && [ -x "$f" ]
 	ok $? "  $f, executable"
 done

@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# contrib/nccl-probe-plot on real reports of this build: the points the
+# figure draws (read back from its own lines with --data) are the reports'
+# busbw, limit and eff; a compare report's rows are marked with their
+# result; PNG and SVG files are whole, with the umask's mode; bad input is
+# one line and exit 64, and a link or device as --output is left alone.
+. "$(dirname "$0")/lib.sh"
+have_mpirun || skip_all "mpirun not found"
+PLOT=$srcdir/contrib/nccl-probe-plot
+# the script finds the distribution's matplotlib itself when the python3
+# on PATH lacks it; the test needs one interpreter that has it
+py=""
+for p in python3 /usr/bin/python3; do
+	command -v "$p" >/dev/null 2>&1 && "$p" -c 'import matplotlib' 2>/dev/null && { py=$p; break; }
+done
+[ -n "$py" ] || skip_all "matplotlib not installed (Debian/Ubuntu: apt-get install python3-matplotlib)"
+plot() { "$py" "$PLOT" "$@"; }
+
+A=$TEST_TMP/a.json B=$TEST_TMP/b.json
+expect_success "run A" np_host 2 --sweep 1K:64K:x4 --iters 5 --samples 6 --format json --output "$A"
+expect_success "run B" np_host 2 --sweep 1K:64K:x4 --iters 5 --samples 6 --format json --output "$B"
+# the host backend has no limit: give A's rows one, and eff from it, so
+# that the limit line and the eff axis are drawn (the report's fields)
+"$py" - "$A" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for i, row in enumerate(r["results"]):
+    row["limit"] = 10.0 + i
+    row["eff"] = 100.0 * row["busbw"] / row["limit"]
+json.dump(r, open(sys.argv[1], "w"))
+PY
+ok $? "A's rows given a limit and eff"
+
+expect_success "--data of A and B" plot --data "$A" "$B"
+cp "$TEST_OUT" "$TEST_TMP/data.json"
+"$py" - "$TEST_TMP/data.json" "$A" "$B" <<'PY'
+import json, os, sys
+data = json.load(open(sys.argv[1]))
+lines = data["panels"][0]["lines"]
+bad = 0
+want = {}
+for path in sys.argv[2:]:
+    name = os.path.basename(path)
+    for r in json.load(open(path))["results"]:
+        k = "%s %s" % (name, r["coll"])
+        want.setdefault((k, "busbw"), []).append((r["size"], r["busbw"]))
+        if r.get("limit") is not None:
+            want.setdefault((k + " limit", "limit"), []).append((r["size"], r["limit"]))
+            want.setdefault((k + " eff", "eff"), []).append((r["size"], r["eff"]))
+got = {(l["label"], l["what"]): list(zip(l["x"], l["y"])) for l in lines}
+for key in sorted(set(want) | set(got)):
+    w = sorted(want.get(key, []))
+    g = got.get(key, [])
+    same = len(w) == len(g) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-12 * max(1.0, abs(a[1])) for a, b in zip(w, g))
+    print("# %-32s %-5s %d points %s" % (key[0], key[1], len(g), "ok" if same else "DIFFER: want %s got %s" % (w, g)))
+    bad += not same
+kinds = {k[1] for k in got}
+sys.exit(1 if bad or kinds != {"busbw", "limit", "eff"} or len(got) != 8 else 0)
+PY
+ok $? "  every line's points are the reports' busbw, limit and eff (8 lines)"
+
+umask 022
+expect_success "a PNG of A and B" plot -o "$TEST_TMP/ab.png" "$A" "$B"
+[ "$(head -c 8 "$TEST_TMP/ab.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+ok $? "  a PNG file"
+[ "$(stat -c %a "$TEST_TMP/ab.png")" = 644 ]
+ok $? "  with the umask's mode (644, got $(stat -c %a "$TEST_TMP/ab.png"))"
+[ "$(find "$TEST_TMP" -maxdepth 1 -name '.ab.png.*' | wc -l)" -eq 0 ]
+ok $? "  no temporary left beside it"
+expect_success "an SVG" plot --output "$TEST_TMP/ab.svg" --coll allreduce --title "A and B" "$A" "$B"
+grep -q '<svg' "$TEST_TMP/ab.svg" && grep -q 'A and B' "$TEST_TMP/ab.svg"
+ok $? "  an SVG file with the title"
+plot -o - "$A" >"$TEST_TMP/stdout.png" 2>"$TEST_ERR"
+[ $? -eq 0 ] && [ "$(head -c 4 "$TEST_TMP/stdout.png" | od -An -tx1 | tr -d ' \n')" = 89504e47 ]
+ok $? "-o - writes the PNG to standard output"
+
+# through its own #! line (the python3 on PATH; /usr/bin/python3 when
+# that one has no matplotlib)
+expect_success "run as a program" "$PLOT" --data "$A"
+"$py" "$PLOT" --data "$A" | cmp -s - "$TEST_OUT"
+ok $? "  the same points"
+
+# a compare report: the speed line and one mark per row, with its result
+"$NP_BIN" compare "$A" "$B" --format json >"$TEST_TMP/c.json" 2>/dev/null
+[ -s "$TEST_TMP/c.json" ]
+ok $? "a compare report of A and B"
+expect_success "--data of the compare report" plot --data "$TEST_TMP/c.json"
+"$py" - "$TEST_OUT" "$TEST_TMP/c.json" <<'PY'
+import json, sys
+panel = json.load(open(sys.argv[1]))["panels"][0]
+rows = json.load(open(sys.argv[2]))["rows"]
+want = sorted((r["coll"], r["size"], r["result"], r["speed"]) for r in rows)
+got = sorted((m["coll"], m["size"], m["result"], m["speed"]) for m in panel["marks"])
+print("# %d rows, %d marks; results %s" % (len(want), len(got), sorted({w[2] for w in want})))
+ok = panel["kind"] == "compare" and len(want) > 0 and [(w[0], w[1], w[2]) for w in want] == [(g[0], g[1], g[2]) for g in got]
+ok = ok and all(w[3] == g[3] for w, g in zip(want, got))
+sys.exit(0 if ok else 1)
+PY
+ok $? "  one mark per row, with the row's result and speed"
+expect_success "a PNG of runs and their comparison" plot -o "$TEST_TMP/abc.png" "$A" "$B" "$TEST_TMP/c.json"
+
+# bad input: one line, exit 64, nothing written
+expect_code 64 "a missing report: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/nonexistent.json"
+expect_grep "^nccl-probe-plot: error: cannot read '.*nonexistent.json'" "$TEST_ERR" "  one line naming it"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && [ ! -e "$TEST_TMP/x.png" ]
+ok $? "  one line, no file"
+echo '{"schema": "nccl-probe/isolate", "nodes": []}' >"$TEST_TMP/iso.json"
+expect_code 64 "an isolate report: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/iso.json"
+expect_grep "is not an nccl-probe sweep or compare report" "$TEST_ERR" "  says what it needs"
+head -c 100 "$A" >"$TEST_TMP/cut.json"
+expect_code 64 "a truncated report: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/cut.json"
+expect_grep "cut.json' is not JSON" "$TEST_ERR" "  says so"
+expect_code 64 "an output that is not .png or .svg: exit 64" plot -o "$TEST_TMP/x.pdf" "$A"
+expect_code 64 "an unknown option: exit 64" plot --frobnicate "$A"
+expect_code 64 "no report: exit 64" plot -o "$TEST_TMP/x.png"
+expect_code 64 "--coll that matches no row: exit 64" plot --coll nosuch -o "$TEST_TMP/x.png" "$A"
+expect_grep "nothing to draw" "$TEST_ERR" "  says nothing matched"
+echo keep >"$TEST_TMP/victim"
+ln -s "$TEST_TMP/victim" "$TEST_TMP/link.png"
+expect_code 64 "--output a symbolic link: exit 64" plot -o "$TEST_TMP/link.png" "$A"
+[ "$(cat "$TEST_TMP/victim")" = keep ] && [ -L "$TEST_TMP/link.png" ]
+ok $? "  the link and its target are left alone"
+mkfifo "$TEST_TMP/fifo.png"
+expect_code 64 "--output a FIFO: exit 64" plot -o "$TEST_TMP/fifo.png" "$A"
+expect_grep "is not a regular file" "$TEST_ERR" "  says so"
+expect_code 64 "--output in a missing directory: exit 64" plot -o "$TEST_TMP/no/such/x.png" "$A"
+expect_success "--help" plot --help
+expect_grep '^  nccl-probe-plot \[-o FILE\]' "$TEST_OUT" "  the usage"
+done_testing
