@@ -89,6 +89,8 @@ void np_xml_release(struct np_xml *x)
 /* What the parse refused, set from libxml2's SAX callbacks. */
 struct guard {
 	const char *what;
+	char ref[64]; /* the entity referred to, when that was what */
+	int line;     /* and its line */
 };
 
 static void refuse(void *ctx, const char *what)
@@ -111,6 +113,30 @@ static void on_unparsed(void *ctx, const xmlChar *name, const xmlChar *pub, cons
 			const xmlChar *notation)
 {
 	refuse(ctx, "an entity");
+}
+
+/* A reference to an entity other than the five predefined ones: none can
+ * be declared here (on_entity refuses that), so it names nothing, and
+ * libxml2 keeps it as an unresolved reference inside the attribute or
+ * text, which hwloc's importer then drops (with the object, and hwloc's
+ * own message on stderr). */
+static xmlEntityPtr on_get_entity(void *ctx, const xmlChar *name)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	struct guard *g = ctxt->_private;
+	xmlEntityPtr e = xmlGetPredefinedEntity(name);
+
+	if (e)
+		return e;
+	if (!g->what) {
+		snprintf(g->ref, sizeof(g->ref), "%.60s", (const char *)name);
+		g->line = ctxt->input ? ctxt->input->line : 0;
+		for (char *c = g->ref; *c; c++)
+			if (!isprint((unsigned char)*c))
+				*c = '?';
+	}
+	refuse(ctx, "a reference to an entity");
+	return NULL;
 }
 
 static void on_element(void *ctx, const xmlChar *name, int type, xmlElementContentPtr content)
@@ -161,7 +187,7 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 			    struct np_err *err)
 {
 	xmlParserCtxtPtr ctxt;
-	struct guard g = { NULL };
+	struct guard g = { 0 };
 	xmlDocPtr doc;
 
 	if (len > NP_XML_MAX_BYTES)
@@ -174,6 +200,7 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 		return np_fail(err, NP_ENOMEM, "out of memory parsing --input '%s'", path);
 	ctxt->_private = &g;
 	ctxt->sax->entityDecl = on_entity;
+	ctxt->sax->getEntity = on_get_entity;
 	ctxt->sax->unparsedEntityDecl = on_unparsed;
 	ctxt->sax->elementDecl = on_element;
 	ctxt->sax->attributeDecl = on_attribute;
@@ -183,6 +210,14 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 	 * DTD is fetched, and libxml2's depth and size limits stay on */
 	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, path, NULL,
 				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (g.what && g.ref[0]) {
+		if (doc)
+			xmlFreeDoc(doc);
+		xmlFreeParserCtxt(ctxt);
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' line %d refers to an entity '&%s;' that nothing declares; topology files use only &lt; &gt; &amp; &apos; &quot; and character references; %s",
+			       path, g.line, g.ref, HINT);
+	}
 	if (g.what) {
 		if (doc)
 			xmlFreeDoc(doc);
