@@ -21,16 +21,20 @@ A=$TEST_TMP/a.json B=$TEST_TMP/b.json
 expect_success "run A" np_host 2 --sweep 1K:64K:x4 --iters 5 --samples 6 --format json --output "$A"
 expect_success "run B" np_host 2 --sweep 1K:64K:x4 --iters 5 --samples 6 --format json --output "$B"
 # the host backend has no limit: give A's rows one, and eff from it, so
-# that the limit line and the eff axis are drawn (the report's fields)
+# that the limit line and the eff axis are drawn (the report's fields);
+# A's first all-reduce row an interval unbounded above (ci 150%), its
+# second none (as with fewer than 6 samples)
 "$py" - "$A" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+ar = [row for row in r["results"] if row["coll"] == "allreduce"]
+ar[0]["time_ci"], ar[1]["time_ci"] = 1.5, None
 for i, row in enumerate(r["results"]):
     row["limit"] = 10.0 + i
     row["eff"] = 100.0 * row["busbw"] / row["limit"]
 json.dump(r, open(sys.argv[1], "w"))
 PY
-ok $? "A's rows given a limit and eff"
+ok $? "A's rows given a limit and eff, two intervals planted"
 
 expect_success "--data of A and B" plot --data "$A" "$B"
 cp "$TEST_OUT" "$TEST_TMP/data.json"
@@ -40,11 +44,18 @@ data = json.load(open(sys.argv[1]))
 lines = data["panels"][0]["lines"]
 bad = 0
 want = {}
+marks = {}
 for path in sys.argv[2:]:
     name = os.path.basename(path)
     for r in json.load(open(path))["results"]:
         k = "%s %s" % (name, r["coll"])
         want.setdefault((k, "busbw"), []).append((r["size"], r["busbw"]))
+        m = marks.setdefault(k, ([], []))
+        ci = r.get("time_ci")
+        if ci is None:
+            m[1].append(float(r["size"]))
+        elif ci >= 1:
+            m[0].append(float(r["size"]))
         if r.get("limit") is not None:
             want.setdefault((k + " limit", "limit"), []).append((r["size"], r["limit"]))
             want.setdefault((k + " eff", "eff"), []).append((r["size"], r["eff"]))
@@ -55,10 +66,19 @@ for key in sorted(set(want) | set(got)):
     same = len(w) == len(g) and all(a[0] == b[0] and abs(a[1] - b[1]) <= 1e-12 * max(1.0, abs(a[1])) for a, b in zip(w, g))
     print("# %-32s %-5s %d points %s" % (key[0], key[1], len(g), "ok" if same else "DIFFER: want %s got %s" % (w, g)))
     bad += not same
+for l in lines:
+    if l["what"] != "busbw":
+        continue
+    u, n = marks[l["label"]]
+    same = sorted(l["unbounded_above"]) == sorted(u) and sorted(l["interval_unknown"]) == sorted(n)
+    print("# %-32s unbounded above at %s, unknown at %s %s" % (l["label"], l["unbounded_above"], l["interval_unknown"], "ok" if same else "DIFFER: want %s %s" % (u, n)))
+    bad += not same
+a_ar = [l for l in lines if l["label"] == "a.json allreduce" and l["what"] == "busbw"][0]
+bad += len(a_ar["unbounded_above"]) < 1 or len(a_ar["interval_unknown"]) < 1
 kinds = {k[1] for k in got}
 sys.exit(1 if bad or kinds != {"busbw", "limit", "eff"} or len(got) != 8 else 0)
 PY
-ok $? "  every line's points are the reports' busbw, limit and eff (8 lines)"
+ok $? "  every line's points are the reports' busbw, limit and eff (8 lines); rows without a two-sided interval are marked"
 
 umask 022
 expect_success "a PNG of A and B" plot -o "$TEST_TMP/ab.png" "$A" "$B"
