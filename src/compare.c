@@ -16,6 +16,7 @@
 
 #include "../probes/coll.h"
 #include "cmds.h"
+#include "compare.h"
 #include "json.h"
 #include "json_read.h"
 #include "msg.h"
@@ -603,11 +604,21 @@ static void report_json(FILE *f, const struct crun *a, const struct crun *b, con
 	np_json_obj_end(&j);
 }
 
-int cmd_compare(int argc, char **argv, int first, bool mpi)
+/* A sweep report that compare can read: the --baseline of a sweep,
+ * checked before the sweep runs. */
+enum np_status np_compare_check(const char *path, struct np_err *err)
 {
-	struct np_opts o;
+	struct crun r;
+	enum np_status st = read_run(&r, path, err);
+
+	free_run(&r);
+	return st;
+}
+
+int np_compare_files(const char *a_path, const char *b_path, const char *b_label, double max_regression,
+		     enum np_format format, bool quiet, const char *output, FILE *to)
+{
 	struct np_err err = { 0 };
-	bool help, version;
 	struct crun run[2];
 	struct cpair *p = NULL;
 	struct csummary *sum = NULL;
@@ -615,32 +626,17 @@ int cmd_compare(int argc, char **argv, int first, bool mpi)
 	size_t np = 0;
 	int ncompared = 0, ns = 0, ndiff = 0, code = NP_EXIT_OK;
 	struct np_outfile out;
+	const char *paths[2] = { a_path, b_path };
 
-	(void)mpi;
-	if (np_opts_parse(&o, NP_CMD_COMPARE, argc, argv, first, &help, &version, &err) ||
-	    (!help && !version && np_opts_check_files(&o, &err))) {
-		np_error("%s", err.msg);
-		return NP_EXIT_USAGE;
-	}
-	if (help) {
-		np_opts_usage(stdout, NP_CMD_COMPARE);
-		return 0;
-	}
-	if (version) {
-		printf("nccl-probe %s (compare schema %s %d)\n", PACKAGE_VERSION, CMP_SCHEMA, CMP_SCHEMA_VERSION);
-		return 0;
-	}
-	if (o.format == NP_FMT_CSV) {
-		np_error("compare has no CSV output; use --format table or --format json");
-		return NP_EXIT_USAGE;
-	}
 	memset(run, 0, sizeof(run));
 	for (int i = 0; i < 2; i++)
-		if (read_run(&run[i], o.files[i], &err)) {
+		if (read_run(&run[i], paths[i], &err)) {
 			np_error("%s", err.msg);
 			code = np_status_exit(err.status);
 			goto out_free_runs;
 		}
+	if (b_label)
+		run[1].path = b_label;
 	if (incomparable(&run[0], &run[1], why, sizeof(why))) {
 		np_error("cannot compare '%s' and '%s': %s; compare runs of the same world, backend and data type",
 			 run[0].path, run[1].path, why);
@@ -673,7 +669,7 @@ int cmd_compare(int argc, char **argv, int first, bool mpi)
 		goto out_free_runs;
 	}
 	ndiff = differences(&run[0], &run[1], diff, 64);
-	if (!o.quiet) {
+	if (!quiet) {
 		size_t only_a = run[0].nrows - np, only_b = run[1].nrows - np;
 		if (only_a || only_b)
 			np_note("%zu row(s) only in A and %zu only in B are not compared", only_a, only_b);
@@ -693,9 +689,9 @@ int cmd_compare(int argc, char **argv, int first, bool mpi)
 			continue;
 		speed_of(&p[i].sh, &p[i].speed, &p[i].speed_lo, &p[i].speed_hi);
 		p[i].v = verdict_of(p[i].speed_lo, p[i].speed_hi);
-		p[i].regression = p[i].speed_hi < 1 - o.max_regression;
+		p[i].regression = p[i].speed_hi < 1 - max_regression;
 	}
-	if (!o.quiet && ncompared < (int)np)
+	if (!quiet && ncompared < (int)np)
 		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared", (int)np - ncompared,
 			np, CMP_MIN_SAMPLES,
 			p[0].a->nsamples == 0 || p[0].b->nsamples == 0 ? " (reports without \"sample_times\" have none)" : "");
@@ -712,18 +708,22 @@ int cmd_compare(int argc, char **argv, int first, bool mpi)
 			char size[32];
 			np_human_size(p[i].a->size, size, sizeof(size));
 			np_error("regression: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f), slower than A by more than %g%%",
-				 p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, o.max_regression * 100);
+				 p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
 			code = NP_EXIT_VERDICT;
 		}
-	if (np_outfile_open(&out, o.output ? o.output : "-", "--output", &err)) {
+	if (to) {
+		report_table(to, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, quiet);
+		goto out_free_runs;
+	}
+	if (np_outfile_open(&out, output ? output : "-", "--output", &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
 		goto out_free_runs;
 	}
-	if (o.format == NP_FMT_JSON)
+	if (format == NP_FMT_JSON)
 		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code);
 	else
-		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, o.quiet);
+		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, quiet);
 	if (np_outfile_commit(&out, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
@@ -735,4 +735,31 @@ out_free_runs:
 	for (int i = 0; i < 2; i++)
 		free_run(&run[i]);
 	return code;
+}
+
+int cmd_compare(int argc, char **argv, int first, bool mpi)
+{
+	struct np_opts o;
+	struct np_err err = { 0 };
+	bool help, version;
+
+	(void)mpi;
+	if (np_opts_parse(&o, NP_CMD_COMPARE, argc, argv, first, &help, &version, &err) ||
+	    (!help && !version && np_opts_check_files(&o, &err))) {
+		np_error("%s", err.msg);
+		return NP_EXIT_USAGE;
+	}
+	if (help) {
+		np_opts_usage(stdout, NP_CMD_COMPARE);
+		return 0;
+	}
+	if (version) {
+		printf("nccl-probe %s (compare schema %s %d)\n", PACKAGE_VERSION, CMP_SCHEMA, CMP_SCHEMA_VERSION);
+		return 0;
+	}
+	if (o.format == NP_FMT_CSV) {
+		np_error("compare has no CSV output; use --format table or --format json");
+		return NP_EXIT_USAGE;
+	}
+	return np_compare_files(o.files[0], o.files[1], NULL, o.max_regression, o.format, o.quiet, o.output, NULL);
 }

@@ -67,7 +67,7 @@ static enum np_status opt_sweep(struct np_opts *o, const char *val, struct np_er
 const struct np_option np_options[] = {
 	OPT_CALLBACK("average", 'a', "3", SW, opt_average, "nccl-tests -a: only 3, the slowest rank's time, which every row reports"),
 	OPT_CALLBACK("backend", 0, "auto|mpi|nccl", SW | IS, opt_backend, "backend: NCCL on GPUs or MPI on host memory (default auto)"),
-	OPT_CALLBACK("baseline", 0, "FILE", IS, opt_baseline, "per-node-type floors from a known-good run (isolate --format json)"),
+	OPT_CALLBACK("baseline", 0, "FILE", SW | IS, opt_baseline, "a known-good run's JSON: the sweep compared with it (exit 1 on a regression); isolate's per-node-type floors"),
 	OPT_CALLBACK("blocking", 'z', "0", SW, opt_blocking, "nccl-tests -z: only 0, no barrier between the iterations of a batch"),
 	OPT_DOUBLE("budget", 0, "SEC", SW | IS, budget, 0.001, 86400, "time budget per size with --iters auto (default 0.5)"),
 	OPT_OPTARG("check", 'c', "0|1", SW, opt_check, "verify results once per size, outside timing (default; -c 0|1, --check=0|1)"),
@@ -87,7 +87,7 @@ const struct np_option np_options[] = {
 	OPT_STRING("json", 'J', "FILE", SW, json_file, "also write the JSON report to FILE (the table stays on standard output)"),
 	OPT_SIZE("judge-from", 0, "SIZE", SW, judge_from, "verdicts judge the rows from SIZE up (default: the largest quarter of the sizes)"),
 	OPT_CALLBACK("local-register", 'R', "0", SW, opt_local_register, "nccl-tests -R: only 0, buffers are not registered with NCCL"),
-	OPT_CALLBACK("max-regression", 0, "PCT", CP, opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
+	OPT_CALLBACK("max-regression", 0, "PCT", CP | SW, opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
 	OPT_SIZE("maxbytes", 'e', "SIZE", SW, max_bytes, "largest size (as in --sweep)"),
 	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", SW | IS, opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
 	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent (one value or per collective)"),
@@ -950,8 +950,8 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 			       o->input, strerror(errno));
 	if (o->baseline && access(o->baseline, R_OK) != 0)
 		return np_fail(err, NP_EUSAGE,
-			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe isolate' run",
-			       o->baseline, strerror(errno));
+			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s' run",
+			       o->baseline, strerror(errno), o->cmd == NP_CMD_ISOLATE ? "isolate" : "--format json");
 	return NP_OK;
 }
 

@@ -5,6 +5,7 @@
  * so all ranks take it alike. Rank 0 writes the report. */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 
 #include "../probes/nccl_log.h"
 #include "cmds.h"
+#include "compare.h"
 #include "msg.h"
 #include "report.h"
 #include "stats.h"
@@ -1167,6 +1169,57 @@ static void finish_output(struct sweep *s)
 		np_error("%s", s->rep.verdict[i]);
 }
 
+/* --baseline (rank 0): this run against a known-good run of the same
+ * shape, with compare's statistics, after the verdict and before the
+ * report is written, so that the report carries the result. This run's
+ * JSON goes to a temporary file for compare to read (removed at once, and
+ * by np_cleanup on a signal); the comparison's table comes back as text,
+ * shown after the report. A regression beyond --max-regression is exit 1
+ * with a verdict line; runs that cannot be compared, exit 64. */
+static char *compare_baseline(struct sweep *s)
+{
+	char path[PATH_MAX], *text = NULL;
+	const char *dir = getenv("TMPDIR");
+	size_t len = 0;
+	FILE *f, *to;
+	int fd, slot, code;
+
+	if (snprintf(path, sizeof(path), "%s/nccl-probe-run.XXXXXX", dir && *dir ? dir : "/tmp") >= (int)sizeof(path))
+		snprintf(path, sizeof(path), "/tmp/nccl-probe-run.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		np_error("--baseline: cannot write this run's report for the comparison ('%s': %s); set TMPDIR to a writable directory",
+			 path, strerror(errno));
+		if (fd >= 0)
+			close(fd), unlink(path);
+		if (!s->rep.exit_code)
+			s->rep.exit_code = NP_EXIT_RUNTIME;
+		return NULL;
+	}
+	slot = np_cleanup_add(path);
+	np_report_json(f, &s->rep);
+	if (fclose(f) != 0) {
+		np_error("--baseline: cannot write this run's report for the comparison ('%s': %s)", path, strerror(errno));
+		code = NP_EXIT_RUNTIME;
+	} else {
+		to = open_memstream(&text, &len);
+		code = np_compare_files(s->o->baseline, path, "this run", s->o->max_regression, NP_FMT_TABLE,
+					s->o->quiet, NULL, to ? to : stderr);
+		if (to)
+			fclose(to);
+	}
+	unlink(path);
+	np_cleanup_drop(slot);
+	if (code == NP_EXIT_VERDICT)
+		add_verdict(&s->rep, "significantly slower than --baseline '%s' by more than %g%% (the rows are named above)",
+			    s->o->baseline, s->o->max_regression * 100);
+	else if (code)
+		add_verdict(&s->rep, "not compared with --baseline '%s' (see the error above)", s->o->baseline);
+	if (code && !s->rep.exit_code)
+		s->rep.exit_code = code;
+	return text;
+}
+
 /* A signal came while the main thread is stuck in a collective (watchdog
  * thread): the same whole, marked-incomplete report as an interrupt
  * between batches, then exit; the main thread never gets the lock back. */
@@ -1203,6 +1256,7 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	int gpus = 0;
 	struct point *pts;
 	size_t npts, max_send, max_recv;
+	char *cmp_text = NULL;
 	double t0 = now_s();
 
 	(void)mpi;
@@ -1242,6 +1296,11 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 		enum np_status st;
 		step(s, "checking the files named");
 		st = np_opts_check_files(&o, &err);
+		if (!st && o.baseline && w.rank == 0 && (st = np_compare_check(o.baseline, &err))) {
+			char msg[sizeof(err.msg)];
+			snprintf(msg, sizeof(msg), "%s", err.msg);
+			np_fail(&err, st, "--baseline: %s", msg);
+		}
 		np_watchdog_arrive(w.comm, "the end of %s", s->step);
 		np_world_usage_agree(&w, st, &err);
 	}
@@ -1376,7 +1435,16 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	np_watchdog_stop();
 	s->rep.wall_seconds = now_s() - t0;
 	verdict(s);
+	if (o.baseline && w.rank == 0 && !s->rep.interrupted)
+		cmp_text = compare_baseline(s);
 	finish_output(s);
+	if (cmp_text) {
+		/* beside the table when it is on standard output, else on stderr */
+		bool table_out = o.format == NP_FMT_TABLE && (!o.output || !strcmp(o.output, "-"));
+		fflush(stdout);
+		fputs(cmp_text, table_out ? stdout : stderr);
+		free(cmp_text);
+	}
 	if (s->rep.interrupted && w.rank == 0)
 		np_error("interrupted by signal %d after %zu of %d rows; the report holds the rows that finished",
 			 (int)np_signal, s->rep.nrows, s->planned);

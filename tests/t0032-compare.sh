@@ -180,5 +180,48 @@ if have_mpirun; then
 	n=$(grep -Ec ' (no significant difference|too few samples)$' "$TEST_OUT")
 	[ "$n" -eq 12 ]
 	ok $? "... no significant difference in all 12 rows ($n)"
+
+	# the sweep's own regression gate: --baseline of a saved run. A rank
+	# made 1000x slower or more (20 ms per collective of at most 20 us: the
+	# MPI backend's test-only NCCL_PROBE_TEST_SLOW) is named against it
+	# with --max-regression 99; an unslowed run passes the same gate, which
+	# only a run 100x slower than the baseline fails, far beyond this
+	# host's noise from run to run
+	S="--sweep 1K:64K:x4 --iters 5 --samples 6"
+	# shellcheck disable=SC2086
+	expect_success "a saved run for the gate" np_host 2 $S --quiet -J "$TEST_TMP/gate.json"
+	# shellcheck disable=SC2086
+	expect_success "--baseline: the same settings, --max-regression 99: exit 0" \
+		np_host 2 $S --baseline "$TEST_TMP/gate.json" --max-regression 99 -J "$TEST_TMP/g0.json"
+	n=$(grep -Ec '^(allreduce|alltoall) +[0-9]+ .*(no significant difference|faster|slower|too few samples)$' "$TEST_OUT")
+	[ "$n" -eq 8 ] && grep -q "^# compare A '$TEST_TMP/gate.json' and B 'this run'" "$TEST_OUT"
+	ok $? "  the comparison follows the table: A the baseline, B this run, 8 rows ($n)"
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdict"]; sys.exit(not (v["exit_code"] == 0 and v["ok"]))' \
+		"$TEST_TMP/g0.json"
+	ok $? "  its report says ok"
+	# shellcheck disable=SC2086
+	NCCL_PROBE_TEST_SLOW=1:20000 expect_code 1 "--baseline, a rank 1000x slower: exit 1" \
+		np_host 2 $S --baseline "$TEST_TMP/gate.json" --max-regression 99 -J "$TEST_TMP/g1.json"
+	n=$(grep -Ec '^error: regression: (allreduce|alltoall) at [0-9]+ KiB: B/A speed' "$TEST_ERR")
+	[ "$n" -ge 6 ]
+	ok $? "  the slower rows are named on stderr ($n of 8)"
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdict"]; sys.exit(not (v["exit_code"] == 1 and any("--baseline" in r for r in v["reasons"])))' \
+		"$TEST_TMP/g1.json"
+	ok $? "  its report carries the verdict: exit_code 1, the reason names --baseline"
+	[ "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'nccl-probe-run.*' -newer "$TEST_TMP/gate.json" | wc -l)" -eq 0 ]
+	ok $? "  no temporary report left behind"
+	# shellcheck disable=SC2086
+	expect_code 64 "--baseline of 3 ranks against 2: exit 64" \
+		np_host 3 $S --baseline "$TEST_TMP/gate.json" --quiet
+	expect_grep "^error: cannot compare '.*gate.json' and 'this run': A ran on 2 ranks and B on 3" "$TEST_ERR" \
+		"  says why, after the sweep"
+	expect_code 64 "--baseline that is not a sweep report: exit 64 before the sweep" \
+		np_host 2 --sweep 1K --baseline "$TEST_TMP/topo.json"
+	expect_grep "^error: --baseline: '.*topo.json' is not a sweep report" "$TEST_ERR" "  one line naming it"
+	[ "$(grep -c '^error:' "$TEST_ERR")" -eq 1 ] && ! grep -q '^ *allreduce' "$TEST_OUT"
+	ok $? "  once, and no row ran"
+	expect_code 64 "--baseline that does not exist: exit 64" np_host 2 --sweep 1K --baseline "$TEST_TMP/none.json"
+	expect_grep "cannot read --baseline '.*none.json'" "$TEST_ERR" "  names it"
+	expect_code 64 "--max-regression 100 on a sweep: exit 64" np_host 2 --sweep 1K --baseline "$TEST_TMP/gate.json" --max-regression 100
 fi
 done_testing
