@@ -1190,8 +1190,10 @@ static char *compare_baseline(struct sweep *s)
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		np_error("--baseline: cannot write this run's report for the comparison ('%s': %s); set TMPDIR to a writable directory",
 			 path, strerror(errno));
-		if (fd >= 0)
-			close(fd), unlink(path);
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
 		if (!s->rep.exit_code)
 			s->rep.exit_code = NP_EXIT_RUNTIME;
 		return NULL;
