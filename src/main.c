@@ -150,9 +150,10 @@ static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
 	}
 	if (mpi) {
 		/* FUNNELED: the watchdog thread, CUDA's and NCCL's run beside
-		 * the main thread, which alone calls MPI. Measured on Open MPI
-		 * 4.1.4 (tests/bench/harness-overhead.sh's loop, LOOP_THREAD):
-		 * FUNNELED costs nothing against SINGLE (see the commit) */
+		 * the main thread, which alone calls MPI (SINGLE would not
+		 * allow them). Some MPI builds charge every call for it; the
+		 * cost is measured by tests/bench/thread-level.sh and stated in
+		 * the man page (BACKENDS) */
 		if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
 			fprintf(stderr, "error: MPI_Init failed; start nccl-probe with mpirun or check the MPI installation\n");
 			return NP_EXIT_RUNTIME;
