@@ -350,6 +350,15 @@ static void run_phase(struct iso *is, const int *part, enum fig_kind kind, int r
 	else
 		snprintf(what, sizeof(what), "(round %d, %s group %d)", round,
 			 color >= 0 ? fig_kind_str(kind) : "idle", mine.color);
+	/* virtual nodes share this host's cores (or GPU): at the same time
+	 * their groups would measure who got the cores, a different pair each
+	 * phase and by up to 40% on a 2-core host; they take turns instead */
+	is->meas.turns = 0;
+	is->meas.turn = color;
+	if (w->virtual_nodes && kind != FIG_WORLD)
+		for (int v = 0; v < is->N; v++)
+			if (part[v] >= is->meas.turns)
+				is->meas.turns = part[v] + 1;
 	measure_group(is, gc, what, &mine);
 	MPI_Comm_free(&gc);
 	if (w->rank == 0) {
@@ -564,6 +573,7 @@ struct nodeview {
 	int good_pairs, bad_pairs, wrong_pairs;
 	int late_bad;          /* figures below from a confirmation round */
 	int good_partners_bad; /* distinct partners, fine elsewhere, of bad pairs */
+	int good_partners;     /* distinct partners of its clearly fine pairs */
 };
 
 /* Below alone in a confirmation round. */
@@ -604,29 +614,42 @@ static void view_nodes(struct iso *is, struct nodeview *nv)
 		}
 	}
 	for (int v = 0; v < is->N; v++) {
+		/* seen[p]: 1 counted as a bad partner, 2 as a fine one, 3 both */
 		int *seen = calloc((size_t)is->N, sizeof(int));
 		if (!seen)
 			np_abort(NP_EXIT_RUNTIME, "out of memory");
 		for (int i = 0; i < is->nfigs; i++) {
 			const struct fig *f = &is->figs[i];
 			int p;
-			if (f->kind != FIG_PAIR || !f->bad || (f->a != v && f->b != v))
+			if (f->kind != FIG_PAIR || (f->a != v && f->b != v))
 				continue;
 			p = f->a == v ? f->b : f->a;
-			if (nv[p].good_pairs > 0 && !inside(&nv[p]) && !seen[p]) {
-				seen[p] = 1;
+			if (f->bad && nv[p].good_pairs > 0 && !inside(&nv[p]) && !(seen[p] & 1)) {
+				seen[p] |= 1;
 				nv[v].good_partners_bad++;
+			}
+			if (f->ok && !(seen[p] & 2)) {
+				seen[p] |= 2;
+				nv[v].good_partners++;
 			}
 		}
 		free(seen);
 	}
 }
 
-/* Below alone and never fine alone, or below with a partner and fine with
- * none; a fine figure later clears a passing disturbance. */
+/* Below alone and never fine alone, or below with at least as many
+ * partners (fine elsewhere) as it was fine with: a majority of partners,
+ * not all of them, since one figure of a slow node can come out fine. */
 static bool node_suspect(const struct nodeview *n)
 {
-	return inside(n) || (n->bad_pairs && !n->good_pairs);
+	return inside(n) || (n->bad_pairs && n->good_partners_bad >= n->good_partners);
+}
+
+/* Its network: below with two or more partners that are fine elsewhere,
+ * more than it was fine with. */
+static bool network_bad(const struct nodeview *n)
+{
+	return n->good_partners_bad >= 2 && n->good_partners_bad > n->good_partners;
 }
 
 static bool paired_before(const struct iso *is, int a, int b)
@@ -650,6 +673,18 @@ static int count_pair(const struct iso *is, int a, int b, bool bad, bool late)
 		if (f->kind == FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)) &&
 		    (bad ? f->bad : f->ok) && (!late || f->round > 2))
 			n++;
+	}
+	return n;
+}
+
+/* Every figure of pair a-b. */
+static int pair_figures(const struct iso *is, int a, int b)
+{
+	int n = 0;
+
+	for (int i = 0; i < is->nfigs; i++) {
+		const struct fig *f = &is->figs[i];
+		n += f->kind == FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a));
 	}
 	return n;
 }
@@ -716,7 +751,7 @@ static int decide(struct iso *is, bool final)
 	view_nodes(is, nv);
 	for (int v = 0; v < is->N; v++) {
 		struct nodeview *n = &nv[v];
-		bool net = !n->good_pairs && n->good_partners_bad >= 2;
+		bool net = network_bad(n);
 		if (is->state[v] != NODE_OK || !node_suspect(n))
 			continue;
 		/* named only when below again in a confirmation round */
@@ -749,6 +784,9 @@ static int decide(struct iso *is, bool final)
 			/* one possible partner: a node's network and the link are one */
 		} else if (!(nv[a].good_pairs && nv[b].good_pairs && !inside(&nv[a]) &&
 			     !inside(&nv[b]))) {
+			continue;
+		} else if (node_suspect(&nv[a]) || node_suspect(&nv[b])) {
+			open += !final; /* an end's own network first */
 			continue;
 		}
 		if (count_pair(is, a, b, false, false))
@@ -829,17 +867,25 @@ static bool plan_confirm(struct iso *is, int *part, int *alone)
 				alone[u] = u;
 			any = true;
 		}
-		/* a new partner, good elsewhere; else any good one; else anyone */
-		for (int pass = 0; pass < 3 && best < 0; pass++)
-			for (int k = 1; k < is->N && best < 0; k++) {
-				int p = (v + k) % is->N;
+		/* a new partner, good elsewhere; else the good one it was
+		 * measured with least (not the one whose pair was below again
+		 * and again); else anyone */
+		for (int pass = 0, fewest = 0; pass < 3 && best < 0; pass++)
+			for (int k = 1; k < is->N; k++) {
+				int p = (v + k) % is->N, n;
 				if (used[p] || p == v)
 					continue;
 				if (pass < 2 && (node_suspect(&nv[p]) || !nv[p].good_pairs))
 					continue;
 				if (pass == 0 && paired_before(is, v, p))
 					continue;
-				best = p;
+				n = pass == 1 ? pair_figures(is, v, p) : 0;
+				if (best < 0 || n < fewest) {
+					best = p;
+					fewest = n;
+				}
+				if (pass != 1)
+					break;
 			}
 		if (best >= 0) {
 			part[v] = part[best] = g++;
@@ -1374,6 +1420,7 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 	is->meas.o = &o;
 	is->meas.budget = o.budget;
 	is->meas.ci_target = ISO_CI_TARGET;
+	is->meas.noise_min = NP_MEAS_MAX_SAMPLES; /* the paired comparison needs every sample the budget buys */
 	is->meas.stall_rank = np_test_stall_rank();
 	is->meas.quiet_wrong = true;
 	is->meas.stop = &g_stop;

@@ -228,6 +228,30 @@ static enum np_status meas_agree(struct np_meas *m, enum np_status st, const cha
 	return (enum np_status)worst;
 }
 
+/* The slots from..to-1 of one step of turns: each ends when every rank of
+ * sync is past it (the group whose slot it is has timed its batch). A
+ * rank waits for a slot asleep between polls, not spinning in a barrier:
+ * the groups take turns because they share a host's cores, and a waiting
+ * rank that spins takes a core from the group that measures. */
+static void turn_slots(const struct np_meas *m, int from, int to)
+{
+	const struct timespec nap = { 0, 500000 };
+
+	if (!m->synced || m->turns < 2 || m->o->iters)
+		return; /* fixed batches agree on nothing over sync */
+	for (int j = from < 0 ? 0 : from; j < to; j++) {
+		MPI_Request rq;
+		int done = 0;
+		MPI_Ibarrier(m->sync, &rq);
+		for (;;) {
+			MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+			if (done)
+				break;
+			nanosleep(&nap, NULL);
+		}
+	}
+}
+
 /* One timed batch: every rank's time, reduced with MAX; also the stop
  * flag and elapsed time, so every rank takes the next decision alike. */
 static void timed_batch(struct np_meas *m, const struct np_bench *b, int iters, double t_start,
@@ -376,7 +400,9 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 	res->stop = o->iters ? NP_STOP_FIXED : NP_STOP_BUDGET;
 	while (n < target) {
 		double t_own = 0;
+		turn_slots(m, 0, m->turn);
 		timed_batch(m, b, iters, t_start, &t, &el, &stop, &t_own);
+		turn_slots(m, m->turn, m->turns);
 		if (stop)
 			return false; /* interrupted: a row is reported whole or not at all */
 		if (m->own)
@@ -470,6 +496,7 @@ void np_measure_idle(struct np_meas *m)
 	} while (!done);
 	/* the samples: until no group goes on, or the budget ends */
 	do {
+		turn_slots(m, 0, m->turns);
 		d[0] = d[1] = 0;
 		MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_INT, MPI_MAX, m->sync);
 	} while (d[0] && !d[1]);

@@ -153,6 +153,11 @@ struct np_meas {
 	 * batches in the same windows: every rank of sync must be measuring */
 	bool synced;
 	MPI_Comm sync;
+	/* with synced and turns > 1, the groups time their batches in turns
+	 * (group `turn` in slot `turn` of each step, -1 for a rank that only
+	 * waits), not at once: groups that share a host's cores or GPU would
+	 * otherwise measure their contention for them, not their links */
+	int turns, turn;
 	/* a step failed on some rank (all ranks agree): never returns */
 	void (*fail)(void *arg, enum np_status st);
 	void *fail_arg;

@@ -15,12 +15,14 @@
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
 
-# iso N L [ARGS...]: N virtual nodes of L ranks, each rank bound to a
-# core in turn, so that groups of the same shape share the cores alike
+# iso N L [ARGS...]: N virtual nodes of L ranks, unbound: the groups of
+# virtual nodes take turns and the waiting ranks sleep, so the group that
+# measures gets the host's cores (bound to a core in turn, two nodes of a
+# pair could share one core: a "link" unlike the others)
 iso() {
 	n=$1 l=$2
 	shift 2
-	mpirun -np $((n * l)) --oversubscribe --map-by core --bind-to core:overload-allowed \
+	mpirun -np $((n * l)) --oversubscribe --bind-to none \
 		"$NP_BIN" isolate --backend mpi --ranks-per-node "$l" --size 16K --budget 0.6 --min-effect 50 \
 		--timeout 60 --format json --output "$TEST_TMP/i.json" "$@"
 }
@@ -76,16 +78,12 @@ NCCL_PROBE_TEST_SLOW=2:20000:net expect_verdict 1 "a node slow only with others 
 check "node vnode2 bad-network" 6
 NCCL_PROBE_TEST_SLOW=5:20000:link=6 expect_verdict 1 "a slow link: exit 1" iso 8 1
 check "link vnode5-vnode6" 6
-# not yet reliable here: two bad nodes opposite each other (0 and 4 of 8)
-# were named as the links to their first partners in 1 of 2 runs
-echo "ok $((_np_n + 1)) # SKIP two bad nodes opposite each other (named as links in some runs)"
-_np_n=$((_np_n + 1))
+NCCL_PROBE_TEST_SLOW=0:20000:net,4:20000:net expect_verdict 1 "two bad nodes opposite each other: exit 1" iso 8 1
+check "node vnode0 bad-network;node vnode4 bad-network" 6
 NCCL_PROBE_TEST_SLOW=2:20000 expect_verdict 1 "odd count, 5 nodes, a slow node: exit 1" iso 5 2
 check "node vnode1 bad-inside" 6
-# not yet: a bad network at odd counts is named as a link with its
-# neighbour (the node that sat out has one partner fewer)
-echo "ok $((_np_n + 1)) # SKIP odd count, 5 nodes, a bad network (named as a link today)"
-_np_n=$((_np_n + 1))
+NCCL_PROBE_TEST_SLOW=2:20000:net expect_verdict 1 "odd count, 5 nodes, a bad network: exit 1" iso 5 2
+check "node vnode1 bad-network" 6
 NCCL_PROBE_TEST_CORRUPT=6 expect_code 2 "a node computing wrong data: exit 2" iso 8 1
 check "node vnode6 wrong-data" 6
 
@@ -190,7 +188,7 @@ ok $? "  before --timeout (took $took s)"
 check "node vnode2 wrong-data" 6
 
 # the table
-expect_verdict 0 "table output" mpirun -np 4 --oversubscribe --map-by core --bind-to core:overload-allowed \
+expect_verdict 0 "table output" mpirun -np 4 --oversubscribe --bind-to none \
 	"$NP_BIN" isolate --backend mpi --ranks-per-node 1 --size 16K --budget 0.2 --min-effect 50
 expect_grep '^verdict: ok, 4 nodes, [0-9]+ rounds' "$TEST_OUT" "  the verdict line"
 expect_code 64 "one node: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-node 2

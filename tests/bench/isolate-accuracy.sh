@@ -8,7 +8,10 @@
 #
 # RUNS healthy runs, then RUNS runs with job rank 2 made PCT% slower
 # (NCCL_PROBE_TEST_SLOW=2:PCT%: it sleeps PCT% of each collective's time),
-# each with NODES virtual nodes of one rank bound to the cores in turn.
+# each with NODES virtual nodes of one rank, unbound (the groups take
+# turns and the waiting ranks sleep, so the pair that measures gets the
+# cores; bound to a core in turn, two nodes could share one core and their
+# pair would be a link unlike the others).
 # Prints one line per run and the totals: false accusations (healthy runs
 # naming anything), planted runs naming vnode2 and nothing else, naming
 # one of its links instead, naming anything else, and the rounds.
@@ -21,7 +24,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 one() {
-	mpirun -np "$nodes" --oversubscribe --map-by core --bind-to core:overload-allowed \
+	mpirun -np "$nodes" --oversubscribe --bind-to none \
 		"$bin" isolate --backend mpi --ranks-per-node 1 --size 1M --budget 1 --timeout 120 \
 		--format json --output "$tmp/r.json" >/dev/null 2>"$tmp/err"
 	python3 - "$tmp/r.json" <<'PY'
