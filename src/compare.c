@@ -347,11 +347,15 @@ static void speed_of(const struct np_shift *sh, double *s, double *lo, double *h
 	*hi = exp(-sh->lo);
 }
 
-static enum cverdict verdict_of(double lo, double hi)
+/* Faster or slower: the interval excludes 1 and the estimate is at least
+ * min_change away from it. Two runs of the same settings on one machine
+ * differ by a few percent (its load, its clocks, where the buffers fell):
+ * each run's interval holds its own noise, not the drift between runs. */
+static enum cverdict verdict_of(double speed, double lo, double hi, double min_change)
 {
-	if (hi < 1)
+	if (hi < 1 && speed <= 1 - min_change)
 		return CV_SLOWER;
-	if (lo > 1)
+	if (lo > 1 && speed >= 1 + min_change)
 		return CV_FASTER;
 	return CV_NONE;
 }
@@ -381,7 +385,7 @@ static void mark_bw_bound(struct cpair *p, size_t np, const struct crun *a, cons
 	}
 }
 
-static int summarize(struct cpair *p, size_t np, struct csummary *sum)
+static int summarize(struct cpair *p, size_t np, struct csummary *sum, double min_change)
 {
 	int ns = 0;
 	size_t *first = calloc(np + 1, sizeof(*first));
@@ -429,7 +433,8 @@ static int summarize(struct cpair *p, size_t np, struct csummary *sum)
 			sum[g].have = true;
 			np_shift_compute(st, n, CMP_ALPHA / ns, &sum[g].sh);
 			speed_of(&sum[g].sh, &sum[g].speed, &sum[g].speed_lo, &sum[g].speed_hi);
-			sum[g].v = isinf(sum[g].sh.lo) ? CV_FEW : verdict_of(sum[g].speed_lo, sum[g].speed_hi);
+			sum[g].v = isinf(sum[g].sh.lo) ? CV_FEW :
+							   verdict_of(sum[g].speed, sum[g].speed_lo, sum[g].speed_hi, min_change);
 		}
 		free(st);
 	}
@@ -536,7 +541,8 @@ static void json_num_or_null(struct np_json *j, const char *key, bool ok, double
 }
 
 static void report_json(FILE *f, const struct crun *a, const struct crun *b, const struct cpair *p, size_t np,
-			int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, int code)
+			int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, int code,
+			double min_change)
 {
 	struct np_json j;
 
@@ -547,6 +553,7 @@ static void report_json(FILE *f, const struct crun *a, const struct crun *b, con
 	np_json_str(&j, "a", a->path);
 	np_json_str(&j, "b", b->path);
 	np_json_num(&j, "confidence", 1 - CMP_ALPHA);
+	np_json_num(&j, "min_change", min_change);
 	np_json_int(&j, "rows_compared", ncompared);
 	np_json_arr_begin(&j, "differences");
 	for (int i = 0; i < ndiff; i++)
@@ -616,7 +623,7 @@ enum np_status np_compare_check(const char *path, struct np_err *err)
 }
 
 int np_compare_files(const char *a_path, const char *b_path, const char *b_label, double max_regression,
-		     enum np_format format, bool quiet, const char *output, FILE *to)
+		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to)
 {
 	struct np_err err = { 0 };
 	struct crun run[2];
@@ -688,8 +695,8 @@ int np_compare_files(const char *a_path, const char *b_path, const char *b_label
 		if (isinf(p[i].sh.lo))
 			continue;
 		speed_of(&p[i].sh, &p[i].speed, &p[i].speed_lo, &p[i].speed_hi);
-		p[i].v = verdict_of(p[i].speed_lo, p[i].speed_hi);
-		p[i].regression = p[i].speed_hi < 1 - max_regression;
+		p[i].v = verdict_of(p[i].speed, p[i].speed_lo, p[i].speed_hi, min_change);
+		p[i].regression = p[i].v == CV_SLOWER && p[i].speed_hi < 1 - max_regression;
 	}
 	if (!quiet && ncompared < (int)np)
 		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared", (int)np - ncompared,
@@ -702,7 +709,7 @@ int np_compare_files(const char *a_path, const char *b_path, const char *b_label
 		code = NP_EXIT_RUNTIME;
 		goto out_free_runs;
 	}
-	ns = summarize(p, np, sum);
+	ns = summarize(p, np, sum, min_change);
 	for (size_t i = 0; i < np; i++)
 		if (p[i].regression) {
 			char size[32];
@@ -721,7 +728,7 @@ int np_compare_files(const char *a_path, const char *b_path, const char *b_label
 		goto out_free_runs;
 	}
 	if (format == NP_FMT_JSON)
-		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code);
+		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code, min_change);
 	else
 		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, quiet);
 	if (np_outfile_commit(&out, &err)) {
@@ -761,5 +768,5 @@ int cmd_compare(int argc, char **argv, int first, bool mpi)
 		np_error("compare has no CSV output; use --format table or --format json");
 		return NP_EXIT_USAGE;
 	}
-	return np_compare_files(o.files[0], o.files[1], NULL, o.max_regression, o.format, o.quiet, o.output, NULL);
+	return np_compare_files(o.files[0], o.files[1], NULL, o.max_regression, o.min_change, o.format, o.quiet, o.output, NULL);
 }

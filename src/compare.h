@@ -14,12 +14,13 @@
 enum np_status np_compare_check(const char *path, struct np_err *err);
 
 /* Report A against report B (named B_LABEL in what is written, when it is
- * given): B's speed over A's per row, errors and
+ * given): B's speed over A's per row (faster or slower where the 95%
+ * interval excludes 1 and the change is at least MIN_CHANGE, a fraction), errors and
  * regressions beyond MAX_REGRESSION (a fraction) on stderr. The table
  * goes to TO when it is given; else FORMAT (table or JSON) to OUTPUT
  * ("-" or NULL: standard output), written whole. Returns compare's exit
  * status: 0, 1 (a regression), 64 (not comparable, a bad file), 3. */
 int np_compare_files(const char *a_path, const char *b_path, const char *b_label, double max_regression,
-		     enum np_format format, bool quiet, const char *output, FILE *to);
+		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to);
 
 #endif

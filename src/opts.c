@@ -45,6 +45,7 @@ static enum np_status opt_ngpus(struct np_opts *o, const char *val, struct np_er
 static enum np_status opt_nthreads(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_baseline(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_min_effect(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_min_change(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_max_regression(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_size(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_check(struct np_opts *o, const char *val, struct np_err *err);
@@ -90,6 +91,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("max-regression", 0, "PCT", CP | SW, opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
 	OPT_SIZE("maxbytes", 'e', "SIZE", SW, max_bytes, "largest size (as in --sweep)"),
 	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", SW | IS, opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
+	OPT_CALLBACK("min-change", 0, "PCT", CP | SW, opt_min_change, "call B faster or slower only where it differs by PCT percent or more (default 5)"),
 	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent (one value or per collective)"),
 	OPT_CALLBACK("min-effect", 0, "PCT", IS, opt_min_effect, "name nothing less than PCT percent below the fleet (default 10)"),
 	OPT_SIZE("minbytes", 'b', "SIZE", SW, min_bytes, "smallest size (as in --sweep)"),
@@ -178,6 +180,7 @@ static void defaults(struct np_opts *o, unsigned cmd)
 	o->backend = NP_BACKEND_AUTO;
 	o->format = NP_FMT_TABLE;
 	o->min_effect = 0.10;
+	o->min_change = 0.05;
 	if (cmd == NP_CMD_ISOLATE)
 		o->budget = 1.0;
 }
@@ -530,6 +533,19 @@ static enum np_status opt_min_effect(struct np_opts *o, const char *val, struct 
 	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
 		return np_fail(err, NP_EUSAGE, "invalid --min-effect '%s'; give a percentage below 100, e.g. 10", val);
 	o->min_effect = pct / 100.0;
+	return NP_OK;
+}
+
+static enum np_status opt_min_change(struct np_opts *o, const char *val, struct np_err *err)
+{
+	char *end;
+	double pct;
+
+	errno = 0;
+	pct = strtod(val, &end);
+	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
+		return np_fail(err, NP_EUSAGE, "invalid --min-change '%s'; give a percentage from 0 to below 100, e.g. 5", val);
+	o->min_change = pct / 100.0;
 	return NP_OK;
 }
 

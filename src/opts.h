@@ -79,6 +79,7 @@ struct np_opts {
 	/* compare */
 	const char *files[2];      /* the two JSON reports, A and B */
 	double max_regression;     /* fraction: fail only for slowdowns beyond it */
+	double min_change;         /* fraction: compare calls smaller changes none */
 };
 
 /* How an option is handled: the field it sets, or its handler. */

@@ -1232,7 +1232,7 @@ static char *compare_baseline(struct sweep *s)
 		code = NP_EXIT_RUNTIME;
 	} else {
 		to = open_memstream(&text, &len);
-		code = np_compare_files(s->o->baseline, path, "this run", s->o->max_regression, NP_FMT_TABLE,
+		code = np_compare_files(s->o->baseline, path, "this run", s->o->max_regression, s->o->min_change, NP_FMT_TABLE,
 					s->o->quiet, NULL, to ? to : stderr);
 		if (to)
 			fclose(to);

@@ -76,6 +76,17 @@ expect_code 0 "--max-regression 20: a 10% slowdown passes the gate" \
 expect_grep ' slower$' "$TEST_OUT" "... and is still reported slower"
 expect_code 1 "--max-regression 2: a 10% slowdown fails it" np compare --max-regression 2 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
 
+# --min-change: a change smaller than it is no difference, and no regression
+expect_code 0 "--min-change 15: a 10% slowdown is no difference, exit 0" \
+	np compare --min-change 15 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
+n=$(grep -c ' no significant difference$' "$TEST_OUT")
+[ "$n" -eq 12 ]
+ok $? "  all 12 rows read no significant difference ($n)"
+expect_code 1 "--min-change 8: the 10% slowdown is slower again" \
+	np compare --min-change 8 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
+expect_code 64 "--min-change 100: usage" np compare --min-change 100 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
+expect_grep "^error: invalid --min-change '100'" "$TEST_ERR" "  one line that says what to give"
+
 # B faster: A and B swapped
 expect_code 0 "B 10% faster: exit 0" np compare "$TEST_TMP/b1.json" "$TEST_TMP/a1.json"
 n=$(grep -Ec ' faster$' "$TEST_OUT")
