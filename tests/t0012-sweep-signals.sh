@@ -23,6 +23,23 @@ wait_gone() {
 	return 0
 }
 
+# started FILE: wait (at most 60 s) until the run has opened its report
+# FILE (its temporary file exists), then 1 s more. Every rank installs its
+# signal handlers before the job's first collective, which comes before
+# rank 0 opens the report; a fixed sleep was too short where start-up is
+# slow (an AddressSanitizer build on a slow VM takes over 2 s), and a
+# signal before the handlers is lost: a job started in the background by
+# a shell without job control ignores SIGINT until then.
+started() {
+	i=0
+	until ls "$1".tmp.* >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ "$i" -gt 600 ] && break
+		sleep 0.1
+	done
+	sleep 1
+}
+
 incomplete_json() { # FILE DESC
 	python3 - "$1" <<'PY'
 import json, sys
@@ -42,7 +59,7 @@ no_tmp() { # DESC
 NCCL_PROBE_TEST_STALL=0 "$NP_BIN" --backend mpi --sweep 1K --format json --output "$TEST_TMP/a.json" \
 	>"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
-sleep 2
+started "$TEST_TMP/a.json"
 kill -INT "$pid"
 wait_gone "$pid" 10
 ok $? "SIGINT, one process: it ends within 10 s"
@@ -61,7 +78,7 @@ no_tmp "SIGINT, one process"
 NCCL_PROBE_TEST_STALL=1 mpirun -np 3 --oversubscribe --bind-to none "$NP_BIN" --backend mpi \
 	--sweep 1K --format json --output "$TEST_TMP/b.json" >"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
-sleep 4
+started "$TEST_TMP/b.json"
 kill -INT "$pid"
 wait_gone "$pid" 15
 ok $? "SIGINT to mpirun: the job ends within 15 s"
@@ -83,7 +100,7 @@ NP_T0012_MARK=$TEST_TMP NCCL_PROBE_TEST_STALL=1 mpirun -np 3 --oversubscribe --b
 	"$NP_BIN" --backend mpi --sweep 1K --format json --output "$TEST_TMP/c.json" \
 	>"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
-sleep 4
+started "$TEST_TMP/c.json"
 victim=
 for p in $(pgrep -f "$NP_BIN"); do
 	env=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null)
