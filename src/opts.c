@@ -510,7 +510,8 @@ static enum np_status opt_baseline(struct np_opts *o, const char *val, struct np
 	return NP_OK;
 }
 
-static enum np_status opt_max_regression(struct np_opts *o, const char *val, struct np_err *err)
+/* A percentage from 0 to below 100 for option NAME, as a fraction. */
+static enum np_status parse_pct(const char *name, const char *val, const char *eg, double *out, struct np_err *err)
 {
 	char *end;
 	double pct;
@@ -518,35 +519,25 @@ static enum np_status opt_max_regression(struct np_opts *o, const char *val, str
 	errno = 0;
 	pct = strtod(val, &end);
 	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
-		return np_fail(err, NP_EUSAGE, "invalid --max-regression '%s'; give a percentage from 0 to below 100, e.g. 5", val);
-	o->max_regression = pct / 100.0;
+		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a percentage from 0 to below 100, e.g. %s", name,
+			       val, eg);
+	*out = pct / 100.0;
 	return NP_OK;
+}
+
+static enum np_status opt_max_regression(struct np_opts *o, const char *val, struct np_err *err)
+{
+	return parse_pct("max-regression", val, "5", &o->max_regression, err);
 }
 
 static enum np_status opt_min_effect(struct np_opts *o, const char *val, struct np_err *err)
 {
-	char *end;
-	double pct;
-
-	errno = 0;
-	pct = strtod(val, &end);
-	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
-		return np_fail(err, NP_EUSAGE, "invalid --min-effect '%s'; give a percentage below 100, e.g. 10", val);
-	o->min_effect = pct / 100.0;
-	return NP_OK;
+	return parse_pct("min-effect", val, "10", &o->min_effect, err);
 }
 
 static enum np_status opt_min_change(struct np_opts *o, const char *val, struct np_err *err)
 {
-	char *end;
-	double pct;
-
-	errno = 0;
-	pct = strtod(val, &end);
-	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
-		return np_fail(err, NP_EUSAGE, "invalid --min-change '%s'; give a percentage from 0 to below 100, e.g. 5", val);
-	o->min_change = pct / 100.0;
-	return NP_OK;
+	return parse_pct("min-change", val, "5", &o->min_change, err);
 }
 
 static enum np_status opt_size(struct np_opts *o, const char *val, struct np_err *err)
