@@ -49,12 +49,14 @@ jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.arg
 count() { grep -c "$1" "$TEST_OUT"; }
 
 PPN=2 expect_verdict 0 "4 healthy virtual nodes of 2 ranks: exit 0" virt
-rr=2
-[ -n "${NP_SANITIZED:-}" ] && rr=$(jget rounds)
-judged_grep "^verdict: ok, 4 nodes, $rr rounds" "$TEST_OUT" "  the verdict line"
+# healthy: 2 rounds, or up to 4 confirmation rounds more when noise puts
+# a figure below the fleet (they clear it); nothing is named either way
+rr=$(jget rounds)
+diag "healthy: $rr rounds"
+judged_grep "^verdict: ok, 4 nodes, [2-6] rounds" "$TEST_OUT" "  the verdict line"
 check ""
-[ "$(jget rounds)" = "$rr" ] && [ "$(jget nodes_total)" = 4 ] && [ "$(jget exit_code)" = 0 ]
-judged_ok $? "  JSON: $rr rounds, 4 nodes, exit_code 0"
+[ "$rr" -ge 2 ] && [ "$rr" -le 6 ] && [ "$(jget nodes_total)" = 4 ] && [ "$(jget exit_code)" = 0 ]
+judged_ok $? "  JSON: $rr rounds (2 to 6), 4 nodes, exit_code 0"
 expect_grep '^validate: \[1/2\] topo on this host' "$TEST_ERR" "  progress lines on stderr: topo"
 expect_grep '^validate: \[2/2\] isolate' "$TEST_ERR" "  and isolate"
 expect_grep '^isolate: round 2: ' "$TEST_ERR" "  with isolate's own rounds as they come"

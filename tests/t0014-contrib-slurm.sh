@@ -121,7 +121,9 @@ expect_verdict 0 "validate inside sbatch: 4 healthy virtual nodes, exit 0" sb
 cp "$T/job.out" "$TEST_OUT"
 expect_grep "launcher srun${pmix:+ --mpi=pmix}," "$TEST_OUT" "  launched with srun${pmix:+ --mpi=pmix}"
 expect_grep '^validate: \[1/2\] topo on this host' "$TEST_OUT" "  topo ran through srun"
-judged_grep '^verdict: ok, 4 nodes, 2 rounds' "$TEST_OUT" "  the verdict"
+# 2 rounds, or up to 4 more when noise puts a healthy figure below the
+# fleet and confirmation rounds clear it
+judged_grep '^verdict: ok, 4 nodes, [2-6] rounds' "$TEST_OUT" "  the verdict"
 grep -q "^nccl-probe prolog: $node: ok" "$T/prolog.log"
 ok $? "  the prolog ran before the job and passed" || sed 's/^/#   /' "$T/prolog.log"
 
