@@ -21,7 +21,7 @@ endif
 # NCCL backend, so they are in every build's make check.
 GPU_TESTS = tests/t3001-gpu-backend.sh tests/t3002-gpu-abort.sh tests/t3003-gpu-check.sh \
 	tests/t3004-gpu-memory.sh tests/t3005-gpu-timeout.sh tests/t3006-gpu-ranks.sh \
-	tests/t3007-gpu-virtual-ranks.sh tests/t3008-nccl-hostid-first.sh
+	tests/t3007-gpu-virtual-ranks.sh tests/t3008-nccl-hostid-first.sh tests/t3009-gpu-tune.sh
 TESTS += $(GPU_TESTS)
 EXTRA_DIST += $(GPU_TESTS) tests/bench/nccl-compare.sh tests/bench/alltoall-compare.sh \
 	tests/unit/env_witness.c

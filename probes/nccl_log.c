@@ -4,6 +4,8 @@
  * (INIT) and "NET/<name> : Using <devices>[; OOB ...]" (INIT|NET). */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 
 static char log_path[256];
 
-const char *np_nccl_log_setup(void)
+const char *np_nccl_log_setup(bool tuning)
 {
 	const char *tmp = getenv("TMPDIR");
 	int fd;
@@ -31,7 +33,7 @@ const char *np_nccl_log_setup(void)
 		return NULL;
 	}
 	close(fd);
-	if (setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_SUBSYS", "INIT,NET", 1) ||
+	if (setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_SUBSYS", tuning ? "INIT,NET,ENV,TUNING" : "INIT,NET", 1) ||
 	    setenv("NCCL_DEBUG_FILE", log_path, 1)) {
 		unsetenv("NCCL_DEBUG");
 		unsetenv("NCCL_DEBUG_SUBSYS");
@@ -143,4 +145,74 @@ void np_nccl_log_transport(FILE *f, char *out, size_t len)
 		snprintf(out, len, "%s (%s)", net, devs);
 	else
 		snprintf(out, len, "%s", net);
+}
+
+static bool same_number(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long long x, y;
+
+	errno = 0;
+	x = strtoll(a, &ea, 0);
+	y = strtoll(b, &eb, 0);
+	if (errno || ea == a || eb == b || (*ea && strcmp(ea, ".")) || (*eb && strcmp(eb, ".")))
+		return false;
+	return x == y;
+}
+
+bool np_nccl_log_env_line(const char *line, const char *name, const char *value)
+{
+	static const char mid[] = " set by environment to ";
+	const char *p = strstr(line, name), *v;
+	char got[256];
+	size_t len;
+
+	while (p && (strncmp(p + strlen(name), mid, sizeof(mid) - 1) || (p > line && p[-1] != ' ')))
+		p = strstr(p + 1, name);
+	if (!p)
+		return false;
+	v = p + strlen(name) + sizeof(mid) - 1;
+	len = strcspn(v, "\r\n");
+	if (len >= sizeof(got))
+		return false;
+	memcpy(got, v, len);
+	got[len] = '\0';
+	if (!strcmp(got, value))
+		return true;
+	return same_number(got, value);
+}
+
+bool np_nccl_log_tuning_line(const char *line, char *func, size_t flen, char *algo, size_t alen,
+			     char *proto, size_t plen)
+{
+	const char *p = strstr(line, " Bytes -> Algo "), *f;
+	char fn[32], al[32], pr[32];
+	long long bytes;
+
+	if (!p)
+		return false;
+	/* back from " Bytes" over the byte count and ": " to the function */
+	f = p;
+	while (f > line && isdigit((unsigned char)f[-1]))
+		f--;
+	if (f == p || f - line < 3 || f[-1] != ' ' || f[-2] != ':')
+		return false;
+	f -= 2;
+	{
+		const char *s = f;
+		size_t n;
+		while (s > line && isalpha((unsigned char)s[-1]))
+			s--;
+		n = (size_t)(f - s);
+		if (!n || n >= sizeof(fn))
+			return false;
+		memcpy(fn, s, n);
+		fn[n] = '\0';
+	}
+	if (sscanf(f + 2, "%lld Bytes -> Algo %31s proto %31s", &bytes, al, pr) != 3)
+		return false;
+	snprintf(func, flen, "%s", fn);
+	snprintf(algo, alen, "%s", al);
+	snprintf(proto, plen, "%s", pr);
+	return true;
 }

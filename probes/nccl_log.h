@@ -19,10 +19,11 @@ void np_nccl_log_transport(FILE *f, char *out, size_t len);
 
 /* Have NCCL log INIT and NET into a new temporary file, unless the user
  * set NCCL_DEBUG: sets NCCL_DEBUG, NCCL_DEBUG_SUBSYS and NCCL_DEBUG_FILE
- * in the environment. Call it before any thread starts (MPI's, CUDA's,
+ * in the environment. tuning adds ENV and TUNING (nccl-probe tune reads
+ * which settings NCCL took and the algorithm and protocol of each call). Call it before any thread starts (MPI's, CUDA's,
  * NCCL's, the watchdog): setenv races with getenv in other threads, and
  * NCCL reads its settings once. Returns the file's path, or NULL. */
-const char *np_nccl_log_setup(void);
+const char *np_nccl_log_setup(bool tuning);
 /* The path np_nccl_log_setup made, or NULL. */
 const char *np_nccl_log_path(void);
 
@@ -42,5 +43,14 @@ const char *np_nccl_hostid(void);
 /* Whether the environment entry e ("NAME=value") is one that nccl-probe
  * set (the log settings, the virtual node's host id), not the user's. */
 bool np_nccl_env_ours(const char *e);
+
+/* Whether NCCL's log line says it read variable name with value: "NAME
+ * set by environment to VALUE" (numbers compare as numbers: NCCL prints
+ * parameters in decimal with a final period). */
+bool np_nccl_log_env_line(const char *line, const char *name, const char *value);
+/* From a TUNING line "AllReduce: 1024 Bytes -> Algo RING proto LL ...",
+ * the function, algorithm and protocol; false for other lines. */
+bool np_nccl_log_tuning_line(const char *line, char *func, size_t flen, char *algo, size_t alen,
+			     char *proto, size_t plen);
 
 #endif

@@ -11,5 +11,6 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi);
 int cmd_isolate(int argc, char **argv, int first, bool mpi);
 int cmd_topo(int argc, char **argv, int first, bool mpi);
 int cmd_compare(int argc, char **argv, int first, bool mpi);
+int cmd_tune(int argc, char **argv, int first, bool mpi);
 
 #endif

@@ -29,6 +29,7 @@ static const struct np_cmd {
 	{ "isolate", cmd_isolate, NEEDS_MPI | NEEDS_NCCL_LOG },
 	{ "sweep", cmd_sweep, NEEDS_MPI | NEEDS_NCCL_LOG },
 	{ "topo", cmd_topo, NEEDS_MPI_LAUNCHED },
+	{ "tune", cmd_tune, NEEDS_MPI | NEEDS_NCCL_LOG },
 };
 
 static bool mpi_launched(void)
@@ -144,7 +145,7 @@ static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
 	if (cmd->needs & NEEDS_NCCL_LOG) {
 		/* before MPI_Init: MPI, CUDA and NCCL start threads that read
 		 * the environment, and setenv is not safe beside them */
-		const char *log = np_nccl_log_setup();
+		const char *log = np_nccl_log_setup(cmd->fn == cmd_tune);
 		if (log)
 			np_cleanup_add_scratch(log);
 	}
@@ -194,7 +195,7 @@ int main(int argc, char **argv)
 		if (!strcmp(commands[i].name, name))
 			return run_cmd(&commands[i], argc, argv, first);
 	if (first_process())
-		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate' or 'compare' (see 'nccl-probe --help')\n",
+		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune' (see 'nccl-probe --help')\n",
 			name);
 	return NP_EXIT_USAGE;
 }

@@ -19,6 +19,7 @@
 #define TP NP_CMD_TOPO
 #define IS NP_CMD_ISOLATE
 #define CP NP_CMD_COMPARE
+#define TU NP_CMD_TUNE
 
 /* The field an option sets, checked to have type T at compile time. */
 #define FIELD(f, T) \
@@ -60,6 +61,7 @@ static enum np_status opt_op(struct np_opts *o, const char *val, struct np_err *
 static enum np_status opt_stepbytes(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_stepfactor(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_sweep(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_try(struct np_opts *o, const char *val, struct np_err *err);
 
 /* Sorted by long name; each row binds the option to the field it sets or
  * to its handler, so an option without handling cannot exist (and the
@@ -67,52 +69,54 @@ static enum np_status opt_sweep(struct np_opts *o, const char *val, struct np_er
  * page list every row. */
 const struct np_option np_options[] = {
 	OPT_CALLBACK("average", 'a', "3", SW, opt_average, "nccl-tests -a: only 3, the slowest rank's time, which every row reports"),
-	OPT_CALLBACK("backend", 0, "auto|mpi|nccl", SW | IS, opt_backend, "backend: NCCL on GPUs or MPI on host memory (default auto)"),
+	OPT_CALLBACK("backend", 0, "auto|mpi|nccl", SW | IS | TU, opt_backend, "backend: NCCL on GPUs or MPI on host memory (default auto)"),
 	OPT_CALLBACK("baseline", 0, "FILE", SW | IS, opt_baseline, "a known-good run's JSON: the sweep compared with it (exit 1 on a regression); isolate's per-node-type floors"),
 	OPT_CALLBACK("blocking", 'z', "0", SW, opt_blocking, "nccl-tests -z: only 0, no barrier between the iterations of a batch"),
-	OPT_DOUBLE("budget", 0, "SEC", SW | IS, budget, 0.001, 86400, "time budget per size with --iters auto (default 0.5)"),
-	OPT_OPTARG("check", 'c', "0|1", SW, opt_check, "verify results once per size, outside timing (default; -c 0|1, --check=0|1)"),
+	OPT_DOUBLE("budget", 0, "SEC", SW | IS | TU, budget, 0.001, 86400, "time budget per size with --iters auto (default 0.5)"),
+	OPT_OPTARG("check", 'c', "0|1", SW | TU, opt_check, "verify results once per size, outside timing (default; -c 0|1, --check=0|1)"),
 	OPT_FLAG("check-gdr", 0, TP, check_gdr, "run only the GPUDirect RDMA checks: yes, no or unknown per GPU; exit 0, 1 or 5"),
-	OPT_CALLBACK("coll", 0, "LIST", SW, opt_coll, "comma-separated collectives, or all (default allreduce,alltoall)"),
+	OPT_CALLBACK("coll", 0, "LIST", SW | TU, opt_coll, "comma-separated collectives, or all (default allreduce,alltoall)"),
 	OPT_STRING("csv", 0, "FILE", SW, csv_file, "also write the CSV report to FILE (the table stays on standard output)"),
 	OPT_CALLBACK("cudagraph", 'G', "N", SW, opt_cudagraph, "nccl-tests -G: N > 0 is --graph, 0 is none"),
-	OPT_CALLBACK("dtype", 'd', "TYPE", SW | IS, opt_dtype, "data type (default float)"),
+	OPT_CALLBACK("dtype", 'd', "TYPE", SW | IS | TU, opt_dtype, "data type (default float)"),
 	OPT_STRING("export", 0, "FILE", TP, export_file, "write an hwloc XML snapshot with nccl-probe's facts to FILE"),
-	OPT_CALLBACK("format", 0, "table|json|csv", SW | TP | IS | CP, opt_format, "output format (default table; topo and compare: table or json)"),
-	OPT_CALLBACK("gpu-map", 0, "LIST", SW | IS, opt_gpu_map, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)"),
-	OPT_FLAG("graph", 0, SW, graph, "capture each timed batch in a CUDA graph (NCCL backend)"),
-	OPT_HELP("help", 'h', SW | TP | IS | CP, "show this help and exit"),
-	OPT_FLAG("inplace", 0, SW, inplace, "run in place (recv buffer is the send buffer)"),
+	OPT_CALLBACK("format", 0, "table|json|csv", SW | TP | IS | CP | TU, opt_format, "output format (default table; topo, compare and tune: table or json)"),
+	OPT_CALLBACK("gpu-map", 0, "LIST", SW | IS | TU, opt_gpu_map, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)"),
+	OPT_FLAG("graph", 0, SW | TU, graph, "capture each timed batch in a CUDA graph (NCCL backend)"),
+	OPT_HELP("help", 'h', SW | TP | IS | CP | TU, "show this help and exit"),
+	OPT_FLAG("inplace", 0, SW | TU, inplace, "run in place (recv buffer is the send buffer)"),
 	OPT_STRING("input", 0, "FILE", TP, input, "read the topology from an hwloc XML or NCCL topology XML file"),
-	OPT_CALLBACK("iters", 'n', "N|auto", SW, opt_iters, "iterations per sample; auto: sample until the median is known to 1% (default)"),
-	OPT_STRING("json", 'J', "FILE", SW, json_file, "also write the JSON report to FILE (the table stays on standard output)"),
+	OPT_CALLBACK("iters", 'n', "N|auto", SW | TU, opt_iters, "iterations per sample; auto: sample until the median is known to 1% (default)"),
+	OPT_STRING("json", 'J', "FILE", SW | TU, json_file, "also write the JSON report to FILE (the table stays on standard output)"),
 	OPT_SIZE("judge-from", 0, "SIZE", SW, judge_from, "verdicts judge the rows from SIZE up (default: the largest quarter of the sizes)"),
 	OPT_CALLBACK("local-register", 'R', "0", SW, opt_local_register, "nccl-tests -R: only 0, buffers are not registered with NCCL"),
 	OPT_CALLBACK("max-regression", 0, "PCT", CP | SW, opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
-	OPT_SIZE("maxbytes", 'e', "SIZE", SW, max_bytes, "largest size (as in --sweep)"),
+	OPT_SIZE("maxbytes", 'e', "SIZE", SW | TU, max_bytes, "largest size (as in --sweep)"),
 	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", SW | IS, opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
-	OPT_CALLBACK("min-change", 0, "PCT", CP | SW, opt_min_change, "call B faster or slower only where it differs by PCT percent or more (default 5)"),
+	OPT_CALLBACK("min-change", 0, "PCT", CP | SW | TU, opt_min_change, "call B faster or slower only where it differs by PCT percent or more (default 5)"),
 	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent (one value or per collective)"),
 	OPT_CALLBACK("min-effect", 0, "PCT", IS, opt_min_effect, "name nothing less than PCT percent below the fleet (default 10)"),
-	OPT_SIZE("minbytes", 'b', "SIZE", SW, min_bytes, "smallest size (as in --sweep)"),
+	OPT_SIZE("minbytes", 'b', "SIZE", SW | TU, min_bytes, "smallest size (as in --sweep)"),
 	OPT_CALLBACK("ngpus", 'g', "1", SW, opt_ngpus, "nccl-tests -g: only 1 (one GPU per rank: use mpirun -np N)"),
-	OPT_UNSET("no-check", 0, SW, check, "do not verify results"),
+	OPT_UNSET("no-check", 0, SW | TU, check, "do not verify results"),
 	OPT_CALLBACK("nthreads", 't', "1", SW, opt_nthreads, "nccl-tests -t: only 1 (one GPU per rank: use mpirun -np N)"),
-	OPT_CALLBACK("op", 'o', "OP", SW, opt_op, "reduction: sum prod max min avg (default sum)"),
-	OPT_STRING("output", 0, "FILE", SW | TP | IS | CP, output, "write the report to FILE (written whole, then renamed; - is standard output)"),
-	OPT_FLAG("quiet", 'q', SW | TP | IS | CP, quiet, "no header and no progress"),
-	OPT_INT("ranks-per-node", 0, "L", SW | TP | IS, ranks_per_node, 1, 1 << 20, "treat each L consecutive ranks as one node (virtual nodes)"),
+	OPT_CALLBACK("op", 'o', "OP", SW | TU, opt_op, "reduction: sum prod max min avg (default sum)"),
+	OPT_STRING("output", 0, "FILE", SW | TP | IS | CP | TU, output, "write the report to FILE (written whole, then renamed; - is standard output)"),
+	OPT_FLAG("quiet", 'q', SW | TP | IS | CP | TU, quiet, "no header and no progress"),
+	OPT_INT("ranks-per-node", 0, "L", SW | TP | IS | TU, ranks_per_node, 1, 1 << 20, "treat each L consecutive ranks as one node (virtual nodes)"),
 	OPT_FLAG("recommend", 0, TP, recommend, "print only export lines, safe to eval, each with its reason"),
-	OPT_INT("root", 'r', "RANK", SW, root, 0, INT_MAX, "root rank of broadcast, reduce, gather and scatter (default 0)"),
-	OPT_INT("samples", 0, "N", SW, samples, 1, 1000000, "samples per size with a fixed --iters (default 5)"),
+	OPT_INT("root", 'r', "RANK", SW | TU, root, 0, INT_MAX, "root rank of broadcast, reduce, gather and scatter (default 0)"),
+	OPT_INT("samples", 0, "N", SW | TU, samples, 1, 1000000, "samples per size with a fixed --iters (default 5)"),
 	OPT_CALLBACK("size", 0, "SIZE", IS, opt_size, "message size of each measurement (default 64M; 1M on host memory)"),
-	OPT_CALLBACK("stepbytes", 'i', "SIZE", SW, opt_stepbytes, "grow sizes by adding SIZE"),
-	OPT_CALLBACK("stepfactor", 'f', "F", SW, opt_stepfactor, "grow sizes by multiplying by F (> 1)"),
-	OPT_CALLBACK("sweep", 0, "MIN:MAX[:xF|:+STEP]", SW, opt_sweep, "sizes: bytes or K/M/G/T, powers of 1024 (default 8 B x4 up to 8G on GPUs, as fits; 128M on host memory)"),
-	OPT_DOUBLE("timeout", 'T', "SEC", SW | IS, timeout, 0, NP_TIMEOUT_MAX, "abort (exit 4) when one step takes longer than SEC (at most 604800)"),
+	OPT_CALLBACK("stepbytes", 'i', "SIZE", SW | TU, opt_stepbytes, "grow sizes by adding SIZE"),
+	OPT_CALLBACK("stepfactor", 'f', "F", SW | TU, opt_stepfactor, "grow sizes by multiplying by F (> 1)"),
+	OPT_CALLBACK("sweep", 0, "MIN:MAX[:xF|:+STEP]", SW | TU, opt_sweep, "sizes: bytes or K/M/G/T, powers of 1024 (default 8 B x4 up to 8G on GPUs, as fits; 128M on host memory)"),
+	OPT_DOUBLE("timeout", 'T', "SEC", SW | IS | TU, timeout, 0, NP_TIMEOUT_MAX, "abort (exit 4) when one step takes longer than SEC (at most 604800)"),
+	OPT_CALLBACK("try", 0, "VAR=V1,V2,...", TU, opt_try, "a setting to try against the environment as launched, one candidate per value (repeatable)"),
+	OPT_STRING("try-file", 0, "FILE", TU, try_file, "candidates from FILE: one per line, VAR=VALUE settings separated by spaces"),
 	OPT_DOUBLE("under-load", 0, "SEC", TP, under_load, 0.1, 600, "sample GPU health during SEC seconds of a busy kernel on every GPU (default: 1 s idle)"),
-	OPT_VERSION("version", 'V', SW | TP | IS | CP, "show the version and exit"),
-	OPT_INT("warmup", 'w', "N", SW | IS, warmup, 0, 1000000, "warm-up iterations per size (default 5)"),
+	OPT_VERSION("version", 'V', SW | TP | IS | CP | TU, "show the version and exit"),
+	OPT_INT("warmup", 'w', "N", SW | IS | TU, warmup, 0, 1000000, "warm-up iterations per size (default 5)"),
 };
 const size_t np_options_count = sizeof(np_options) / sizeof(np_options[0]);
 
@@ -183,6 +187,12 @@ static void defaults(struct np_opts *o, unsigned cmd)
 	o->min_change = 0.05;
 	if (cmd == NP_CMD_ISOLATE)
 		o->budget = 1.0;
+	if (cmd == NP_CMD_TUNE) {
+		/* NCCL_ALGO and NCCL_PROTO matter most to allreduce */
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			o->colls[c] = !strcmp(np_colls[c].name, "allreduce");
+		o->budget = 1.0;
+	}
 }
 
 enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err)
@@ -494,12 +504,26 @@ static enum np_status unknown_option(const char *a, const char *name, size_t len
 
 static const char *cmd_name(unsigned cmd)
 {
-	return cmd == NP_CMD_TOPO ? "topo" : cmd == NP_CMD_ISOLATE ? "isolate" : cmd == NP_CMD_COMPARE ? "compare" : "sweep";
+	return cmd == NP_CMD_TOPO ? "topo" : cmd == NP_CMD_ISOLATE ? "isolate" : cmd == NP_CMD_COMPARE ? "compare" :
+	       cmd == NP_CMD_TUNE ? "tune" : "sweep";
 }
 
 static const char *cmd_help(unsigned cmd)
 {
-	return cmd == NP_CMD_TOPO ? "topo " : cmd == NP_CMD_ISOLATE ? "isolate " : cmd == NP_CMD_COMPARE ? "compare " : "";
+	return cmd == NP_CMD_TOPO ? "topo " : cmd == NP_CMD_ISOLATE ? "isolate " : cmd == NP_CMD_COMPARE ? "compare " :
+	       cmd == NP_CMD_TUNE ? "tune " : "";
+}
+
+/* --try VAR=V1,V2: kept as given; src/tune_cand.c splits and checks it */
+static enum np_status opt_try(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (o->ntries >= NP_MAX_TRIES)
+		return np_fail(err, NP_EUSAGE, "more than %d --try options; put the candidates in a --try-file",
+			       NP_MAX_TRIES);
+	if (!strchr(val, '='))
+		return np_fail(err, NP_EUSAGE, "invalid --try '%s': give VAR=V1,V2,... (e.g. NCCL_PROTO=LL,Simple)", val);
+	o->tries[o->ntries++] = val;
+	return NP_OK;
 }
 
 /* read in np_opts_check_files: parsing stays pure, the same on every rank */
@@ -904,7 +928,7 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		return np_fail(err, NP_EUSAGE,
 			       "smallest size %llu is larger than largest size %llu; swap them",
 			       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
-	if (cmd == NP_CMD_SWEEP && np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
+	if ((cmd == NP_CMD_SWEEP || cmd == NP_CMD_TUNE) && np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
 		return np_fail(err, NP_EUSAGE,
 			       "%s%s%sthe sweep from %llu to %llu bytes has more than %d sizes; use a larger step",
 			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
@@ -929,6 +953,8 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 	}
 	if (o->graph && o->backend == NP_BACKEND_MPI)
 		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
+	if (cmd == NP_CMD_TUNE && !o->ntries && !o->try_file)
+		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
 	if (cmd == NP_CMD_COMPARE && !o->files[1])
 		return np_fail(err, NP_EUSAGE, "compare needs two JSON reports of the sweep: nccl-probe compare A.json B.json");
 	if (cmd == NP_CMD_TOPO && o->check_gdr && o->recommend)
@@ -955,6 +981,9 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 		return np_fail(err, NP_EUSAGE,
 			       "cannot read --input '%s': %s; give an hwloc or NCCL topology XML file",
 			       o->input, strerror(errno));
+	if (o->try_file && access(o->try_file, R_OK) != 0)
+		return np_fail(err, NP_EUSAGE, "cannot read --try-file '%s': %s; give a file of candidates, one per line",
+			       o->try_file, strerror(errno));
 	if (o->baseline && access(o->baseline, R_OK) != 0)
 		return np_fail(err, NP_EUSAGE,
 			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s' run",
@@ -986,6 +1015,12 @@ void np_opts_usage(FILE *f, unsigned cmd)
 		fprintf(f, "usage: nccl-probe compare [options] A.json B.json\n\n"
 			   "Compare two sweeps' JSON reports row by row: B's speed against A's with a\n"
 			   "95%% confidence interval from the samples both stored, and a regression gate.\n\noptions:\n");
+	else if (cmd == NP_CMD_TUNE)
+		fprintf(f, "usage: mpirun -np N nccl-probe tune --try VAR=V1,V2 [--try ...] [options]\n\n"
+			   "Measure each candidate setting against the environment as launched, in\n"
+			   "alternating batches, each on a communicator made with the setting in effect\n"
+			   "(confirmed in NCCL's log); report where each is faster or slower with a 95%%\n"
+			   "interval, and export lines only for a significant winner.\n\noptions:\n");
 	else if (cmd == NP_CMD_TOPO)
 		fprintf(f, "usage: nccl-probe topo [options]\n\n"
 			   "Map GPU, NIC and NUMA affinity, check GPUDirect RDMA, placement and links,\n"
@@ -994,7 +1029,8 @@ void np_opts_usage(FILE *f, unsigned cmd)
 		fprintf(f, "usage: mpirun -np N nccl-probe [sweep] [options]\n"
 			   "       nccl-probe topo [options]      (see 'nccl-probe topo --help')\n"
 			   "       mpirun -np N nccl-probe isolate [options]  (see 'nccl-probe isolate --help')\n"
-			   "       nccl-probe compare A.json B.json   (see 'nccl-probe compare --help')\n\n"
+			   "       nccl-probe compare A.json B.json   (see 'nccl-probe compare --help')\n"
+			   "       mpirun -np N nccl-probe tune --try VAR=V1,V2  (see 'nccl-probe tune --help')\n\n"
 			   "Measure NCCL (or MPI) collectives over a range of sizes and compare the\n"
 			   "bus bandwidth with what this machine's links allow.\n\noptions:\n");
 	for (size_t i = 0; i < np_options_count; i++) {

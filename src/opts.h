@@ -26,10 +26,13 @@ const char *np_backend_choice_str(enum np_backend_choice b);
 #define NP_CMD_TOPO 0x2u
 #define NP_CMD_ISOLATE 0x4u
 #define NP_CMD_COMPARE 0x8u
-#define NP_CMD_ALL (NP_CMD_SWEEP | NP_CMD_TOPO | NP_CMD_ISOLATE | NP_CMD_COMPARE)
+#define NP_CMD_TUNE 0x10u
+#define NP_CMD_ALL (NP_CMD_SWEEP | NP_CMD_TOPO | NP_CMD_ISOLATE | NP_CMD_COMPARE | NP_CMD_TUNE)
+
+#define NP_MAX_TRIES 16 /* --try options of one tune */
 
 struct np_opts {
-	unsigned cmd;              /* NP_CMD_SWEEP, NP_CMD_TOPO, NP_CMD_ISOLATE or NP_CMD_COMPARE */
+	unsigned cmd;              /* NP_CMD_SWEEP, _TOPO, _ISOLATE, _COMPARE or _TUNE */
 	/* sweep */
 	uint64_t min_bytes, max_bytes;
 	bool max_default;          /* no largest size given: the sweep picks it */
@@ -80,6 +83,10 @@ struct np_opts {
 	const char *files[2];      /* the two JSON reports, A and B */
 	double max_regression;     /* fraction: fail only for slowdowns beyond it */
 	double min_change;         /* fraction: compare calls smaller changes none */
+	/* tune */
+	const char *tries[NP_MAX_TRIES]; /* --try VAR=V1,V2,... as given */
+	int ntries;
+	const char *try_file;      /* --try-file FILE: candidates, one per line, or NULL */
 };
 
 /* How an option is handled: the field it sets, or its handler. */

@@ -30,6 +30,7 @@ SWEEP_TESTS = \
 	tests/t0020-launch.sh \
 	tests/t0021-nccl-tests-options.sh \
 	tests/t0022-json-schema.sh \
+	tests/t0034-tune.sh \
 	tests/t0013-contrib-shellcheck.sh \
 	tests/t0014-contrib-slurm.sh \
 	tests/t0015-contrib-install.sh \
@@ -38,7 +39,11 @@ check_PROGRAMS += tests/unit/test_stats
 tests_unit_test_stats_SOURCES = tests/unit/test_stats.c tests/unit/tap.h
 tests_unit_test_stats_LDADD = $(UNIT_LDADD)
 
-TESTS += tests/unit/test_parse tests/unit/test_stats $(SWEEP_TESTS)
+check_PROGRAMS += tests/unit/test_tune
+tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/tap.h
+tests_unit_test_tune_LDADD = $(UNIT_LDADD)
+
+TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune $(SWEEP_TESTS)
 
 EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS)
 

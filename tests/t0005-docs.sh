@@ -13,8 +13,9 @@ sed -e 's/\\-/-/g' -e 's/\\e/\\/g' "$man" >"$TEST_TMP/man.txt"
 "$NP_BIN" topo --help >"$TEST_TMP/help-topo.txt" 2>&1
 "$NP_BIN" isolate --help >"$TEST_TMP/help-isolate.txt" 2>&1
 "$NP_BIN" compare --help >"$TEST_TMP/help-compare.txt" 2>&1
+"$NP_BIN" tune --help >"$TEST_TMP/help-tune.txt" 2>&1
 cat "$TEST_TMP/help-sweep.txt" "$TEST_TMP/help-topo.txt" "$TEST_TMP/help-isolate.txt" \
-	"$TEST_TMP/help-compare.txt" >"$TEST_TMP/help.txt"
+	"$TEST_TMP/help-compare.txt" "$TEST_TMP/help-tune.txt" >"$TEST_TMP/help.txt"
 
 # the option names, as --help prints them
 opts=$(sed -n 's/^ *\(-[A-Za-z], \)\{0,1\}--\([a-z][a-z-]*\).*/\2/p' "$TEST_TMP/help.txt" | sort -u)
@@ -46,7 +47,11 @@ ok $? "a topo JSON report to read the fields from"
 "$NP_BIN" compare --format json --output "$TEST_TMP/c.json" "$TEST_TMP/s.json" "$TEST_TMP/s.json" >/dev/null 2>&1
 [ -s "$TEST_TMP/c.json" ]
 ok $? "a compare JSON report to read the fields from"
-python3 - "$TEST_TMP/s.json" "$TEST_TMP/t.json" "$TEST_TMP/c.json" >"$TEST_TMP/keys.txt" <<'PY'
+np_mpi 2 tune --backend mpi --sweep 1K --budget 0.1 --try OMPI_MCA_coll_tuned_allreduce_algorithm=1 \
+	--try OMPI_MCA_no_such_variable=1 --format json --output "$TEST_TMP/u.json" >/dev/null 2>&1
+[ -s "$TEST_TMP/u.json" ]
+ok $? "a tune JSON report to read the fields from"
+python3 - "$TEST_TMP/s.json" "$TEST_TMP/t.json" "$TEST_TMP/c.json" "$TEST_TMP/u.json" >"$TEST_TMP/keys.txt" <<'PY'
 import json, sys
 keys = set()
 def walk(v, parent=None):
