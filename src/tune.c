@@ -9,6 +9,7 @@
  * rounds give paired speed ratios against the baseline, their median and
  * 95% interval. Export lines are printed only for a candidate that is
  * significantly faster somewhere and significantly slower nowhere. */
+#define _GNU_SOURCE /* SEEK_DATA: past the holes of NCCL's truncated log */
 #include "config.h"
 
 #include <errno.h>
@@ -78,6 +79,9 @@ struct cell {
 	struct np_tune_ratio ratio;      /* candidates only */
 	char algo[32], proto[32];        /* NCCL's choice for this call, "" unknown */
 	bool ignored;                    /* NCCL used what the setting excludes */
+	bool same_choice;                /* a candidate of NCCL_PROTO/NCCL_ALGO alone for
+					  * which NCCL chose the baseline's algorithm and
+					  * protocol: the same calls, any difference noise */
 };
 
 struct tpoint {
@@ -562,19 +566,43 @@ static void arm_stop(struct arm *arm)
  * of every arm's communicator). */
 static void nccl_choice(struct tune *tu, long *off, struct cell *cl)
 {
-	char line[1024], fn[32], al[32], pr[32];
+	char fn[32], al[32], pr[32], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	off_t start;
 
 	if (!tu->log)
 		return;
+	/* past the hole that truncating the log left before NCCL's offset;
+	 * the block where the data starts may still hold zeros before it */
+	start = lseek(fileno(tu->log), (off_t)*off, SEEK_DATA);
+	if (start < 0)
+		start = (off_t)*off;
 	clearerr(tu->log);
-	if (fseek(tu->log, *off, SEEK_SET) != 0)
+	if (fseeko(tu->log, start, SEEK_SET) != 0)
 		return;
-	while (fgets(line, sizeof(line), tu->log))
-		if (np_nccl_log_tuning_line(line, fn, sizeof(fn), al, sizeof(al), pr, sizeof(pr))) {
+	while ((n = getline(&line, &cap, tu->log)) > 0) {
+		const char *p = line;
+		for (ssize_t i = 0; i < n; i++)
+			if (!line[i])
+				p = line + i + 1;
+		if (np_nccl_log_tuning_line(p, fn, sizeof(fn), al, sizeof(al), pr, sizeof(pr))) {
 			snprintf(cl->algo, sizeof(cl->algo), "%s", al);
 			snprintf(cl->proto, sizeof(cl->proto), "%s", pr);
 		}
+	}
+	free(line);
 	*off = ftell(tu->log);
+}
+
+/* Whether the candidate sets NCCL_PROTO or NCCL_ALGO alone, and NCCL
+ * chose for it the algorithm and protocol it chose for the baseline. */
+static bool choice_same(const struct np_tune_cand *c, const struct cell *cl, const struct cell *base)
+{
+	for (int i = 0; c && i < c->n; i++)
+		if (strcmp(c->set[i].name, "NCCL_PROTO") && strcmp(c->set[i].name, "NCCL_ALGO"))
+			return false;
+	return c && cl->algo[0] && cl->proto[0] && !strcmp(cl->algo, base->algo) && !strcmp(cl->proto, base->proto);
 }
 
 /* Whether NCCL's choice contradicts the candidate's NCCL_PROTO or NCCL_ALGO. */
@@ -692,6 +720,7 @@ static void first_calls(struct tune *tu, struct tpoint *p, const struct np_bench
 		MPI_Bcast(cl->proto, sizeof(cl->proto), MPI_CHAR, 0, tu->w->comm);
 		MPI_Bcast(&ign, 1, MPI_INT, 0, tu->w->comm);
 		cl->ignored = ign != 0;
+		cl->same_choice = a > 0 && choice_same(arm->cand, cl, &p->cells[0]);
 	}
 }
 
@@ -789,6 +818,8 @@ static bool rounds(struct tune *tu, struct tpoint *p, const struct np_bench *b)
 		if (a > 0) {
 			ratios(tu, a, n, tu->r);
 			np_tune_ratio_compute(tu->r, n, o->min_change, &cl->ratio);
+			if (cl->same_choice && cl->ratio.verdict != NP_TUNE_UNDECIDED)
+				cl->ratio.verdict = NP_TUNE_NONE; /* the baseline's own calls */
 		}
 	}
 	return true;
@@ -991,8 +1022,10 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 			fprintf(f, "# note: %s\n", tu->notes[i]);
 		fprintf(f, "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
 			   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
-			   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)\n",
-			o->min_change * 100);
+			   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
+			o->min_change * 100,
+			strcmp(tu->ops->name, "nccl") ? "" :
+			"; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
 	}
 	fprintf(f, "%-14s %10s %6s %11s %9s", "coll", "size", "rounds", "base_us", "base_busbw");
 	for (int a = 1; a < tu->narms; a++)
@@ -1013,7 +1046,7 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 					   cl->ratio.verdict == NP_TUNE_NONE ? "same" : "undecided";
 			char alg[72] = "";
 			if (cl->proto[0])
-				snprintf(alg, sizeof(alg), " %s/%s", cl->algo, cl->proto);
+				snprintf(alg, sizeof(alg), " %s/%s%s", cl->algo, cl->proto, cl->same_choice ? "=" : "");
 			if (cl->ignored)
 				snprintf(buf, sizeof(buf), "ignored (NCCL used%s)", alg);
 			else if (!cl->ran || !(cl->t_med > 0))
@@ -1148,6 +1181,7 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 			np_json_str(&j, "proto", cl->proto[0] ? cl->proto : NULL);
 			if (a) {
 				np_json_bool(&j, "ignored", cl->ignored);
+				np_json_bool(&j, "same_choice", cl->same_choice);
 				np_json_num(&j, "speed_ratio", cl->t_med > 0 ? cl->ratio.median : NAN);
 				np_json_num(&j, "ratio_lo", cl->t_med > 0 ? cl->ratio.lo : NAN);
 				np_json_num(&j, "ratio_hi", cl->t_med > 0 ? cl->ratio.hi : NAN);

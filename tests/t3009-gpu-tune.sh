@@ -5,7 +5,9 @@
 # network transport. NCCL_PROTO and NCCL_ALGO candidates are confirmed by
 # NCCL's own log ("set by environment", when each candidate's communicator
 # is made) and by the protocol and algorithm NCCL logged for the first call
-# of every size; every row carries its ratio with a 95% interval; a
+# of every size; every row carries its ratio with a 95% interval, and a
+# candidate for which NCCL made the baseline's choice is never faster or
+# slower; a
 # variable NCCL reads once per process is refused, not measured; a
 # candidate for which NCCL has no algorithm (NCCL_ALGO=Tree for allgather)
 # is an error and loses; NCCL_DEBUG set by the user is a usage error.
@@ -60,6 +62,12 @@ for r in rows:
         if i and r["rounds"] >= 6:
             assert c["ratio_lo"] <= c["speed_ratio"] <= c["ratio_hi"], c
             assert c["verdict"] in ("faster", "slower", "no significant difference"), c
+        if i:
+            base = r["arms"][0]
+            same = (c["algo"], c["proto"]) == (base["algo"], base["proto"])
+            assert c["same_choice"] == same, ("same_choice: the baseline's algorithm and protocol", c, base)
+            if same:
+                assert c["verdict"] == "no significant difference" and r["winner"] != i, (a["label"], r)
 print("checked %d rows x %d arms" % (len(rows), len(arms)))
 PY
 ok $? "every candidate confirmed by NCCL's log and by the protocol or algorithm it used; intervals hold"
