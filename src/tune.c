@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ enum arm_state {
 	ARM_REFUSED,  /* the library did not take the setting */
 	ARM_ERROR,    /* its communicator or a call failed */
 	ARM_WRONG,    /* it computed wrong data */
+	ARM_HUNG,     /* a call did not finish within --timeout: aborted */
 };
 
 static const char *arm_state_str(enum arm_state s)
@@ -57,6 +59,7 @@ static const char *arm_state_str(enum arm_state s)
 	case ARM_REFUSED: return "refused";
 	case ARM_ERROR: return "error";
 	case ARM_WRONG: return "wrong-data";
+	case ARM_HUNG: return "hung";
 	}
 	return "unknown";
 }
@@ -108,6 +111,7 @@ struct tune {
 	char notes[8][320];
 	int nnotes;
 	bool interrupted;
+	int hung;                        /* the arm that hung, 0 none: the run stopped there */
 	double t0;
 	struct np_run_record run;
 };
@@ -149,8 +153,12 @@ static char *read_try_file(const struct tune *tu)
 	if (!path)
 		return NULL;
 	if (tu->w->rank == 0) {
-		FILE *f = fopen(path, "r");
+		/* O_NONBLOCK: a FIFO is refused below, not waited on */
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 		struct stat sb;
+		if (!f && fd >= 0)
+			close(fd);
 		if (!f || fstat(fileno(f), &sb) != 0) {
 			snprintf(msg, sizeof(msg), "cannot read --try-file '%s': %s; give a file of candidates, one per line",
 				 path, strerror(errno));
@@ -622,44 +630,73 @@ static bool live(const struct arm *arm)
 	return arm->state == ARM_OK;
 }
 
-/* Every rank: the worst status of a step of arm a; a failed arm stops. */
+/* Every rank: the worst status of a step of arm a; a failed arm stops, a
+ * call that the watchdog aborted (--timeout) is a hung arm. */
 static bool step_ok(struct tune *tu, int a, enum np_status st, const char *what)
 {
 	struct arm *arm = &tu->arms[a];
-	int mine = (int)st, all;
+	int mine[2] = { (int)st, np_watchdog_fired() || st == NP_ETIMEOUT }, all[2];
 
-	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, tu->w->comm);
-	if (!all)
+	MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, tu->w->comm);
+	if (!all[0] && !all[1])
 		return true;
 	if (a == 0)
-		np_abort(np_status_exit((enum np_status)all), "%s failed for the baseline: %s", what,
+		np_abort(np_status_exit((enum np_status)all[0]), "%s failed for the baseline: %s", what,
 			 st ? arm->be.err.msg : "on another rank");
+	if (all[1]) {
+		arm->state = ARM_HUNG;
+		snprintf(arm->why, sizeof(arm->why), "%.160s did not finish within %g s (--timeout): aborted", what,
+			 tu->o->timeout);
+		return false;
+	}
 	arm->state = ARM_ERROR;
 	snprintf(arm->why, sizeof(arm->why), "%.160s failed: %.300s", what, st ? arm->be.err.msg : "on another rank");
-	mine = st ? tu->w->rank : tu->w->size;
-	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
-	MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, all < tu->w->size ? all : 0, tu->w->comm);
+	mine[0] = st ? tu->w->rank : tu->w->size;
+	MPI_Allreduce(mine, all, 1, MPI_INT, MPI_MIN, tu->w->comm);
+	MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, all[0] < tu->w->size ? all[0] : 0, tu->w->comm);
 	return false;
 }
 
-/* One batch of arm a: the slowest rank's time; the stop flag agreed. */
+/* The calls of a candidate may hang (a protocol that deadlocks on this
+ * fabric): their deadline is soft when the backend can abort, and a hung
+ * candidate loses instead of ending the job. */
+static void soft_for(const struct tune *tu, int a)
+{
+	np_watchdog_soft(a > 0 && (tu->ops->caps & NP_CAP_ABORT));
+}
+
+/* One batch of arm a: the slowest rank's time; the stop flag agreed.
+ * NAN when the arm hung (it is marked so on every rank). */
 static double batch(struct tune *tu, int a, const struct np_bench *b, int iters, bool *stop)
 {
 	struct arm *arm = &tu->arms[a];
-	double in[2], out[2], t = 0;
+	double in[3], out[3], t = 0;
+	enum np_status st;
+	bool hung;
 
 	np_watchdog_set_backend(&arm->be);
 	np_watchdog_arrive(tu->w->comm, "%s of %zu B (batch of %d) for %s", b->coll->name, b->lay.size, iters,
 			   arm_label(tu, a));
-	if (arm->be.ops->run(&arm->be, b, iters, &t) != NP_OK)
+	soft_for(tu, a);
+	st = arm->be.ops->run(&arm->be, b, iters, &t);
+	np_watchdog_soft(false);
+	hung = np_watchdog_fired() || (a > 0 && st == NP_ETIMEOUT);
+	if (st != NP_OK && !hung)
 		np_abort(NP_EXIT_RUNTIME, "%s of %zu B failed for %s: %s", b->coll->name, b->lay.size,
 			 arm_label(tu, a), arm->be.err.msg); /* the others are inside the collective */
 	in[0] = t;
 	in[1] = np_signal ? 1 : 0;
-	MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, tu->w->comm);
+	in[2] = hung;
+	MPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_MAX, tu->w->comm);
 	*stop = out[1] > 0;
 	if (*stop)
 		np_watchdog_interrupted(); /* this thread ends the run */
+	if (out[2] > 0) {
+		arm->state = ARM_HUNG;
+		snprintf(arm->why, sizeof(arm->why), "%s of %zu B did not finish within %g s (--timeout): aborted",
+			 b->coll->name, b->lay.size, tu->o->timeout);
+		return NAN;
+	}
 	return out[0];
 }
 
@@ -676,6 +713,7 @@ static void first_calls(struct tune *tu, struct tpoint *p, const struct np_bench
 		double t;
 		long off = 0;
 		int ign;
+		enum np_status st;
 
 		if (!live(arm))
 			continue;
@@ -690,8 +728,16 @@ static void first_calls(struct tune *tu, struct tpoint *p, const struct np_bench
 			 arm_label(tu, a));
 		np_watchdog_set_backend(&arm->be);
 		np_watchdog_arrive(tu->w->comm, "%s", what);
-		if (!step_ok(tu, a, arm->be.ops->run(&arm->be, b, 1, &t), what))
+		soft_for(tu, a);
+		st = arm->be.ops->run(&arm->be, b, 1, &t);
+		np_watchdog_soft(false);
+		if (!step_ok(tu, a, st, what)) {
+			if (arm->state == ARM_HUNG) {
+				tu->hung = a;
+				return;
+			}
 			continue;
+		}
 		if (tu->w->rank == 0)
 			nccl_choice(tu, &off, cl);
 		cl->ran = true;
@@ -773,6 +819,10 @@ static bool rounds(struct tune *tu, struct tpoint *p, const struct np_bench *b)
 			batch(tu, a, b, o->warmup, &stop);
 			if (stop)
 				return false;
+			if (!live(&tu->arms[a])) {
+				tu->hung = a;
+				return false;
+			}
 		}
 	budget = o->budget * live_arms;
 	t_start = now_s();
@@ -786,6 +836,10 @@ static bool rounds(struct tune *tu, struct tpoint *p, const struct np_bench *b)
 			tu->t[(size_t)a * TUNE_MAX_ROUNDS + n] = batch(tu, a, b, p->iters, &stop) / p->iters;
 			if (stop)
 				return false;
+			if (!live(&tu->arms[a])) {
+				tu->hung = a;
+				return false;
+			}
 		}
 		n++;
 		if (o->iters)
@@ -801,7 +855,10 @@ static bool rounds(struct tune *tu, struct tpoint *p, const struct np_bench *b)
 		/* rank 0's clock decides for all */
 		el = now_s() - t_start;
 		MPI_Bcast(&el, 1, MPI_DOUBLE, 0, tu->w->comm);
-		if ((n >= TUNE_MIN_ROUNDS && settled) || (el >= budget && n >= TUNE_MIN_ROUNDS / 2))
+		/* the budget ends a point only once it has an interval: a
+		 * candidate far slower than the baseline (whose batch length
+		 * every arm uses) may take the whole budget in a few rounds */
+		if ((n >= TUNE_MIN_ROUNDS && (settled || el >= budget)) || (el >= 10 * budget && n >= 3))
 			break;
 	}
 	p->rounds = n;
@@ -1107,7 +1164,7 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 	}
 	if (!o->quiet)
 		fprintf(f, "# %zu of %zu points in %.1f s%s\n", tu->done, tu->npts, wall,
-			tu->interrupted ? " (interrupted)" : "");
+			tu->interrupted ? " (interrupted)" : tu->hung ? " (stopped at a hang)" : "");
 }
 
 static void json_settings(struct np_json *j, const struct np_tune_cand *c)
@@ -1214,6 +1271,7 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 		np_json_str(&j, NULL, tu->notes[i]);
 	np_json_arr_end(&j);
 	np_json_bool(&j, "interrupted", tu->interrupted);
+	np_json_int(&j, "hung", tu->hung);
 	np_json_num(&j, "wall_time", wall);
 	np_json_obj_end(&j);
 	fputc('\n', f);
@@ -1390,8 +1448,10 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 			fprintf(stderr, "\rtune: %s of %zu B (%zu of %zu)   ", p->coll->name, p->lay.size, i + 1, tu->npts);
 		first_calls(tu, p, &b);
 		baseline_wrong |= p->cells[0].wrong != 0;
-		if (!rounds(tu, p, &b)) {
-			tu->interrupted = true;
+		/* a hang leaves the GPU and its peers in an unknown state: no
+		 * more measuring, the report of what finished, exit 4 */
+		if (tu->hung || !rounds(tu, p, &b)) {
+			tu->interrupted = !tu->hung;
 			p->rounds = 0;
 			break;
 		}
@@ -1408,19 +1468,24 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 	if (w.rank == 0) {
 		code = report(tu);
 		for (int a = 1; a < tu->narms; a++)
-			if (tu->arms[a].state == ARM_WRONG || tu->arms[a].state == ARM_ERROR)
+			if (tu->arms[a].state == ARM_WRONG || tu->arms[a].state == ARM_ERROR ||
+			    tu->arms[a].state == ARM_HUNG)
 				np_error("candidate %d (%s) loses: %s", a, tu->arms[a].cand->label, tu->arms[a].why);
 		if (tu->interrupted)
 			np_error("interrupted by signal %d after %zu of %zu points; the report holds the points that finished",
 				 (int)np_signal, tu->done, tu->npts);
+		if (tu->hung)
+			np_error("the run stopped at candidate %d's hang, after %zu of %zu points: a hung call leaves the GPU and the network in a state not fit to measure; the report holds the points that finished",
+				 tu->hung, tu->done, tu->npts);
 	}
 	if (!code)
-		code = tu->interrupted ? NP_EXIT_INTERRUPTED : baseline_wrong ? NP_EXIT_WRONG : 0;
+		code = tu->hung ? NP_EXIT_TIMEOUT : tu->interrupted ? NP_EXIT_INTERRUPTED :
+		       baseline_wrong ? NP_EXIT_WRONG : 0;
 	MPI_Bcast(&code, 1, MPI_INT, 0, w.comm);
 	if (tu->log)
 		fclose(tu->log);
-	for (int a = tu->narms - 1; a >= 0; a--)
-		arm_stop(&tu->arms[a]);
+	for (int a = tu->narms - 1; a >= 0 && !tu->hung; a--)
+		arm_stop(&tu->arms[a]); /* after a hang, finalizing could hang too: the exit frees it all */
 	for (size_t i = 0; i < tu->npts; i++)
 		free(tu->pts[i].cells);
 	free(tu->pts);

@@ -46,6 +46,7 @@ static struct {
 	bool sig_taken;       /* the main thread reached a decision after it */
 	void (*takeover)(void *arg, int sig);
 	void *takeover_arg;
+	bool soft, fired;     /* np_watchdog_soft; a soft deadline fired */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* What a rank sends when it arrives. */
@@ -144,6 +145,15 @@ static void *loop(void *arg)
 				wake = wd.sig_seen + grace;
 		}
 		if (wd.armed && wd.timeout > 0) {
+			if (now >= wd.deadline && wd.soft && !wd.fired && wd.be && wd.be->ops && wd.be->ops->abort) {
+				struct np_backend *be = wd.be;
+				wd.fired = true;
+				wd.deadline = now + (int64_t)((wd.timeout + 2 * NP_WATCHDOG_GRACE) * 1e9);
+				pthread_mutex_unlock(&wd.lock);
+				be->ops->abort(be); /* the main thread's call returns */
+				pthread_mutex_lock(&wd.lock);
+				continue;
+			}
 			if (now >= wd.deadline)
 				fire();
 			if (wd.deadline < wake)
@@ -513,6 +523,24 @@ void np_watchdog_startup(double timeout)
 				sleep(1); /* test-only: a rank that never reaches its first collective */
 	}
 	np_watchdog_arrive(MPI_COMM_WORLD, "start-up (MPI_Init to the first collective)");
+}
+
+void np_watchdog_soft(bool on)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.soft = on;
+	pthread_mutex_unlock(&wd.lock);
+}
+
+bool np_watchdog_fired(void)
+{
+	bool f;
+
+	pthread_mutex_lock(&wd.lock);
+	f = wd.fired;
+	wd.fired = false;
+	pthread_mutex_unlock(&wd.lock);
+	return f;
 }
 
 void np_watchdog_disarm(void)

@@ -64,5 +64,14 @@ bool np_watchdog_interrupted(void);
  * watchdog thread and must not return. */
 void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig), void *arg);
 void np_watchdog_stop(void);
+/* Soft deadlines (nccl-probe tune, for a candidate's calls): when a step
+ * is past its deadline and the backend can abort, the thread aborts the
+ * backend's in-flight work and lets the run go on (the backend's call
+ * returns NP_ETIMEOUT) instead of ending the job; if the main thread does
+ * not arrive at a new step within another timeout and twice the grace,
+ * the job ends as with a hard deadline. */
+void np_watchdog_soft(bool on);
+/* Whether a soft deadline fired since the last call (and clears it). */
+bool np_watchdog_fired(void);
 
 #endif

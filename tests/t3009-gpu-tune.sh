@@ -10,7 +10,9 @@
 # slower; a
 # variable NCCL reads once per process is refused, not measured; a
 # candidate for which NCCL has no algorithm (NCCL_ALGO=Tree for allgather)
-# is an error and loses; NCCL_DEBUG set by the user is a usage error.
+# is an error and loses; a candidate whose call hangs is aborted at
+# --timeout, and the run stops with its report and exit 4; NCCL_DEBUG set
+# by the user is a usage error.
 . "$(dirname "$0")/lib.sh"
 have_nccl_build || skip_all "built without the NCCL backend"
 have_gpu || skip_all "no GPU"
@@ -85,4 +87,26 @@ assert all(r["arms"][2]["algo"] == "RING" for r in d["rows"]), d["rows"]
 PY
 ok $? "Tree, which allgather lacks, is an error and loses; Ring is measured"
 expect_grep "candidate 1 \(NCCL_ALGO=Tree\) loses" "$TEST_ERR" "... named on standard error"
+
+# a candidate whose first call hangs on the last rank (a planted device
+# stall): the watchdog aborts its communicator at --timeout, the run
+# stops there with exit 4, and the report (written whole) says it hung
+last=$((n - 1))
+t0=$(date +%s)
+NCCL_PROBE_TEST_TUNE="1/NCCL_PROBE_TEST_STALL=$last:device" \
+	expect_code 4 "$n ranks: candidate 1 hangs on rank $last: exit 4" \
+	tune --timeout 5 --sweep 1K:8K:x8 --budget 0.3 --try NCCL_PROTO=LL,Simple -J "$TEST_TMP/hang.json"
+t1=$(date +%s)
+python3 - "$TEST_TMP/hang.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hung = d["arms"][1]
+assert d["hung"] == 1 and hung["state"] == "hung" and "did not finish within 5 s (--timeout)" in hung["why"], hung
+assert d["recommended"] is None, d["recommended"]
+PY
+ok $? "the report is written, the candidate marked hung, nothing recommended"
+expect_grep "candidate 1 \(NCCL_PROTO=LL\) loses: .* did not finish within 5 s" "$TEST_ERR" "... named on standard error"
+expect_grep "the run stopped at candidate 1's hang" "$TEST_ERR" "... and why the run stopped"
+[ $((t1 - t0)) -lt 60 ]
+ok $? "... within the timeout and its grace ($((t1 - t0)) s)"
 done_testing

@@ -7,6 +7,7 @@
 #   tests/bench/compare-rates.sh [TRIES] [SWEEP OPTIONS...]
 #   (default: 10 tries of --sweep 1K:1M --iters 50 --samples 30;
 #   MIN_CHANGE=PCT passes compare --min-change PCT, else its default;
+#   BIND=core binds each rank to a core (mpirun --bind-to; default none);
 #   RANKS=N and BACKEND=B run the sweeps on N ranks (default 2) of
 #   backend B (default mpi), e.g. RANKS=1 BACKEND=nccl on a GPU)
 #
@@ -33,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 for i in $(seq 1 "$tries"); do
 	for r in a b; do
-		mpirun -np "${RANKS:-2}" --bind-to none "$NP" --backend "${BACKEND:-mpi}" --quiet "$@" --format json --output "$tmp/$r.json" \
+		mpirun -np "${RANKS:-2}" --bind-to "${BIND:-none}" "$NP" --backend "${BACKEND:-mpi}" --quiet "$@" --format json --output "$tmp/$r.json" \
 			>/dev/null 2>&1 || { echo "try $i: the sweep failed"; exit 1; }
 	done
 	python3 - "$NP" "$tmp" "$i" <<'PY'
