@@ -990,7 +990,7 @@ static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, 
 		const struct cell *cl = &tu->pts[i].cells[a];
 		size_t j = i;
 		double lo, hi;
-		char sr[80];
+		char sr[80], rr[48];
 		if (!cl->ran || cl->ignored || cl->ratio.verdict != v) {
 			i++;
 			continue;
@@ -1005,15 +1005,13 @@ static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, 
 		}
 		count += (int)(j - i + 1);
 		size_range(&tu->pts[i], &tu->pts[j], sr, sizeof(sr));
+		if (lo == hi)
+			snprintf(rr, sizeof(rr), "%.2fx", lo);
+		else
+			snprintf(rr, sizeof(rr), "%.2fx to %.2fx", lo, hi);
 		if (off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s %s (%.2fx%s%.2fx)", off ? "; " : "",
-						tu->pts[i].coll->name, sr, lo, lo == hi ? "" : " to ", hi);
-		if (lo == hi && off < len) {
-			/* one figure: drop the repeated ratio */
-			char *p = strrchr(buf, '(');
-			if (p)
-				off = (size_t)(p - buf) + (size_t)snprintf(p, len - (size_t)(p - buf), "(%.2fx)", lo);
-		}
+			off += (size_t)snprintf(buf + off, len - off, "%s%s %s (%s)", off ? "; " : "",
+						tu->pts[i].coll->name, sr, rr);
 		i = j + 1;
 	}
 	return count;
@@ -1086,7 +1084,7 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 	}
 	fprintf(f, "%-14s %10s %6s %11s %9s", "coll", "size", "rounds", "base_us", "base_busbw");
 	for (int a = 1; a < tu->narms; a++)
-		fprintf(f, "  %-34s", (snprintf(buf, sizeof(buf), "cand%d", a), buf));
+		fprintf(f, "  cand%-30d", a);
 	fputc('\n', f);
 	for (size_t i = 0; i < tu->npts; i++) {
 		const struct tpoint *p = &tu->pts[i];
