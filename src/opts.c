@@ -117,6 +117,7 @@ const struct np_option np_options[] = {
 	OPT_DOUBLE("under-load", 0, "SEC", TP, under_load, 0.1, 600, "sample GPU health during SEC seconds of a busy kernel on every GPU (default: 1 s idle)"),
 	OPT_VERSION("version", 'V', SW | TP | IS | CP | TU, "show the version and exit"),
 	OPT_INT("warmup", 'w', "N", SW | IS | TU, warmup, 0, 1000000, "warm-up iterations per size (default 5)"),
+	OPT_FLAG("wide", 0, SW, wide, "every column in the table: min, max, ci%, limit, samples, iters, stop (JSON and CSV always have them)"),
 };
 const size_t np_options_count = sizeof(np_options) / sizeof(np_options[0]);
 
@@ -143,13 +144,14 @@ const char *np_backend_choice_str(enum np_backend_choice b)
 size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
 {
 	size_t n = 0;
-	uint64_t s = o->min_bytes;
+	uint64_t s = o->min_bytes, last = 0;
 
 	while (s <= o->max_bytes && n <= NP_MAX_SIZES) {
 		uint64_t next;
 		if (out && n < cap)
 			out[n] = s;
 		n++;
+		last = s;
 		if (o->step_kind == NP_STEP_FACTOR) {
 			double d = (double)s * o->step_factor;
 			next = d >= 1.8e19 ? UINT64_MAX : (uint64_t)d;
@@ -161,6 +163,13 @@ size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
 		if (next == UINT64_MAX)
 			break;
 		s = next;
+	}
+	/* the largest size asked for always runs (the last step is shorter),
+	 * as it does in nccl-tests' -e */
+	if (n > 0 && n <= NP_MAX_SIZES && last < o->max_bytes) {
+		if (out && n < cap)
+			out[n] = o->max_bytes;
+		n++;
 	}
 	return n;
 }

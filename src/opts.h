@@ -69,6 +69,7 @@ struct np_opts {
 	const char *json_file;     /* -J/--json FILE: JSON besides the report, or NULL */
 	const char *csv_file;      /* --csv FILE: CSV besides the report, or NULL */
 	bool quiet;
+	bool wide;                 /* --wide: every column in the table */
 	/* isolate */
 	uint64_t size;             /* --size, 0 = the default */
 	double min_effect;         /* fraction below the fleet worth naming */

@@ -31,8 +31,15 @@ void np_metric_format(const struct np_metric *m, const struct np_value *v, bool 
 void np_human_size(uint64_t bytes, char *buf, size_t len);
 
 void np_report_table_header(FILE *f, const struct np_sweep_report *rep);
-void np_report_table_columns(FILE *f);
-void np_report_table_row(FILE *f, const struct np_result *r);
+/* The human table's state: --wide, and the collective of the last row
+ * (the default table heads each collective's rows). */
+struct np_table {
+	bool wide;
+	const struct np_coll *coll;
+	bool inplace;
+};
+void np_report_table_columns(FILE *f, struct np_table *t);
+void np_report_table_row(FILE *f, struct np_table *t, const struct np_result *r);
 void np_report_table_skip(FILE *f, const struct np_skip *s);
 void np_report_table_footer(FILE *f, const struct np_sweep_report *rep);
 

@@ -233,6 +233,9 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_obj_begin(&j, "verdict");
 	np_json_int(&j, "exit_code", rep->exit_code);
 	np_json_bool(&j, "ok", rep->exit_code == 0);
+	/* ok with judged false: nothing was held against a threshold */
+	np_json_bool(&j, "judged", rep->judged[0] != '\0');
+	np_json_str(&j, "judged_what", rep->judged[0] ? rep->judged : NULL);
 	np_json_arr_begin(&j, "reasons");
 	for (int i = 0; i < rep->nverdict; i++)
 		np_json_str(&j, NULL, rep->verdict[i]);

@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +13,73 @@
 #include "stats.h"
 #include "version.h"
 
+/* text as '#' lines of at most 100 columns, broken at blanks; the
+ * lines after the first indented under it */
+static void wrapped(FILE *f, const char *lead, const char *text)
+{
+	const int width = 100;
+	int indent = (int)strlen(lead), room = width - indent;
+	bool first = true;
+
+	while (*text) {
+		int n = (int)strlen(text);
+		if (n > room) {
+			n = room;
+			while (n > 0 && text[n] != ' ')
+				n--;
+			if (n == 0)
+				n = room; /* one word longer than the line */
+		}
+		fprintf(f, "%s%.*s\n", first ? lead : "#    ", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (first) {
+			first = false;
+			room = width - 5;
+		}
+	}
+}
+
+/* The sizes that run, as they run: all of them up to 8, else the first
+ * three and the last two */
+static void sizes_line(FILE *f, const struct np_opts *o)
+{
+	size_t n = np_opts_sizes(o, NULL, 0);
+	uint64_t *v = n ? calloc(n, sizeof(*v)) : NULL;
+	char b[32], step[48];
+
+	if (o->step_kind == NP_STEP_FACTOR)
+		snprintf(step, sizeof(step), "x%g", o->step_factor);
+	else {
+		step[0] = '+';
+		np_human_size(o->step_bytes, step + 1, sizeof(step) - 1);
+	}
+	if (!v) {
+		fprintf(f, "# sizes: none\n");
+		return;
+	}
+	np_opts_sizes(o, v, n);
+	fprintf(f, "# sizes:");
+	for (size_t i = 0; i < n; i++) {
+		if (n > 8 && i == 3) {
+			fprintf(f, " ...,");
+			i = n - 3;
+			continue;
+		}
+		np_human_size(v[i], b, sizeof(b));
+		fprintf(f, " %s%s", b, i + 1 < n ? "," : "");
+	}
+	fprintf(f, " (%zu size%s, %s%s)\n", n, n == 1 ? "" : "s", step,
+		n > 1 && v[n - 1] != v[n - 2] && (o->step_kind == NP_STEP_FACTOR ? (double)v[n - 2] * o->step_factor != (double)v[n - 1] : v[n - 2] + o->step_bytes != v[n - 1]) ? ", the last step shorter" : "");
+	free(v);
+}
+
 void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 {
 	const struct np_opts *o = rep->opts;
 	const struct np_world *w = rep->world;
-	char lo[32], hi[32], step[48];
+	char lo[32];
 
 	fprintf(f, "# nccl-probe %s: backend %s (%s)\n", PACKAGE_VERSION, rep->backend,
 		rep->backend_why);
@@ -28,23 +92,15 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 		w->ranks_per_node ? "" : "uneven, ", w->ranks_per_node ? w->ranks_per_node : w->local_size,
 		w->virtual_nodes ? " [virtual nodes]" : "", w->real_nnodes,
 		w->real_nnodes == 1 ? "" : "s");
-	np_human_size(o->min_bytes, lo, sizeof(lo));
-	np_human_size(o->max_bytes, hi, sizeof(hi));
-	if (o->step_kind == NP_STEP_FACTOR)
-		snprintf(step, sizeof(step), "x%g", o->step_factor);
-	else {
-		step[0] = '+';
-		np_human_size(o->step_bytes, step + 1, sizeof(step) - 1);
-	}
-	fprintf(f, "# sizes %s to %s, %s; dtype %s, op %s, %s; ", lo, hi, step,
-		np_dtype_str(o->dtype), np_redop_str(o->op), o->inplace ? "in place" : "out of place");
-	if (o->iters)
-		fprintf(f, "%d iters x %d samples", o->iters, o->samples);
-	else
-		fprintf(f, "iters auto (1%% of median or noise-bound; budget %g s per judged size, a tenth below)",
-			o->budget);
-	fprintf(f, "; warmup %d; check %s%s\n", o->warmup, o->check ? "on" : "off",
+	sizes_line(f, o);
+	fprintf(f, "# data: %s, %s, %s; warmup %d; check %s%s\n", np_dtype_str(o->dtype), np_redop_str(o->op),
+		o->inplace ? "in place" : "out of place", o->warmup, o->check ? "on" : "off",
 		o->graph ? "; CUDA graphs" : "");
+	if (o->iters)
+		fprintf(f, "# iters: %d x %d samples\n", o->iters, o->samples);
+	else
+		fprintf(f, "# iters: auto, to 1%% of the median or noise-bound; %g s per judged size, a tenth below\n",
+			o->budget);
 	np_human_size(rep->judge_from, lo, sizeof(lo));
 	fprintf(f, "# judged: rows from %s up%s\n", lo, o->judge_from ? " (--judge-from)" : " (the largest quarter of the sizes)");
 	if (rep->bw_known) {
@@ -54,13 +110,15 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 			snprintf(g, sizeof(g), "%.1f GB/s", bw->gpu_gbps);
 		if (bw->node_gbps > 0)
 			snprintf(n, sizeof(n), "%.1f GB/s", bw->node_gbps);
-		fprintf(f, "# limits: B_gpu %s (%s, rank %d)", g, bw->gpu_src, rep->bw_gpu_rank);
+		char line[512], proto[64] = "";
 		if (bw->proto_gbps > 0)
-			fprintf(f, ", NCCL protocol ceiling %.1f GB/s", bw->proto_gbps);
-		fprintf(f, "; B_node %s (%s)\n", n, bw->node_src[0] ? bw->node_src : "no NIC");
+			snprintf(proto, sizeof(proto), ", NCCL protocol ceiling %.1f GB/s", bw->proto_gbps);
+		snprintf(line, sizeof(line), "B_gpu %s (%s, rank %d)%s; B_node %s (%s)", g, bw->gpu_src,
+			 rep->bw_gpu_rank, proto, n, bw->node_src[0] ? bw->node_src : "no NIC");
+		wrapped(f, "# limits: ", line);
 	}
 	for (int i = 0; i < rep->nnotes; i++)
-		fprintf(f, "# note: %s\n", rep->notes[i]);
+		wrapped(f, "# note: ", rep->notes[i]);
 	fprintf(f, "#\n# %5s  %-20s %8s %5s %4s %6s  %-14s %s\n", "rank", "host", "pid", "local",
 		"node", "device", "bus id", "name");
 	for (int r = 0; r < w->size && rep->ranks; r++) {
@@ -77,7 +135,9 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 	fprintf(f, "#\n");
 }
 
-void np_report_table_columns(FILE *f)
+/* The wide table (--wide): every metric with a width, the collective in
+ * the first column, one heading line for the whole run. */
+static void wide_columns(FILE *f)
 {
 	fputc('#', f);
 	for (int i = 0; i < np_metrics_count; i++) {
@@ -92,7 +152,7 @@ void np_report_table_columns(FILE *f)
 	fputc('\n', f);
 }
 
-void np_report_table_row(FILE *f, const struct np_result *r)
+static void wide_row(FILE *f, const struct np_result *r)
 {
 	char buf[64];
 
@@ -110,6 +170,97 @@ void np_report_table_row(FILE *f, const struct np_result *r)
 			fprintf(f, " %*s", m->width, buf);
 	}
 	fputc('\n', f);
+}
+
+/* The default table: nccl-tests' columns in nccl-tests' order (busbw is
+ * the 8th field of a row, as there), then eff% and the row's verdict; the
+ * collective in a heading per collective, as each nccl-tests binary
+ * prints one. 97 columns. */
+#define NARROW_COLS "%12s %12s %8s %6s %6s %9s %8s %8s %7s %5s %4s"
+
+/* a heading line without trailing blanks */
+static void heading_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void heading_line(FILE *f, const char *fmt, ...)
+{
+	char line[256];
+	size_t n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	while (n > 1 && line[n - 1] == ' ')
+		line[--n] = '\0';
+	fprintf(f, "%s\n", line);
+}
+
+static void narrow_heading(FILE *f, bool first, const struct np_result *r)
+{
+	bool has_op = r->coll->flags & NP_COLL_F_REDUCE;
+
+	fprintf(f, "%s# %s, %s%s%s, %s\n", first ? "" : "#\n", r->coll->name, np_dtype_str(r->dtype),
+		has_op ? ", " : "", has_op ? np_redop_str(r->op) : "", r->inplace ? "in place" : "out of place");
+	heading_line(f, "#" NARROW_COLS, "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+		     "#wrong", "eff%", "pass");
+	heading_line(f, "#" NARROW_COLS, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "");
+}
+
+/* nccl-tests' precision for times: fewer decimals as they grow */
+static void time_str(double us, char *buf, size_t len)
+{
+	if (!isfinite(us))
+		snprintf(buf, len, "-");
+	else if (us >= 10000)
+		snprintf(buf, len, "%.0f", us);
+	else if (us >= 100)
+		snprintf(buf, len, "%.1f", us);
+	else
+		snprintf(buf, len, "%.2f", us);
+}
+
+static void narrow_row(FILE *f, const struct np_result *r)
+{
+	char size[24], count[24], root[16], t[24], alg[24], bus[24], wrong[24], eff[16];
+	const char *mark = r->pass < 0 ? "-" : r->pass ? "yes" : "NO";
+	bool has_op = r->coll->flags & NP_COLL_F_REDUCE;
+
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)r->lay.size);
+	snprintf(count, sizeof(count), "%llu", (unsigned long long)r->lay.count);
+	snprintf(root, sizeof(root), "%d", r->root);
+	time_str(r->t_med * 1e6, t, sizeof(t));
+	snprintf(alg, sizeof(alg), "%.2f", r->algbw);
+	snprintf(bus, sizeof(bus), "%.2f", r->busbw);
+	if (r->checked)
+		snprintf(wrong, sizeof(wrong), "%llu", (unsigned long long)r->wrong);
+	else
+		snprintf(wrong, sizeof(wrong), "N/A");
+	if (isfinite(r->eff))
+		snprintf(eff, sizeof(eff), "%.*f", r->eff * 100 < 10 ? 1 : 0, r->eff * 100);
+	else
+		snprintf(eff, sizeof(eff), "-");
+	fprintf(f, " " NARROW_COLS "\n", size, count, np_dtype_str(r->dtype),
+		has_op ? np_redop_str(r->op) : "none", root, t, alg, bus, wrong, eff, mark);
+}
+
+void np_report_table_columns(FILE *f, struct np_table *t)
+{
+	t->coll = NULL;
+	if (t->wide)
+		wide_columns(f);
+}
+
+void np_report_table_row(FILE *f, struct np_table *t, const struct np_result *r)
+{
+	if (t->wide) {
+		wide_row(f, r);
+	} else {
+		if (t->coll != r->coll || t->inplace != r->inplace)
+			narrow_heading(f, !t->coll, r);
+		narrow_row(f, r);
+	}
+	t->coll = r->coll;
+	t->inplace = r->inplace;
 	fflush(f);
 }
 
@@ -118,10 +269,14 @@ void np_report_table_skip(FILE *f, const struct np_skip *s)
 	char sz[32];
 
 	if (s->size) {
+		char line[320];
 		np_human_size(s->size, sz, sizeof(sz));
-		fprintf(f, "# skipped %s %s: %s\n", s->coll->name, sz, s->reason);
+		snprintf(line, sizeof(line), "%s %s: %s", s->coll->name, sz, s->reason);
+		wrapped(f, "# skipped ", line);
 	} else {
-		fprintf(f, "# skipped %s: %s\n", s->coll->name, s->reason);
+		char line[320];
+		snprintf(line, sizeof(line), "%s: %s", s->coll->name, s->reason);
+		wrapped(f, "# skipped ", line);
 	}
 	fflush(f);
 }
@@ -157,7 +312,7 @@ static void slowest_footer(FILE *f, const struct np_sweep_report *rep)
 	{
 		struct np_stats st;
 		np_stats_compute(ex, k, &st);
-		fprintf(f, "# slowest rank: %d (%s, node %d) in %d of %d rows, by %.1f%% over the median rank there (median; largest %.1f%%)\n",
+		fprintf(f, "# slowest rank: %d (%s, node %d) in %d of %d rows, %.1f%% over the median rank (largest %.1f%%)\n",
 			best, rep->ranks ? rep->ranks[best].host : "?",
 			rep->ranks ? rep->ranks[best].node : -1, cnt[best], rows, st.median * 100,
 			st.max * 100);
@@ -175,26 +330,34 @@ out_free:
 	free(ex);
 }
 
+/* The answer per collective: "allreduce: 371.20 GB/s at 8 GiB, 82% of
+ * 450.0 GB/s (GPU links: 18 NVLink x 25.0 GB/s (NVML)); peak 380.10 at 2 GiB" */
+static void summary_line(FILE *f, const struct np_sweep_report *rep, const struct np_summary *sm)
+{
+	char a[32], b[32];
+
+	np_human_size(sm->last_size, b, sizeof(b));
+	fprintf(f, "#   %s: %.2f GB/s at %s", sm->coll->name, sm->last_busbw, b);
+	if (sm->last_limit > 0 && isfinite(sm->last_eff)) {
+		bool gpu = rep->bw_known && fabs(sm->last_limit - rep->bw.gpu_gbps) <= 1e-9 * sm->last_limit;
+		fprintf(f, ", %.*f%% of %.1f GB/s (%s: %s)", sm->last_eff * 100 < 10 ? 1 : 0, sm->last_eff * 100,
+			sm->last_limit, gpu ? "GPU links" : "network", gpu ? rep->bw.gpu_src : rep->bw.node_src);
+	} else {
+		fprintf(f, ", limit unknown (see limits above)");
+	}
+	if (sm->peak_size != sm->last_size) {
+		np_human_size(sm->peak_size, a, sizeof(a));
+		fprintf(f, "; peak %.2f at %s", sm->peak_busbw, a);
+	}
+	fputc('\n', f);
+}
+
 void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 {
 	struct np_summary sum[NP_COLL_COUNT];
 	int n = np_report_summary(rep, sum, NP_COLL_COUNT);
-	char a[32], b[32], eff[32];
 
-	fprintf(f, "#\n# summary: busbw in GB/s (GB = 1e9 bytes)\n");
-	fprintf(f, "#   %-13s %10s %12s  %10s %12s %8s\n", "coll", "peak", "at size", "largest",
-		"at size", "eff");
-	for (int i = 0; i < n; i++) {
-		np_human_size(sum[i].peak_size, a, sizeof(a));
-		np_human_size(sum[i].last_size, b, sizeof(b));
-		if (isfinite(sum[i].last_eff))
-			snprintf(eff, sizeof(eff), "%.*f%%", sum[i].last_eff * 100 < 10 ? 1 : 0,
-				 sum[i].last_eff * 100);
-		else
-			strcpy(eff, "-");
-		fprintf(f, "#   %-13s %10.2f %12s  %10.2f %12s %8s\n", sum[i].coll->name,
-			sum[i].peak_busbw, a, sum[i].last_busbw, b, eff);
-	}
+	fprintf(f, "#\n");
 	for (size_t i = 0; i < rep->nrows; i++)
 		if (rep->rows[i].eff > 1) {
 			fprintf(f, "# eff above 100%%: NVLS, SHARP or tree algorithms can beat the flat link model; the figure is not clipped\n");
@@ -207,15 +370,25 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 			budget += rep->rows[i].stop == NP_STOP_BUDGET;
 		}
 		if (noise || budget)
-			fprintf(f, "# not converged to 1%%: %d row%s noise-bound, %d out of budget; their interval is in ci%% (see SAMPLING in the man page)\n",
+			fprintf(f, "# not converged to 1%%: %d row%s noise-bound, %d out of budget (--wide shows ci%%; see SAMPLING)\n",
 				noise, noise == 1 ? "" : "s", budget);
 	}
 	slowest_footer(f, rep);
 	if (rep->interrupted)
 		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
 	fprintf(f, "# wall time %.1f s\n", rep->wall_seconds);
-	if (rep->exit_code == 0)
-		fprintf(f, "# verdict: ok\n");
+	if (n)
+		fprintf(f, "# summary: busbw at the largest size (GB = 1e9 bytes)\n");
+	for (int i = 0; i < n; i++)
+		summary_line(f, rep, &sum[i]);
+	if (rep->exit_code == 0 && rep->judged[0]) {
+		char line[600];
+		snprintf(line, sizeof(line), "ok (judged %s)", rep->judged);
+		wrapped(f, "# verdict: ", line);
+	}
+	else if (rep->exit_code == 0)
+		fprintf(f, "# verdict: not judged: no threshold (--min-eff PCT or --min-busbw GBPS)%s\n",
+			rep->opts->check ? "; 0 wrong elements" : "");
 	for (int i = 0; i < rep->nverdict; i++)
-		fprintf(f, "# verdict: %s\n", rep->verdict[i]);
+		wrapped(f, "# verdict: ", rep->verdict[i]);
 }

@@ -48,6 +48,7 @@ struct sweep {
 	struct np_outfile json_of, csv_of; /* rank 0: -J/--json and --csv files */
 	FILE *out;            /* rank 0: where the report goes */
 	bool stream;          /* rank 0: table rows streamed to out */
+	struct np_table table; /* rank 0: the streamed table's state */
 	bool progress;        /* rank 0: progress on stderr */
 	bool progress_tty;    /* rewritten in place (stderr is a terminal) */
 	double progress_every; /* seconds between lines off a terminal */
@@ -525,7 +526,7 @@ static void add_row(struct sweep *s, const struct np_result *res)
 	r->rows[r->nrows] = *res;
 	r->rows[r->nrows++].sample_times = times;
 	if (s->w->rank == 0 && s->stream)
-		np_report_table_row(s->out, res);
+		np_report_table_row(s->out, &s->table, res);
 	pthread_mutex_unlock(&rep_lock);
 }
 
@@ -1044,6 +1045,30 @@ static void row_verdict(const struct sweep *s, struct np_result *res)
 		res->pass = 0;
 }
 
+/* "from 8 MiB up: allreduce busbw >= 100 GB/s, eff >= 80%; alltoall ..." */
+static void judged_add(struct np_sweep_report *r, int c, double busbw, double eff)
+{
+	size_t n = strlen(r->judged);
+	char sz[32];
+
+	if (!busbw && !(eff > 0))
+		return;
+	if (!n) {
+		np_human_size(r->judge_from, sz, sizeof(sz));
+		n += (size_t)snprintf(r->judged, sizeof(r->judged), "from %s up: ", sz);
+	} else {
+		n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, "; ");
+	}
+	if (n >= sizeof(r->judged))
+		return;
+	n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, "%s", np_colls[c].name);
+	if (n < sizeof(r->judged) && busbw > 0)
+		n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, " busbw >= %g GB/s%s", busbw,
+				      eff > 0 ? "," : "");
+	if (n < sizeof(r->judged) && eff > 0)
+		snprintf(r->judged + n, sizeof(r->judged) - n, " eff >= %g%%", eff * 100);
+}
+
 static void verdict(struct sweep *s)
 {
 	struct np_sweep_report *r = &s->rep;
@@ -1051,6 +1076,7 @@ static void verdict(struct sweep *s)
 
 	r->nverdict = 0;
 	r->ndetails = 0;
+	r->judged[0] = '\0';
 	for (size_t i = 0; i < r->nrows; i++) {
 		wrong += r->rows[i].wrong;
 		if (r->rows[i].wrong)
@@ -1098,6 +1124,8 @@ static void verdict(struct sweep *s)
 		}
 		if (!ran)
 			continue; /* interrupted before it, or every size skipped: said elsewhere */
+		if (judged)
+			judged_add(r, c, tb > 0 && s->w->size > 1 ? tb : 0, te);
 		if (!judged) {
 			add_detail(r, "not_judged", &np_colls[c], 0, NAN, (double)r->judge_from);
 			np_human_size(r->judge_from, sz, sizeof(sz));
@@ -1239,6 +1267,11 @@ static char *compare_baseline(struct sweep *s)
 	}
 	unlink(path);
 	np_cleanup_drop(slot);
+	if (code == 0 || code == NP_EXIT_VERDICT) {
+		size_t n = strlen(s->rep.judged);
+		snprintf(s->rep.judged + n, sizeof(s->rep.judged) - n, "%sno regression beyond %g%% against --baseline '%s'",
+			 n ? "; " : "", s->o->max_regression * 100, s->o->baseline);
+	}
 	if (code == NP_EXIT_VERDICT)
 		add_verdict(&s->rep, "significantly slower than --baseline '%s' by more than %g%% (the rows are named above)",
 			    s->o->baseline, s->o->max_regression * 100);
@@ -1393,7 +1426,8 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	if (w.rank == 0 && s->stream) {
 		if (!o.quiet)
 			np_report_table_header(s->out, &s->rep);
-		np_report_table_columns(s->out);
+		s->table.wide = o.wide;
+		np_report_table_columns(s->out, &s->table);
 	}
 
 	pts = plan(s, &npts, &max_send, &max_recv);

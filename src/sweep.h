@@ -122,6 +122,10 @@ struct np_sweep_report {
 	bool complete;               /* every planned row ran */
 	bool interrupted;            /* stopped by a signal */
 	int exit_code;               /* verdict */
+	/* what the verdict judged, "from 8 MiB up: allreduce busbw >= 100
+	 * GB/s; ..." ("" when no threshold or baseline judged anything: the
+	 * verdict is then "not judged", whatever the exit code) */
+	char judged[512];
 	char verdict[8][256];        /* reasons for a non-zero verdict */
 	int nverdict;
 	struct np_verdict_detail *details; /* each failing row or reason */

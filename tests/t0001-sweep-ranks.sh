@@ -59,6 +59,16 @@ sys.exit(0 if sizes == [8 * 4 ** k for k in range(13)] and rep["options"]["max_b
          and note and rep["options"]["judge_from"] == 2 << 20 else 1)
 PY
 ok $? "default range: 8 B to 128 MiB by 4 on host memory, a note says so, the top quarter judged"
+# the largest size asked for always runs, the last step shorter; the
+# header lists the sizes that run
+expect_success "--sweep 1K:9K (x4)" np_host 2 --sweep 1K:9K --iters 1 --samples 1 --coll allreduce --format csv
+[ "$(cut -d, -f2 "$TEST_OUT" | sed 1d | tr '\n' ' ')" = "1024 4096 9216 " ]
+ok $? "  runs 1K, 4K and 9K, the maximum given"
+expect_success "--sweep 1K:10K:+4K" np_host 2 --sweep 1K:10K:+4K --iters 1 --samples 1 --coll allreduce --format csv
+[ "$(cut -d, -f2 "$TEST_OUT" | sed 1d | tr '\n' ' ')" = "1024 5120 9216 10240 " ]
+ok $? "  runs 1K, 5K, 9K and 10K"
+expect_success "--sweep 1K:9K, the table" np_host 2 --sweep 1K:9K --iters 1 --samples 1 --coll allreduce
+expect_grep '^# sizes: 1 KiB, 4 KiB, 9 KiB \(3 sizes, x4, the last step shorter\)$' "$TEST_OUT" "  the header lists the sizes"
 
 # per-rank times: rank 2 sleeps 10x each collective's time after it (a
 # planted straggler of milliseconds), so its own time is the longest
@@ -90,7 +100,17 @@ expect_grep ',0,[0-9.e+-]+,,' "$TEST_OUT" "one rank: slow_rank 0, slow_excess em
 
 # the human table: nccl-tests' columns and the summary
 expect_success "table output" np_host 2 --sweep 1K:4K --iters 2 --samples 2
-expect_grep '^# coll +size\(B\) +count +type +redop +root +time\(us\) +min\(us\) +max\(us\) +ci% +algbw\(GB/s\) +busbw\(GB/s\) +#wrong +limit\(GB/s\) +eff%' "$TEST_OUT" "table has nccl-tests columns, headings with units"
+expect_grep '^# +size +count +type +redop +root +time +algbw +busbw +#wrong +eff% +pass$' "$TEST_OUT" "table has nccl-tests columns in nccl-tests' order"
+expect_grep '^# +\(B\) +\(elements\) +\(us\) +\(GB/s\) +\(GB/s\)$' "$TEST_OUT" "  and their units below"
+expect_grep '^# allreduce, float, sum, out of place$' "$TEST_OUT" "  a heading per collective"
+expect_grep '^#   allreduce: [0-9.]+ GB/s at 4 KiB, limit unknown' "$TEST_OUT" "  a summary line per collective: busbw at the largest size"
+awk 'length($0) > 100 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_OUT"
+ok $? "  every line fits 100 columns"
+# busbw is field 8 of a row, as in nccl-tests' output
+awk '/^ +[0-9]/ { n++; if ($8 + 0 != $8 || $3 != "float") bad = 1 } END { exit bad || n != 4 }' "$TEST_OUT"
+ok $? "  busbw is the 8th field of each of the 4 rows"
+expect_success "table output, --wide" np_host 2 --sweep 1K:4K --iters 2 --samples 2 --wide
+expect_grep '^# coll +size\(B\) +count +type +redop +root +time\(us\) +min\(us\) +max\(us\) +ci% +algbw\(GB/s\) +busbw\(GB/s\) +#wrong +limit\(GB/s\) +eff%' "$TEST_OUT" "--wide: every column, headings with units"
 expect_grep '^# summary' "$TEST_OUT" "table has a summary"
 expect_grep '^# +0 +' "$TEST_OUT" "header has a line per rank"
 expect_grep 'backend mpi' "$TEST_OUT" "header names the backend"

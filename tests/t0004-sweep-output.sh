@@ -50,7 +50,8 @@ leftover=$(ls "$TEST_TMP" | grep -c '\.tmp\.')
 ok $? "no temporary file left behind"
 
 expect_success "table to a file" np_host 2 --sweep 1K --iters 2 --samples 2 --output "$TEST_TMP/t.txt"
-expect_grep '^# verdict: ok' "$TEST_TMP/t.txt" "table file is whole"
+expect_grep '^# verdict: not judged: no threshold \(--min-eff PCT or --min-busbw GBPS\); 0 wrong elements$' "$TEST_TMP/t.txt" \
+	"table file is whole; with no threshold the verdict says it judged nothing"
 
 # SIGINT: run one process directly (MPI singleton) so the signal reaches it,
 # once its progress lines say that two rows are done (however slow the
@@ -139,8 +140,13 @@ expect_code 1 "--judge-from moves the judged rows" \
 	np_host 2 --sweep 1K:256K:x2 --iters 1 --samples 1 --warmup 0 --coll alltoall \
 	--judge-from 4K --min-busbw 100000
 expect_grep 'at 7 of 7 judged sizes' "$TEST_ERR" "--judge-from 4K judges 7 sizes"
-expect_grep '^ +alltoall +1024 .* - +(converged|noise-bound|budget|fixed) *$' "$TEST_OUT" "an unjudged row shows - in the verdict column"
-expect_grep '^ +alltoall +262144 .* fail +fixed *$' "$TEST_OUT" "a failing row is marked fail"
+expect_grep '^ +1024 +128 +float +none +-1 .* -$' "$TEST_OUT" "an unjudged row shows - in the pass column"
+expect_grep '^ +262144 +32768 +float +none +-1 .* NO$' "$TEST_OUT" "a failing row is marked NO"
+expect_code 1 "the same with --wide" \
+	np_host 2 --sweep 1K:256K:x2 --iters 1 --samples 1 --warmup 0 --coll alltoall \
+	--judge-from 4K --min-busbw 100000 --wide
+expect_grep '^ +alltoall +1024 .* - +(converged|noise-bound|budget|fixed) *$' "$TEST_OUT" "--wide: an unjudged row shows - in the verdict column"
+expect_grep '^ +alltoall +262144 .* fail +fixed *$' "$TEST_OUT" "--wide: a failing row is marked fail"
 expect_code 0 "one rank: --min-busbw is not judged (busbw is 0 by definition)" \
 	np_host 1 --sweep 1K:4K --iters 1 --samples 1 --min-busbw 100
 expect_grep 'busbw is 0 by definition' "$TEST_OUT" "one rank: a note says why"

@@ -48,28 +48,42 @@ bad_value "did you mean '--local-register'" --local_register 0
 # collectives as nccl-tests spells them
 expect_success "--coll all_reduce,reduce_scatter_perf runs" \
 	np_host 2 --sweep 1K --iters 1 --samples 1 -q --coll all_reduce,reduce_scatter_perf
-n=$(grep -c -E '^ +(allreduce|reducescatter) ' "$TEST_OUT")
-[ "$n" -eq 2 ]
-ok $? "both collectives have a row ($n)"
+n=$(grep -c -E '^# (allreduce|reducescatter), ' "$TEST_OUT")
+rows=$(grep -c -E '^ +1024 ' "$TEST_OUT")
+[ "$n" -eq 2 ] && [ "$rows" -eq 2 ]
+ok $? "both collectives have a heading and a row ($n, $rows)"
 expect_success "-d f8e4m3 is fp8e4m3" run1 -d f8e4m3
 expect_grep ' fp8e4m3 ' "$TEST_OUT" "the row's type is fp8e4m3"
 
 # one run, three forms: the table on stdout, JSON and CSV files
 expect_success "-J FILE and --csv FILE with the table" \
 	np_host 2 --sweep 1K:64K --iters 3 --samples 2 -J "$TEST_TMP/r.json" --csv "$TEST_TMP/r.csv"
-expect_grep '^# coll ' "$TEST_OUT" "the table is on standard output"
+expect_grep '^# +size +count +type +redop +root +time +algbw +busbw +#wrong +eff% +pass$' "$TEST_OUT" \
+	"the table is on standard output"
 python3 - "$TEST_OUT" "$TEST_TMP/r.json" "$TEST_TMP/r.csv" <<'PY'
 import csv, json, sys
-table = [l.split() for l in open(sys.argv[1]) if l.startswith("  ") and not l.startswith("  #")]
+# the default table: a heading per collective ("# allreduce, float, sum,
+# out of place"), then rows in nccl-tests' order: size count type redop
+# root time algbw busbw #wrong, then eff% and the verdict mark
+table, coll = [], None
+for l in open(sys.argv[1]):
+    if l.startswith("# ") and "," in l and l[2:].split(",")[0].isalpha():
+        coll = l[2:].split(",")[0]
+    elif l.startswith(" "):
+        table.append([coll] + l.split())
 rep = json.load(open(sys.argv[2]))
 rows = rep["results"]
 crow = list(csv.DictReader(open(sys.argv[3])))
 assert len(table) == len(rows) == len(crow) == 8, (len(table), len(rows), len(crow))
 for t, j, c in zip(table, rows, crow):
-    # coll, size and the median time (table in us, 2 decimals) of one measurement
+    assert len(t) == 12, t
+    # coll, size and the median time (table in us, 2 decimals below 100 us) of one measurement
     assert t[0] == j["coll"] == c["coll"], (t, j["coll"], c["coll"])
     assert int(t[1]) == j["size"] == int(c["size"])
-    assert abs(float(t[6]) - j["time"] * 1e6) <= 0.006, (t[6], j["time"])
+    assert int(t[2]) == j["count"]
+    us = j["time"] * 1e6
+    assert abs(float(t[6]) - us) <= (0.006 if us < 100 else 0.06 if us < 10000 else 0.6), (t[6], j["time"])
+    assert abs(float(t[8]) - j["busbw"]) <= 0.006, (t[8], j["busbw"])
     assert float(c["time"]) == j["time"]
     # the run's columns: the JSON's run record and world
     assert (c["run_id"], c["backend"], int(c["ranks"]), int(c["nodes"])) == (

@@ -10,7 +10,7 @@ expect_success "1 TiB all-reduce on a GPU: skipped, 1 GiB runs" \
 	np --backend nccl --sweep 1G:1T:x1024 --coll allreduce --iters 1 --samples 1 --warmup 1
 expect_grep '^# skipped allreduce 1 ?T(i)?B?:? .*needs .* of buffers per rank, .* available on the tightest rank' \
 	"$TEST_OUT" "the skip line says what it needs and what is there"
-expect_grep '^ +allreduce +1073741824 ' "$TEST_OUT" "the 1 GiB row ran"
+expect_grep '^ +1073741824 +268435456 ' "$TEST_OUT" "the 1 GiB row ran"
 expect_code 64 "4 TiB all-to-all and 64 TiB all-reduce: nothing fits, nothing runs (exit 64)" \
 	np --backend nccl --sweep 4T:64T:x16 --coll allreduce,alltoall --iters 1 --samples 1 --format json
 n=$(grep -c '^note: skipped .*needs .* of buffers per rank' "$TEST_ERR")
