@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +89,28 @@ void np_test_faults_read(struct np_test_faults *f)
 int np_test_faults_source(const struct np_test_faults *f, int rank)
 {
 	return rank == f->misroute_to && f->misroute_from >= 0 ? f->misroute_from : rank;
+}
+
+void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, struct np_rotation *r)
+{
+	size_t send = b->lay.send_bytes, recv = b->lay.recv_bytes;
+
+	r->steps = 1;
+	r->send_step = r->recv_step = 0;
+	if (b->inplace || !send_cap) {
+		/* one buffer: the collective's whole span moves */
+		size_t span = send > recv ? send : recv;
+		if (span && recv_cap >= span)
+			r->steps = recv_cap / span;
+		r->send_step = r->recv_step = span;
+	} else {
+		size_t s = send ? send_cap / send : SIZE_MAX, q = recv ? recv_cap / recv : SIZE_MAX;
+		size_t k = s < q ? s : q;
+		if (k != SIZE_MAX && k > 1)
+			r->steps = k;
+		r->send_step = send;
+		r->recv_step = recv;
+	}
+	if (r->steps < 1)
+		r->steps = 1;
 }

@@ -81,6 +81,22 @@ struct np_bench {
 	struct np_layout lay; /* count, send_bytes, recv_bytes, size */
 };
 
+/* Where iteration i of a timed batch reads and writes, as nccl-tests'
+ * startColl places it: the buffers' offset moves by one collective's
+ * bytes at every iteration, through the buffers allocated for the largest
+ * size (steps = how many fit), so that a size that fits in the GPU's L2
+ * (or a CPU's cache) is not served from it again and again. Iteration i
+ * uses step i % steps: send + k * send_step, recv + k * recv_step (in
+ * place one buffer: both move by recv_step). Checks run one iteration,
+ * at step 0, where the check pattern is. */
+struct np_rotation {
+	size_t steps;                /* at least 1 */
+	size_t send_step, recv_step; /* bytes */
+};
+/* send_cap, recv_cap: the bytes allocated (send_cap 0: in place, the
+ * recv buffer alone). */
+void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, struct np_rotation *r);
+
 /* Capabilities (ops->caps). */
 #define NP_CAP_GRAPHS 0x1u   /* --graph captures batches in CUDA graphs */
 #define NP_CAP_DEVICE 0x2u   /* buffers in GPU memory */

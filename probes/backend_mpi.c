@@ -462,7 +462,8 @@ int np_mpi_sendrecv(const struct np_call *c)
 			    (r - 1 + n) % n, 0, MC(c), MPI_STATUS_IGNORE);
 }
 
-static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np_backend_world *w)
+static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np_backend_world *w,
+		   const struct np_rotation *rot, size_t k)
 {
 	MPI_Datatype t = mpi_type(p, b->dtype);
 	MPI_Op op = mpi_op(p, b->dtype, b->op);
@@ -474,6 +475,13 @@ static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np
 	int rc;
 
 	place_of(p, b, w->rank, w->size, &pl);
+	if (b->inplace) {
+		pl.in += k * rot->recv_step;
+		pl.out += k * rot->recv_step;
+	} else {
+		pl.in += k * rot->send_step;
+		pl.out += k * rot->recv_step;
+	}
 	c.send = pl.in;
 	c.recv = pl.out;
 	if (b->coll->inplace_at == NP_INPLACE_RECV_AT_RANK && b->inplace)
@@ -489,18 +497,20 @@ static enum np_status mpi_run(struct np_backend *be, const struct np_bench *b, i
 			      double *seconds)
 {
 	struct mpi_priv *p = priv_of(be);
+	struct np_rotation rot;
 	double t0;
 	int rc;
 
 	rc = MPI_Barrier(be->world.comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_err(be, rc, "MPI_Barrier");
+	np_rotation_of(b, b->inplace ? 0 : p->send_cap, p->recv_cap, &rot);
 	t0 = MPI_Wtime();
 	for (int i = 0; i < iters; i++) {
 		double t1 = MPI_Wtime();
 		if (p->slow && p->slow_us)
 			usleep(p->slow_us); /* test-only: a slow rank */
-		rc = run_one(p, b, &be->world);
+		rc = run_one(p, b, &be->world, &rot, (size_t)i % rot.steps);
 		if (rc != MPI_SUCCESS)
 			return mpi_err(be, rc, b->coll->name);
 		if (p->slow && p->slow_frac > 0) /* test-only: PCT% slower */

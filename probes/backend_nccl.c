@@ -1096,16 +1096,25 @@ static enum np_status enqueue_batch(struct np_backend *be, const struct np_bench
 	struct nccl_priv *p = be->priv;
 	const char *name = b->coll->name;
 
+	struct np_rotation rot;
+
+	np_rotation_of(b, b->inplace ? 0 : p->send_cap, p->recv_cap, &rot);
 	for (int i = 0; i < iters; i++) {
+		size_t k = (size_t)i % rot.steps;
+		struct bufs at = *u;
 		ncclResult_t r;
 		enum np_status st;
 
+		/* iteration i at step k of the rotation (a graph captures the
+		 * offsets as they are here) */
+		at.send += k * rot.send_step;
+		at.recv += k * rot.recv_step;
 		pthread_mutex_lock(&p->lock);
 		if (atomic_load(&p->aborted) || !p->comm) {
 			pthread_mutex_unlock(&p->lock);
 			return aborted_fail(be, name);
 		}
-		r = enqueue(p, b, u);
+		r = enqueue(p, b, &at);
 		pthread_mutex_unlock(&p->lock);
 		if (r != ncclSuccess && (st = wait_ready(be, r, name)))
 			return st;

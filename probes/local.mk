@@ -5,6 +5,10 @@ check_PROGRAMS += tests/unit/test_pattern
 tests_unit_test_pattern_SOURCES = tests/unit/test_pattern.c tests/unit/tap.h
 tests_unit_test_pattern_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_pattern
+check_PROGRAMS += tests/unit/test_rotation
+tests_unit_test_rotation_SOURCES = tests/unit/test_rotation.c tests/unit/tap.h
+tests_unit_test_rotation_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_rotation
 # the check on 64 host-backend ranks with a block misrouted between ranks 0 and 61
 TESTS += tests/t0010-sweep-check-fleet.sh
 EXTRA_DIST += tests/t0010-sweep-check-fleet.sh
