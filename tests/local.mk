@@ -86,3 +86,7 @@ EXTRA_DIST += tests/t0032-compare.sh
 # contrib/nccl-probe-plot on this build's reports
 TESTS += tests/t0033-plot.sh
 EXTRA_DIST += tests/t0033-plot.sh
+# the Debian package and the RPM, built from a clone of HEAD (and, as
+# root, the .deb installed, run and removed)
+TESTS += tests/t0050-package.sh
+EXTRA_DIST += tests/t0050-package.sh
