@@ -80,7 +80,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("cudagraph", 'G', "N", SW, opt_cudagraph, "nccl-tests -G: N > 0 is --graph, 0 is none"),
 	OPT_CALLBACK("dtype", 'd', "TYPE", SW | IS | TU, opt_dtype, "data type (default float)"),
 	OPT_STRING("export", 0, "FILE", TP, export_file, "write an hwloc XML snapshot with nccl-probe's facts to FILE"),
-	OPT_CALLBACK("format", 0, "table|json|csv", SW | TP | IS | CP | TU, opt_format, "output format (default table; topo, compare and tune: table or json)"),
+	OPT_CALLBACK("format", 0, "table|json|csv|nccl-tests", SW | TP | IS | CP | TU, opt_format, "output format (default table; nccl-tests: its table, and its JSON with -J; topo, compare and tune: table or json)"),
 	OPT_CALLBACK("gpu-map", 0, "LIST", SW | IS | TU, opt_gpu_map, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)"),
 	OPT_FLAG("graph", 0, SW | TU, graph, "capture each timed batch in a CUDA graph (NCCL backend)"),
 	OPT_HELP("help", 'h', SW | TP | IS | CP | TU, "show this help and exit"),
@@ -127,6 +127,7 @@ const char *np_format_str(enum np_format f)
 	case NP_FMT_TABLE: return "table";
 	case NP_FMT_JSON: return "json";
 	case NP_FMT_CSV: return "csv";
+	case NP_FMT_NCCLTESTS: return "nccl-tests";
 	}
 	return "unknown";
 }
@@ -691,8 +692,9 @@ static enum np_status opt_format(struct np_opts *o, const char *val, struct np_e
 	if (!strcmp(val, "table")) o->format = NP_FMT_TABLE;
 	else if (!strcmp(val, "json")) o->format = NP_FMT_JSON;
 	else if (!strcmp(val, "csv") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_CSV;
+	else if (!strcmp(val, "nccl-tests") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_NCCLTESTS;
 	else return np_fail(err, NP_EUSAGE, "unknown --format '%s'; use %s", val,
-			    o->cmd == NP_CMD_SWEEP ? "table, json or csv" : "table or json");
+			    o->cmd == NP_CMD_SWEEP ? "table, json, csv or nccl-tests" : "table or json");
 	return NP_OK;
 }
 

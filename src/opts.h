@@ -14,7 +14,7 @@
 #include "../probes/coll.h"
 #include "status.h"
 
-enum np_format { NP_FMT_TABLE, NP_FMT_JSON, NP_FMT_CSV };
+enum np_format { NP_FMT_TABLE, NP_FMT_JSON, NP_FMT_CSV, NP_FMT_NCCLTESTS };
 enum np_backend_choice { NP_BACKEND_AUTO, NP_BACKEND_MPI, NP_BACKEND_NCCL };
 enum np_step_kind { NP_STEP_FACTOR, NP_STEP_ADD };
 

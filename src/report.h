@@ -44,6 +44,10 @@ void np_report_table_skip(FILE *f, const struct np_skip *s);
 void np_report_table_footer(FILE *f, const struct np_sweep_report *rep);
 
 void np_report_json(FILE *f, const struct np_sweep_report *rep);
+/* --format nccl-tests: nccl-tests 2.19's table, one block per collective,
+ * and its -J JSON layout */
+void np_report_nccltests(FILE *f, const struct np_sweep_report *rep);
+void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep);
 void np_report_csv(FILE *f, const struct np_sweep_report *rep);
 
 #endif

@@ -1203,8 +1203,13 @@ static void finish_output(struct sweep *s)
 	case NP_FMT_CSV:
 		np_report_csv(s->out, &s->rep);
 		break;
+	case NP_FMT_NCCLTESTS:
+		np_report_nccltests(s->out, &s->rep);
+		break;
 	}
-	if (s->o->json_file)
+	if (s->o->json_file && s->o->format == NP_FMT_NCCLTESTS)
+		np_report_nccltests_json(s->json_of.f, &s->rep);
+	else if (s->o->json_file)
 		np_report_json(s->json_of.f, &s->rep);
 	if (s->o->csv_file)
 		np_report_csv(s->csv_of.f, &s->rep);

@@ -30,6 +30,7 @@ SWEEP_TESTS = \
 	tests/t0020-launch.sh \
 	tests/t0021-nccl-tests-options.sh \
 	tests/t0022-json-schema.sh \
+	tests/t0023-nccl-tests-format.sh \
 	tests/t0034-tune.sh \
 	tests/t0013-contrib-shellcheck.sh \
 	tests/t0014-contrib-slurm.sh \
@@ -45,7 +46,8 @@ tests_unit_test_tune_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune $(SWEEP_TESTS)
 
-EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS)
+EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS) \
+	tests/nccl_tests_parse.py tests/nccl-tests/README tests/nccl-tests/all_reduce_perf-h200.txt
 
 # benchmarks (built by make check, run by hand: see tests/bench/*.sh)
 check_PROGRAMS += tests/bench/mpi_allreduce_loop

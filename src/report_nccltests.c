@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/* --format nccl-tests: the table (and with -J, the JSON) laid out as
+ * nccl-tests 2.19 prints them, one block per collective as each of its
+ * binaries prints one, so that a parser written for nccl-tests' output
+ * reads nccl-probe's unchanged. The columns of the form that did not run
+ * (in place without --inplace, out of place with it) hold N/A. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+#include "version.h"
+
+/* nccl-tests' binary of each collective */
+static const char *program_of(const struct np_coll *c)
+{
+	static const struct { const char *coll, *prog; } map[] = {
+		{ "allreduce", "all_reduce_perf" },   { "allgather", "all_gather_perf" },
+		{ "reducescatter", "reduce_scatter_perf" }, { "alltoall", "alltoall_perf" },
+		{ "broadcast", "broadcast_perf" },    { "reduce", "reduce_perf" },
+		{ "gather", "gather_perf" },          { "scatter", "scatter_perf" },
+		{ "sendrecv", "sendrecv_perf" },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i].coll, c->name))
+			return map[i].prog;
+	return c->name;
+}
+
+/* nccl-tests' type names: fp8 types are f8e4m3 and f8e5m2 there */
+static const char *type_of(enum np_dtype d)
+{
+	const char *s = np_dtype_str(d);
+	return !strcmp(s, "fp8e4m3") ? "f8e4m3" : !strcmp(s, "fp8e5m2") ? "f8e5m2" : s;
+}
+
+/* reductions, and sendrecv (which nccl-tests runs per op), name the op */
+static const char *op_of(const struct np_result *r)
+{
+	if ((r->coll->flags & NP_COLL_F_REDUCE) || !strcmp(r->coll->name, "sendrecv"))
+		return np_redop_str(r->op);
+	return "none";
+}
+
+/* nccl-tests' getFloatStr: the most decimals (2, 1, 0) that fit width */
+static void float_str(double v, int width, char *buf, size_t len)
+{
+	if (snprintf(buf, len, "%*.2f", width, v) <= width)
+		return;
+	if (snprintf(buf, len, "%*.1f", width, v) <= width)
+		return;
+	if (snprintf(buf, len, "%*.0f", width, v) <= width)
+		return;
+	snprintf(buf, len, width >= 7 ? "%*.1e" : "%*.0e", width, v);
+}
+
+static void body(FILE *f, const struct np_result *r)
+{
+	char t[32], a[32], b[32];
+
+	float_str(r->t_med * 1e6, 7, t, sizeof(t));
+	float_str(r->algbw, 6, a, sizeof(a));
+	float_str(r->busbw, 6, b, sizeof(b));
+	if (r->checked)
+		fprintf(f, "  %7s  %6s  %6s  %6g", t, a, b, (double)r->wrong);
+	else
+		fprintf(f, "  %7s  %6s  %6s    N/A", t, a, b);
+}
+
+static void not_run(FILE *f)
+{
+	fprintf(f, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
+}
+
+static bool coll_has_rows(const struct np_sweep_report *rep, const struct np_coll *c)
+{
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].coll == c)
+			return true;
+	return false;
+}
+
+void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
+{
+	const struct np_opts *o = rep->opts;
+	const struct np_world *w = rep->world;
+
+	for (int c = 0; c < NP_COLL_COUNT; c++) {
+		const struct np_coll *coll = &np_colls[c];
+		const char *prog = program_of(coll);
+		double bw = 0;
+		int nbw = 0, errors = 0;
+
+		if (!coll_has_rows(rep, coll))
+			continue;
+		fprintf(f, "# nccl-probe %s in nccl-tests' format (2.19): %s, backend %s\n", PACKAGE_VERSION,
+			rep->info.library, rep->backend);
+		fprintf(f, "# Collective test starting: %s\n", prog);
+		fprintf(f, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: %d unalign: 0\n",
+			(unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+			o->step_kind == NP_STEP_FACTOR ? (unsigned long long)o->step_factor
+						       : (unsigned long long)o->step_bytes,
+			o->step_kind == NP_STEP_FACTOR ? "factor" : "bytes", o->warmup, o->iters, o->check ? 1 : 0,
+			o->graph ? 1 : 0);
+		fprintf(f, "#\n# Using devices\n");
+		for (int r = 0; r < w->size && rep->ranks; r++) {
+			const struct np_rank_info *ri = &rep->ranks[r];
+			unsigned dom = 0, bus = 0, dev = 0;
+			if (ri->bus_id[0])
+				sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev);
+			fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", ri->rank, 0,
+				ri->pid, ri->host, ri->device, dom, bus, dev, ri->device_name);
+		}
+		fprintf(f, "#\n");
+		fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
+			"", "", "", "", "");
+		fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count",
+			"type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", 0,
+			"");
+		fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
+			"(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
+		for (size_t i = 0; i < rep->nrows; i++) {
+			const struct np_result *r = &rep->rows[i];
+			char root[16];
+			if (r->coll != coll)
+				continue;
+			snprintf(root, sizeof(root), "%6i", r->root);
+			fprintf(f, "%12llu  %12llu  %8s  %6s  %6s", (unsigned long long)r->lay.size,
+				(unsigned long long)r->lay.count, type_of(r->dtype), op_of(r), root);
+			if (r->inplace) {
+				not_run(f);
+				body(f, r);
+			} else {
+				body(f, r);
+				not_run(f);
+			}
+			fprintf(f, "\n");
+			bw += r->busbw;
+			nbw++;
+			errors += r->checked && r->wrong;
+		}
+		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
+		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", nbw ? bw / nbw : 0.0, "");
+		fprintf(f, "#\n");
+		fprintf(f, "# Collective test concluded: %s\n", prog);
+	}
+	if (rep->interrupted)
+		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
+}
+
+static void json_body(struct np_json *j, const char *key, const struct np_result *r)
+{
+	if (!r) {
+		np_json_null(j, key);
+		return;
+	}
+	np_json_obj_begin(j, key);
+	np_json_num(j, "time", r->t_med * 1e6);
+	np_json_num(j, "alg_bw", r->algbw);
+	np_json_num(j, "bus_bw", r->busbw);
+	if (r->checked)
+		np_json_num(j, "nwrong", (double)r->wrong);
+	else
+		np_json_null(j, "nwrong");
+	np_json_obj_end(j);
+}
+
+/* nccl-tests' -J layout (its JSON file version 3) for the sweep's rows of
+ * every collective: one document; "env" holds the NCCL_* variables alone. */
+void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
+{
+	const struct np_opts *o = rep->opts;
+	const struct np_world *w = rep->world;
+	struct np_json j;
+	double bw = 0;
+	int nbw = 0, errors = 0;
+
+	np_json_init(&j, f, true);
+	np_json_obj_begin(&j, NULL);
+	np_json_int(&j, "version", 3);
+	np_json_str(&j, "start_time", rep->run.start_time);
+	np_json_arr_begin(&j, "args");
+	for (int i = 0; i < rep->run.argc; i++)
+		np_json_str(&j, NULL, rep->run.argv[i]);
+	np_json_arr_end(&j);
+	np_json_arr_begin(&j, "env");
+	for (char **e = rep->nccl_env; e && *e; e++)
+		np_json_str(&j, NULL, *e);
+	np_json_arr_end(&j);
+	{
+		/* nccl-tests' NCCL_VERSION_CODE: 22803 for NCCL 2.28.3; null
+		 * on the host backend */
+		int a, b, c;
+		if (sscanf(rep->info.library, "NCCL %d.%d.%d", &a, &b, &c) == 3)
+			np_json_int(&j, "nccl_version", a * 10000 + b * 100 + c);
+		else
+			np_json_null(&j, "nccl_version");
+	}
+	np_json_str(&j, "nccl_library", rep->info.library);
+	np_json_str(&j, "writer", "nccl-probe " PACKAGE_VERSION);
+	np_json_obj_begin(&j, "config");
+	np_json_int(&j, "nthreads", 1);
+	np_json_int(&j, "ngpus", 1);
+	np_json_uint(&j, "minimum_bytes", o->min_bytes);
+	np_json_uint(&j, "maximum_bytes", o->max_bytes);
+	if (o->step_kind == NP_STEP_FACTOR)
+		np_json_num(&j, "step_factor", o->step_factor);
+	else
+		np_json_uint(&j, "step_bytes", o->step_bytes);
+	np_json_int(&j, "warmup_iters", o->warmup);
+	np_json_int(&j, "iterations", o->iters);
+	np_json_int(&j, "aggregated_iterations", 1);
+	np_json_int(&j, "validation", o->check ? 1 : 0);
+	np_json_int(&j, "graph", o->graph ? 1 : 0);
+	np_json_bool(&j, "blocking_collectives", false);
+	np_json_bool(&j, "per_iter_timing", false);
+	np_json_int(&j, "per_iter_skip", 0);
+	np_json_bool(&j, "parallel_init", false);
+	np_json_arr_begin(&j, "devices");
+	for (int r = 0; r < w->size && rep->ranks; r++) {
+		const struct np_rank_info *ri = &rep->ranks[r];
+		np_json_obj_begin(&j, NULL);
+		np_json_int(&j, "rank", ri->rank);
+		np_json_int(&j, "group", 0);
+		np_json_int(&j, "pid", ri->pid);
+		np_json_str(&j, "hostname", ri->host);
+		np_json_int(&j, "device", ri->device);
+		{
+			/* nccl-tests' [domain:bus:device] */
+			unsigned dom = 0, bus = 0, dev = 0;
+			char hex[32] = "";
+			if (ri->bus_id[0] && sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev) == 3)
+				snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
+			np_json_str(&j, "device_hex", hex);
+		}
+		np_json_str(&j, "device_info", ri->device_name);
+		np_json_obj_end(&j);
+	}
+	np_json_arr_end(&j);
+	np_json_obj_end(&j);
+	np_json_arr_begin(&j, "results");
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct np_result *r = &rep->rows[i];
+		char root[16];
+		snprintf(root, sizeof(root), "%6i", r->root);
+		np_json_obj_begin(&j, NULL);
+		np_json_uint(&j, "size", r->lay.size);
+		np_json_uint(&j, "count", r->lay.count);
+		np_json_str(&j, "type", type_of(r->dtype));
+		np_json_str(&j, "redop", op_of(r));
+		np_json_str(&j, "root", root);
+		json_body(&j, "out_of_place", r->inplace ? NULL : r);
+		json_body(&j, "in_place", r->inplace ? r : NULL);
+		np_json_int(&j, "actual_iterations", r->iters);
+		np_json_str(&j, "experiment_name", program_of(r->coll));
+		np_json_obj_end(&j);
+		bw += r->busbw;
+		nbw++;
+		errors += r->checked && r->wrong;
+	}
+	np_json_arr_end(&j);
+	np_json_obj_begin(&j, "out_of_bounds");
+	np_json_int(&j, "count", errors);
+	np_json_bool(&j, "okay", errors == 0);
+	np_json_obj_end(&j);
+	np_json_obj_begin(&j, "average_bus_bandwidth");
+	np_json_num(&j, "bandwidth", nbw ? bw / nbw : 0.0);
+	np_json_str(&j, "okay", "unchecked");
+	np_json_obj_end(&j);
+	np_json_obj_end(&j);
+	fputc('\n', f);
+}
