@@ -20,11 +20,17 @@ TESTS += tests/unit/test_topo_limits tests/unit/test_topo_model
 
 TESTS += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
 	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh tests/t2005-topo-truth.sh \
-	tests/t2011-topo-fsroot.sh
+	tests/t2006-topo-hwloc-import.sh tests/t2011-topo-fsroot.sh
 EXTRA_DIST += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
 	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh tests/t2005-topo-truth.sh \
-	tests/t2011-topo-fsroot.sh tests/topo/README tests/topo/golden.sh tests/topo/truth.py tests/topo/pci.ids \
-	$(TOPO_GOLDEN) $(TOPO_TRUTH) $(TOPO_EDGE)
+	tests/t2006-topo-hwloc-import.sh tests/t2011-topo-fsroot.sh tests/topo/README tests/topo/golden.sh tests/topo/truth.py tests/topo/pci.ids \
+	$(TOPO_GOLDEN) $(TOPO_TRUTH) $(TOPO_EDGE) $(TOPO_PUBLIC)
+TOPO_PUBLIC = \
+	tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.truth tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.xml \
+	tests/topo/hwloc/hwloc1-16em64t-4s2c2t.truth tests/topo/hwloc/hwloc1-16em64t-4s2c2t.xml \
+	tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.truth tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml \
+	tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.truth tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.xml \
+	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml
 TOPO_TRUTH = \
 	tests/topo/truth/aws-p4d.truth tests/topo/truth/aws-p4d-24xl-topo.truth \
 	tests/topo/truth/azure-ndv2-topo.truth tests/topo/truth/azure-ndv4-topo.truth \

@@ -53,6 +53,8 @@ struct np_pci {
 	int numa;          /* NUMA node of the host bridge's locality, -1 unknown */
 	enum np_tri acs;   /* bridges: ACS redirect enabled (P2P forced upstream) */
 	bool virtual_sw;   /* a switch that an NCCL topology file declares */
+	bool named;        /* a host bridge the source lacks, named after a
+			    * device's bus (an hwloc export without bridges) */
 };
 
 enum np_port_state {

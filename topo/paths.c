@@ -39,6 +39,21 @@ static enum np_path numa_path(const struct np_topo *t, int na, int nb)
 	return t->nnuma <= 1 ? NP_PATH_NODE : NP_PATH_SYS;
 }
 
+/* The host bridge above node i. */
+static int root_of(const struct np_topo *t, int i)
+{
+	while (t->pci[i].parent >= 0)
+		i = t->pci[i].parent;
+	return i;
+}
+
+/* Bridges the source left out hide where two devices meet: only NUMA
+ * nodes that differ still tell (SYS). */
+static bool hidden(const struct np_topo *t, int a, int b)
+{
+	return t->pci[root_of(t, a)].named || t->pci[root_of(t, b)].named;
+}
+
 static enum np_path pci_path(const struct np_topo *t, int a, int b, int na, int nb)
 {
 	int c, da, db;
@@ -47,6 +62,8 @@ static enum np_path pci_path(const struct np_topo *t, int a, int b, int na, int 
 		return na >= 0 && nb >= 0 && na != nb ? NP_PATH_SYS : NP_PATH_UNKNOWN;
 	if (a == b)
 		return NP_PATH_X;
+	if (hidden(t, a, b))
+		return na >= 0 && nb >= 0 && na != nb ? NP_PATH_SYS : NP_PATH_UNKNOWN;
 	c = common_ancestor(t, a, b);
 	if (c < 0)
 		return numa_path(t, na, nb);
@@ -91,7 +108,7 @@ static enum np_path nccl_path(const struct np_topo *t, int a, int b, int na, int
 {
 	int ea, eb, first_a, first_b;
 
-	if (a < 0 || b < 0)
+	if (a < 0 || b < 0 || hidden(t, a, b))
 		return na >= 0 && nb >= 0 && na != nb ? NP_PATH_SYS : NP_PATH_UNKNOWN;
 	first_a = nccl_up(t, a);
 	first_b = nccl_up(t, b);
@@ -141,7 +158,9 @@ static void mark_mgmt(struct np_topo *t)
 }
 
 /* Every GPU and NIC straight under a host bridge, with no PCIe switch or
- * root port anywhere: what hypervisors show, not what the board has. */
+ * root port anywhere: what hypervisors show, not what the board has. A
+ * host bridge the file lacks (an export with bridges filtered out, as
+ * bare-metal exports often are) tells nothing of the sort. */
 static bool flattened(const struct np_topo *t)
 {
 	int devices = 0, flat = 0;
@@ -153,6 +172,8 @@ static bool flattened(const struct np_topo *t)
 		if (p < 0)
 			continue;
 		devices++;
+		if (t->pci[p].parent >= 0 && t->pci[t->pci[p].parent].named)
+			return false;
 		if (t->pci[p].parent >= 0 && t->pci[t->pci[p].parent].kind == NP_PCI_HOSTBRIDGE)
 			flat++;
 	}

@@ -86,6 +86,8 @@ int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj)
 		parent = np_topo_pci_add(t, hb, NP_PCI_HOSTBRIDGE, -1);
 		if (parent >= 0 && t->pci[parent].numa < 0)
 			t->pci[parent].numa = numa;
+		if (parent >= 0)
+			t->pci[parent].named = true;
 	}
 	while (n-- > 0) {
 		char id[NP_BUSID_LEN];

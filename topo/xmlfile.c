@@ -327,6 +327,7 @@ struct hwcheck {
 	const char *path;
 	struct np_err *err;
 	enum np_status st;
+	bool v1;              /* a 1.x file: hwloc imports it by the 1.x rules */
 	long nobjects;
 	hwloc_bitmap_t cpus;  /* every CPU or memory object's cpuset, together */
 	hwloc_bitmap_t nodes; /* every NUMA node's nodeset, together */
@@ -489,20 +490,43 @@ enum obj_class { OBJ_NORMAL, OBJ_MEMORY, OBJ_IO, OBJ_MISC };
 /* hwloc relies on each object's sets lying within its complete sets, and
  * those within its parent's (it crashed on a Machine whose complete_cpuset
  * left out its cpuset). */
-static enum np_status check_nesting(struct hwcheck *c, xmlNodePtr n, const char *const *setv, hwloc_bitmap_t *b,
-				    hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
+static enum np_status check_nesting(struct hwcheck *c, xmlNodePtr n, const bool *have, const char *const *setv,
+				    hwloc_bitmap_t *b, hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
 {
 	for (int s = 0; s < 4; s++)
-		if (!b[s] || hwloc_bitmap_sscanf(b[s], setv[s]) != 0)
+		if (have[s] && (!b[s] || hwloc_bitmap_sscanf(b[s], setv[s]) != 0))
 			return c->st = np_fail(c->err, NP_ENOMEM, "out of memory checking --input '%s'", c->path);
-	if (!hwloc_bitmap_isincluded(b[0], b[1]))
+	/* a 1.x file may leave out every nodeset (hwloc then adds one NUMA
+	 * node); a set left out is not compared */
+	if (have[0] && have[1] && !hwloc_bitmap_isincluded(b[0], b[1]))
 		return bad(c, n, "cpuset", setv[0], "is not within the object's complete_cpuset");
-	if (!hwloc_bitmap_isincluded(b[2], b[3]))
+	if (have[2] && have[3] && !hwloc_bitmap_isincluded(b[2], b[3]))
 		return bad(c, n, "nodeset", setv[2], "is not within the object's complete_nodeset");
-	if (pcc && !hwloc_bitmap_isincluded(b[1], pcc))
+	if (pcc && have[1] && !hwloc_bitmap_isincluded(b[1], pcc))
 		return bad(c, n, "complete_cpuset", setv[1], "is not within the parent's complete_cpuset");
-	if (pcn && !hwloc_bitmap_isincluded(b[3], pcn))
+	if (pcn && have[3] && !hwloc_bitmap_isincluded(b[3], pcn))
 		return bad(c, n, "complete_nodeset", setv[3], "is not within the parent's complete_nodeset");
+	return NP_OK;
+}
+
+/* The sets a 1.x object must have, as hwloc's 1.x import requires them:
+ * cpusets and nodesets each in pairs, no nodeset without a cpuset, a
+ * cpuset on every CPU-side object and a nodeset on every NUMA node.
+ * Groups that miss some are dropped by hwloc, not refused. */
+static enum np_status check_v1_sets(struct hwcheck *c, xmlNodePtr n, const char *tname, hwloc_obj_type_t type,
+				    const bool *have)
+{
+	if (type == HWLOC_OBJ_GROUP)
+		return NP_OK;
+	if (have[0] != have[1] || have[2] != have[3])
+		return bad(c, n, "type", tname, have[0] != have[1] ? "has a cpuset without its complete_cpuset, or the reverse"
+							     : "has a nodeset without its complete_nodeset, or the reverse");
+	if (have[2] && !have[0])
+		return bad(c, n, "type", tname, "has a nodeset but no cpuset");
+	if (!have[0])
+		return bad(c, n, "type", tname, "has no cpuset attribute");
+	if (type == HWLOC_OBJ_NUMANODE && !have[2])
+		return bad(c, n, "type", tname, "has no nodeset attribute");
 	return NP_OK;
 }
 
@@ -516,7 +540,7 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 	const char *tname = NULL, *busid = NULL, *bridge_pci = NULL, *bridge_type = NULL, *osdev_name = NULL;
 	bool have[4] = { false, false, false, false };
 	long children = 0;
-	bool have_index = false;
+	bool have_index = false, has_cpuset = false;
 	hwloc_obj_type_t type;
 	int cls;
 	long l;
@@ -529,20 +553,41 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 			tname = attr_text(a);
 	if (!tname)
 		return bad(c, n, NULL, NULL, "has no type attribute");
+	for (xmlAttrPtr a = n->properties; a; a = a->next)
+		if (!strcmp((const char *)a->name, "cpuset"))
+			has_cpuset = true;
 	if (!strcasecmp(tname, "Tile") || !strcasecmp(tname, "Module"))
 		type = HWLOC_OBJ_GROUP;
+	else if (root && !strcasecmp(tname, "System")) /* hwloc 1.0's name of the root */
+		type = HWLOC_OBJ_MACHINE;
+	else if (c->v1 && !strcasecmp(tname, "Cache")) /* 1.x: the level is in its depth */
+		type = HWLOC_OBJ_L1CACHE;
 	else if (hwloc_type_sscanf(tname, &type, NULL, 0) != 0)
 		return bad(c, n, "type", tname, "is not an hwloc object type");
+	/* hwloc 1.x's Misc objects with a cpuset are Groups to hwloc 2 */
+	if (c->v1 && type == HWLOC_OBJ_MISC && has_cpuset)
+		type = HWLOC_OBJ_GROUP;
 	cls = hwloc_obj_type_is_normal(type) ? OBJ_NORMAL : hwloc_obj_type_is_memory(type) ? OBJ_MEMORY
 	    : hwloc_obj_type_is_io(type) ? OBJ_IO : OBJ_MISC;
-	if (root && type != HWLOC_OBJ_MACHINE)
+	/* a 1.x file may have its one NUMA node as the root: hwloc puts a
+	 * Machine above it */
+	if (root && type != HWLOC_OBJ_MACHINE && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
 		return bad(c, n, "type", tname, "is not Machine, the type of hwloc's root object");
-	if (!root && cls == OBJ_NORMAL && parent_class != OBJ_NORMAL)
-		return bad(c, n, "type", tname, "is a CPU-side object below an I/O, memory or Misc object");
-	if (!root && cls == OBJ_IO && (parent_class == OBJ_MEMORY || parent_class == OBJ_MISC))
-		return bad(c, n, "type", tname, "is an I/O object below a memory or Misc object");
-	if (!root && cls == OBJ_MEMORY && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
-		return bad(c, n, "type", tname, "is a memory object below an I/O or Misc object");
+	if (c->v1) {
+		/* 1.x put CPU-side objects and I/O below NUMA nodes; hwloc moves
+		 * them up to the NUMA node's parent */
+		if (!root && (cls == OBJ_NORMAL || cls == OBJ_MEMORY) && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
+			return bad(c, n, "type", tname, "is a CPU-side or memory object below an I/O or Misc object");
+		if (!root && cls == OBJ_IO && parent_class == OBJ_MISC)
+			return bad(c, n, "type", tname, "is an I/O object below a Misc object");
+	} else {
+		if (!root && cls == OBJ_NORMAL && parent_class != OBJ_NORMAL)
+			return bad(c, n, "type", tname, "is a CPU-side object below an I/O, memory or Misc object");
+		if (!root && cls == OBJ_IO && (parent_class == OBJ_MEMORY || parent_class == OBJ_MISC))
+			return bad(c, n, "type", tname, "is an I/O object below a memory or Misc object");
+		if (!root && cls == OBJ_MEMORY && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
+			return bad(c, n, "type", tname, "is a memory object below an I/O or Misc object");
+	}
 
 	for (xmlAttrPtr a = n->properties; a; a = a->next) {
 		const char *name = (const char *)a->name, *v = attr_text(a);
@@ -582,7 +627,10 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 				return bad(c, n, name, v, why);
 		}
 	}
-	if (cls == OBJ_NORMAL || cls == OBJ_MEMORY)
+	if (c->v1 && (cls == OBJ_NORMAL || cls == OBJ_MEMORY)) {
+		if (check_v1_sets(c, n, tname, type, have))
+			return c->st;
+	} else if (cls == OBJ_NORMAL || cls == OBJ_MEMORY)
 		for (int s = 0; s < 4; s++)
 			if (!have[s]) {
 				char what[64];
@@ -610,14 +658,18 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 
 	if (cls == OBJ_NORMAL || cls == OBJ_MEMORY) {
 		for (int s = 0; s < 4; s++)
-			b[s] = hwloc_bitmap_alloc();
-		if (check_nesting(c, n, setv, b, pcc, pcn))
+			b[s] = have[s] ? hwloc_bitmap_alloc() : NULL;
+		if (check_nesting(c, n, have, setv, b, pcc, pcn))
 			goto out_free_sets;
-		hwloc_bitmap_or(c->cpus, c->cpus, b[0]);
-		if (type == HWLOC_OBJ_NUMANODE)
+		if (have[0])
+			hwloc_bitmap_or(c->cpus, c->cpus, b[0]);
+		if (type == HWLOC_OBJ_NUMANODE && have[2])
 			hwloc_bitmap_or(c->nodes, c->nodes, b[2]);
-		pcc = b[1];
-		pcn = b[3];
+		/* hwloc attaches a 1.x NUMA node's children to its parent */
+		if (have[1] && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
+			pcc = b[1];
+		if (have[3] && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
+			pcn = b[3];
 	}
 	for (xmlNodePtr ch = n->children; ch && !c->st; ch = ch->next) {
 		if (!is_elem(ch, "object"))
@@ -670,14 +722,27 @@ static enum np_status check_allowed(struct hwcheck *c, xmlNodePtr root)
 			anode = attr_text(a);
 	if (hwloc_bitmap_iszero(c->cpus))
 		bad(c, root, NULL, NULL, "has no CPU in any object's cpuset (hwloc needs a PU)");
-	else if (hwloc_bitmap_iszero(c->nodes))
+	else if (!c->v1 && hwloc_bitmap_iszero(c->nodes)) /* hwloc adds one to a 1.x file */
 		bad(c, root, NULL, NULL, "has no NUMANode object with a node in its nodeset (hwloc needs one)");
 	else if (acpu && (hwloc_bitmap_sscanf(b, acpu) != 0 || !hwloc_bitmap_intersects(b, c->cpus)))
 		bad(c, root, "allowed_cpuset", acpu, "allows none of the file's CPUs");
-	else if (anode && (hwloc_bitmap_sscanf(b, anode) != 0 || !hwloc_bitmap_intersects(b, c->nodes)))
+	else if (anode && !hwloc_bitmap_iszero(c->nodes) && (hwloc_bitmap_sscanf(b, anode) != 0 || !hwloc_bitmap_intersects(b, c->nodes)))
 		bad(c, root, "allowed_nodeset", anode, "allows none of the file's NUMA nodes");
 	hwloc_bitmap_free(b);
 	return c->st;
+}
+
+/* The format's major version as hwloc reads it: <topology version="2.0">,
+ * 1 without one. */
+static unsigned hwloc_xml_major(xmlNodePtr root)
+{
+	xmlChar *v = xmlGetProp(root, (const xmlChar *)"version");
+	unsigned major = 1, minor;
+
+	if (v && sscanf((const char *)v, "%u.%u", &major, &minor) != 2)
+		major = 1;
+	xmlFree(v);
+	return major;
 }
 
 enum np_status np_xml_check_hwloc(const struct np_xml *x, const char *path, struct np_err *err)
@@ -700,6 +765,7 @@ enum np_status np_xml_check_hwloc(const struct np_xml *x, const char *path, stru
 	}
 	if (!obj)
 		return np_fail(err, NP_EUSAGE, "--input '%s' has no <object> in <topology>; %s", path, HINT);
+	c.v1 = hwloc_xml_major(root) < 2;
 	c.cpus = hwloc_bitmap_alloc();
 	c.nodes = hwloc_bitmap_alloc();
 	if (!c.cpus || !c.nodes)

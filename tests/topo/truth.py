@@ -6,6 +6,7 @@ A truth file says what a reader of the machine's file knows, written from
 the XML, not from the program. One fact a line, '#' comments:
 
   gpus N | nics N | rdma_nics N | numa N    counts
+  numa_cpuless N                            NUMA nodes without a CPU
   gpu BUSID key=value ...                   one GPU, by PCI bus id:
       nearest=ID[,ID]   its nearest data NIC(s), by bus id (or name when
                         the NIC has none), '-' for none
@@ -53,6 +54,8 @@ def main(truth_path, json_path):
             want("RDMA NIC count", sum(1 for n in nics if n["rdma"] is not False), w[1])
         elif k == "numa":
             want("NUMA node count", len(d["numa"]), w[1])
+        elif k == "numa_cpuless":
+            want("CPU-less NUMA node count", sum(1 for n in d["numa"] if not n["cpus"]), w[1])
         elif k == "gpu":
             g = gpus.get(w[1])
             if g is None:
