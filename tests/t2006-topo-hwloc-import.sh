@@ -50,6 +50,15 @@ sed -e '20s/ cpuset="0x00000001" complete_cpuset="0x00000001"//' \
 expect_code 64 "a 1.x Core without its cpusets is refused" np topo --input "$TEST_TMP/nocpuset.xml"
 expect_grep "no cpuset" "$TEST_ERR" "  the message says which attribute is missing"
 
+# Port<N>State infos are read; the note names only what the file lacks
+np topo --input "$T/hwloc/hwloc1-16intel64-manyVFs.xml" --format json >"$TEST_OUT" 2>"$TEST_ERR"
+grep -q 'NIC port rates, PCIe generations' "$TEST_ERR" && ! grep -q 'NIC port states' "$TEST_ERR"
+ok $? "a file whose NICs carry Port1State: their states are not called missing, their rates are"
+grep -q '"state": *"ACTIVE"' "$TEST_OUT"
+ok $? "  and the states are read (Port1State 4: ACTIVE)"
+np topo --input "$T/hwloc/hwloc1-24em64t-2n6c2t-pci.xml" >"$TEST_OUT" 2>"$TEST_ERR"
+expect_grep 'NIC port states and rates' "$TEST_ERR" "a file whose NIC has no Port1State: its port states are named missing"
+
 # An export without PCI bridges, made by hwloc from the SL390s file
 # (--filter bridge:none): each device hangs from its package. The
 # machine is bare metal: GPU0 (06:00.0) and mlx4_0 (05:00.0) share NUMA 0,

@@ -28,6 +28,7 @@ EXTRA_DIST += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
 TOPO_PUBLIC = \
 	tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.truth tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.xml \
 	tests/topo/hwloc/hwloc1-16em64t-4s2c2t.truth tests/topo/hwloc/hwloc1-16em64t-4s2c2t.xml \
+	tests/topo/hwloc/hwloc1-16intel64-manyVFs.truth tests/topo/hwloc/hwloc1-16intel64-manyVFs.xml \
 	tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.truth tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml \
 	tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.truth tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.xml \
 	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml

@@ -322,6 +322,20 @@ static int cmp_gpu(const void *a, const void *b)
 	return strcmp(((const struct np_gpu *)a)->busid, ((const struct np_gpu *)b)->busid);
 }
 
+/* What an hwloc file does not say: port rates and PCIe generations never
+ * (hwloc records neither), port states only where its OpenFabrics
+ * devices carry no Port<N>State infos. */
+static void hwloc_lacks(struct np_topo *t)
+{
+	bool states = true;
+
+	for (int k = 0; k < t->nnics; k++)
+		states &= t->nics[k].state != NP_PORT_UNKNOWN;
+	np_topo_note(t, "%sPCIe generations and GDR facts are not in an hwloc file%s; run 'nccl-probe topo --export' on the node to keep them",
+		     !t->nnics ? "" : states ? "NIC port rates, " : "NIC port states and rates, ",
+		     t->nnics && states ? " (its Port<N>State infos give the port states)" : "");
+}
+
 enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struct np_err *err)
 {
 	hwloc_topology_t topo = (hwloc_topology_t)hwloc_topology;
@@ -358,6 +372,6 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 			np_topo_note(t, "the file has no NVLink counts for some GPUs (no NVLinkBandwidth distances, or ones that do not tell the NVLink version); their NVLinks are unknown");
 			break;
 		}
-	np_topo_note(t, "NIC port states and rates, PCIe generations and GDR facts are not in an hwloc file; run 'nccl-probe topo --export' on the node to keep them");
+	hwloc_lacks(t);
 	return NP_OK;
 }

@@ -12,7 +12,7 @@ the XML, not from the program. One fact a line, '#' comments:
                         the NIC has none), '-' for none
       path=CLASS        nvidia-smi's class to them; nccl=CLASS, NCCL's
       nvlinks=N|unknown gdr=yes|no|unknown name=TEXT|unknown (_ for space)
-  nic ID role=data|mgmt|socket rdma=yes|no|unknown
+  nic ID role=data|mgmt|socket rdma=yes|no|unknown state=ACTIVE|DOWN|...
   gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
   expect ID | forbid ID                     finding ids that must (not) appear
   check-gdr-exit N                          exit status of --check-gdr (0, 1, 5)
@@ -87,7 +87,8 @@ def main(truth_path, json_path):
             n = nics[idx[0]]
             for kv in w[2:]:
                 key, val = kv.split("=", 1)
-                got = n["role"] if key == "role" else tri(n["rdma"]) if key == "rdma" else "?"
+                got = n["role"] if key == "role" else tri(n["rdma"]) if key == "rdma" \
+                    else str(n["state"]) if key == "state" else "?"
                 want("NIC %s %s" % (w[1], key), got, val)
         elif k == "gg":
             try:
