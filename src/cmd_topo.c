@@ -232,6 +232,8 @@ static void health_fleet(struct fleet_state *fs, struct np_topo *t)
 	free(rows);
 }
 
+_Static_assert(NP_SEV_WARNING == 1 && NP_SEV_ERROR == 2, "--fail-on's values in opts.c are NP_SEV_*");
+
 static int exit_code(const struct np_opts *o, const struct np_topo *t)
 {
 	if (o->check_gdr) { /* 0 every GPU yes, 1 one no, 5 none no but some unknown */
@@ -240,8 +242,8 @@ static int exit_code(const struct np_opts *o, const struct np_topo *t)
 	}
 	if (o->recommend)
 		return NP_EXIT_OK;
-	for (int i = 0; i < t->nfindings; i++)
-		if (t->findings[i].sev == NP_SEV_ERROR)
+	for (int i = 0; i < t->nfindings; i++) /* --fail-on: -1 never */
+		if (o->fail_on >= 0 && (int)t->findings[i].sev >= o->fail_on)
 			return NP_EXIT_VERDICT;
 	return NP_EXIT_OK;
 }

@@ -52,6 +52,7 @@ static enum np_status opt_size(struct np_opts *o, const char *val, struct np_err
 static enum np_status opt_check(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_coll(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_dtype(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_fail_on(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_format(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_gpu_map(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_iters(struct np_opts *o, const char *val, struct np_err *err);
@@ -80,6 +81,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("cudagraph", 'G', "N", SW, opt_cudagraph, "nccl-tests -G: N > 0 is --graph, 0 is none"),
 	OPT_CALLBACK("dtype", 'd', "TYPE", SW | IS | TU, opt_dtype, "data type (default float)"),
 	OPT_STRING("export", 0, "FILE", TP, export_file, "write an hwloc XML snapshot with nccl-probe's facts to FILE"),
+	OPT_CALLBACK("fail-on", 0, "warning|error|never", TP, opt_fail_on, "exit 1 on a finding this severe or worse (default error)"),
 	OPT_CALLBACK("format", 0, "table|json|csv|nccl-tests", SW | TP | IS | CP | TU, opt_format, "output format (default table; nccl-tests: its table, and its JSON with -J; topo, compare and tune: table or json)"),
 	OPT_CALLBACK("gpu-map", 0, "LIST", SW | IS | TU, opt_gpu_map, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)"),
 	OPT_FLAG("graph", 0, SW | TU, graph, "capture each timed batch in a CUDA graph (NCCL backend)"),
@@ -193,6 +195,7 @@ static void defaults(struct np_opts *o, unsigned cmd)
 	o->check = true;
 	o->backend = NP_BACKEND_AUTO;
 	o->format = NP_FMT_TABLE;
+	o->fail_on = 2; /* NP_SEV_ERROR */
 	o->min_effect = 0.10;
 	o->min_change = 0.05;
 	if (cmd == NP_CMD_ISOLATE)
@@ -687,6 +690,15 @@ static enum np_status opt_dtype(struct np_opts *o, const char *val, struct np_er
 	return NP_OK;
 }
 
+static enum np_status opt_fail_on(struct np_opts *o, const char *val, struct np_err *err)
+{
+	if (!strcmp(val, "warning")) o->fail_on = 1;
+	else if (!strcmp(val, "error")) o->fail_on = 2;
+	else if (!strcmp(val, "never")) o->fail_on = -1;
+	else return np_fail(err, NP_EUSAGE, "unknown --fail-on '%s'; use warning, error or never", val);
+	return NP_OK;
+}
+
 static enum np_status opt_format(struct np_opts *o, const char *val, struct np_err *err)
 {
 	if (!strcmp(val, "table")) o->format = NP_FMT_TABLE;
@@ -968,6 +980,8 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
 	if (cmd == NP_CMD_COMPARE && !o->files[1])
 		return np_fail(err, NP_EUSAGE, "compare needs two JSON reports of the sweep: nccl-probe compare A.json B.json");
+	if (cmd == NP_CMD_TOPO && o->fail_on != 2 && (o->check_gdr || o->recommend))
+		return np_fail(err, NP_EUSAGE, "--fail-on judges the findings of the full report; drop --check-gdr and --recommend, which have their own exit status");
 	if (cmd == NP_CMD_TOPO && o->check_gdr && o->recommend)
 		return np_fail(err, NP_EUSAGE, "--check-gdr and --recommend exclude each other; give one");
 	if (cmd == NP_CMD_TOPO && o->under_load > 0 && (o->input || o->check_gdr || o->recommend))

@@ -79,6 +79,8 @@ struct np_opts {
 	const char *export_file;   /* --export FILE */
 	bool check_gdr;
 	bool recommend;
+	int fail_on;               /* --fail-on: the least severity (NP_SEV_*) that
+				    * exits 1, -1 never; default NP_SEV_ERROR (2) */
 	double under_load;         /* --under-load seconds, 0 = idle sampling */
 	/* compare */
 	const char *files[2];      /* the two JSON reports, A and B */

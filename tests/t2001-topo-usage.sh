@@ -52,4 +52,21 @@ ok $? "  the report has the usual mode, not mkstemp's 0600"
 [ -z "$(ls "$TEST_TMP" | grep '\.tmp\.')" ]
 ok $? "  no temporary file is left"
 
+# --fail-on: the SL390s (hwloc 1.x file) has warnings (gdr-path: GPUs 11:00.0
+# and 14:00.0 are across sockets from mlx4_0, the only NIC) and no error
+F=$srcdir/tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml
+expect_code 0 "--fail-on: warnings only, the default (error) exits 0" np topo --input "$F" --quiet
+expect_code 1 "--fail-on warning: a warning exits 1" np topo --input "$F" --quiet --fail-on warning
+expect_grep '^  warning  gdr-path' "$TEST_OUT" "  and the report names it"
+expect_code 0 "--fail-on error: warnings do not fail" np topo --input "$F" --quiet --fail-on error
+expect_code 0 "--fail-on never: exit 0" np topo --input "$F" --quiet --fail-on never
+# a file with no warning: hwloc's 1.x Xeon Phi (no GPU: info findings only)
+expect_code 0 "--fail-on warning: info findings do not fail" np topo --input "$srcdir/tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml" --quiet --fail-on warning
+expect_code 64 "--fail-on bogus is a usage error" np topo --input "$F" --fail-on bogus
+expect_grep "unknown --fail-on 'bogus'; use warning, error or never" "$TEST_ERR" "  and says what to use"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ]
+ok $? "  in one line"
+expect_code 64 "--fail-on with --check-gdr is a usage error" np topo --input "$F" --fail-on warning --check-gdr
+expect_code 64 "--fail-on with --recommend is a usage error" np topo --input "$F" --fail-on never --recommend
+
 done_testing

@@ -162,6 +162,9 @@ printf '\015\000\001\000\000\000\014\000' |
 expect_code 1 "ACS redirect on the switch: --check-gdr exits 1" topo --check-gdr
 expect_grep 'gdr-acs \[GPU0\]: ACS redirect is enabled on bridge 0000:18:00.0' "$TEST_OUT" "  the bridge is named"
 expect_code 1 "  and the full report exits 1 (an error finding)" topo
+expect_code 1 "  --fail-on error: exit 1 too" topo --fail-on error
+expect_code 0 "  --fail-on never: exit 0, the report written" topo --fail-on never
+expect_grep 'gdr-acs' "$TEST_OUT" "    with the finding in it"
 for b in 0000:17:01.0 0000:18:00.0 0000:18:01.0; do
 	f=$(readlink -f "$R/sys/bus/pci/devices/$b")/config
 	dd if=/dev/zero of="$f" bs=64 count=1 2>/dev/null
