@@ -3,7 +3,7 @@
 # topo against hand-written truth: every real machine's file in
 # $NP_FIXTURES/topology has tests/topo/truth/NAME.truth, every hand-made
 # edge case tests/topo/edge/NAME.xml and every public file
-# tests/topo/hwloc/NAME.xml has NAME.truth beside it (counts,
+# tests/topo/{hwloc,nccl}/NAME.xml has NAME.truth beside it (counts,
 # nearest NIC and path class per GPU, NVLinks, GDR answers, findings that
 # must and must not appear, --check-gdr's exit status), written from
 # reading the XML. And 'eval "$(nccl-probe topo --recommend)"' is safe on
@@ -74,8 +74,8 @@ check() {
 for f in "$T"/edge/*.xml; do
 	check "edge/$(basename "$f")" "$f" "${f%.xml}.truth"
 done
-for f in "$T"/hwloc/*.xml; do
-	check "hwloc/$(basename "$f")" "$f" "${f%.xml}.truth"
+for f in "$T"/hwloc/*.xml "$T"/nccl/*.xml; do
+	check "$(basename "$(dirname "$f")")/$(basename "$f")" "$f" "${f%.xml}.truth"
 done
 
 # the truth checker fails on a wrong fact

@@ -112,6 +112,16 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	const char *via = NULL;
 	bool dmabuf = t->host.dmabuf_nic == NP_YES && g->dmabuf == NP_YES;
 
+	if (rdma_nics(t) == 0 && t->plugin_nics) {
+		snprintf(why, len, "unknown: the NICs are %s, which NCCL reaches through a network plugin (%s); whether it registers GPU memory is not in %s",
+			 t->plugin_kind, t->plugin_name, said_by(t));
+		return NP_UNKNOWN;
+	}
+	if (rdma_nics(t) == 0 && t->unclassified) {
+		snprintf(why, len, "unknown: %s leaves %d PCI device(s) without class or vendor, which NCCL takes from the node; its NICs may be among them",
+			 said_by(t), t->unclassified);
+		return NP_UNKNOWN;
+	}
 	if (rdma_nics(t) == 0) {
 		if (t->nnics)
 			snprintf(why, len, "no RDMA NIC: %s lists only socket interfaces, which cannot do GPUDirect RDMA", said_by(t));
@@ -188,8 +198,8 @@ enum np_tri np_topo_gdr_all(const struct np_topo *t)
 	enum np_tri all = NP_YES;
 	char why[NP_MSG_LEN];
 
-	if (!t->ngpus)
-		return NP_NO;
+	if (!t->ngpus) /* the GPUs may be among devices the file leaves unclassified */
+		return t->unclassified ? NP_UNKNOWN : NP_NO;
 	for (int i = 0; i < t->ngpus; i++) {
 		enum np_tri v = np_topo_gpu_gdr(t, i, why, sizeof(why));
 		if (v == NP_NO)
@@ -205,6 +215,17 @@ static void gpu_list_add(char *buf, size_t len, int i)
 	snprintf(buf + strlen(buf), len - strlen(buf), "%sGPU%d", buf[0] ? "," : "", i);
 }
 
+/* The makers of GPUs that NCCL files (RCCL's dumps) may hold. */
+static void gpu_vendor_name(unsigned vendor, char *buf, size_t len)
+{
+	switch (vendor) {
+	case 0x1002: snprintf(buf, len, "AMD"); break;
+	case 0x1d94: snprintf(buf, len, "Hygon"); break;
+	case 0x8086: snprintf(buf, len, "Intel"); break;
+	default: snprintf(buf, len, "vendor 0x%04x", vendor); break;
+	}
+}
+
 static void check_gdr(struct np_topo *t)
 {
 	struct np_finding *f;
@@ -213,15 +234,40 @@ static void check_gdr(struct np_topo *t)
 	char path_gpus[NP_NAME_LEN] = "", path_ev[NP_MSG_LEN] = "", unk_gpus[NP_NAME_LEN] = "", unk_why[NP_MSG_LEN] = "";
 	enum np_path worst = NP_PATH_X;
 
-	if (t->ngpus == 0) {
-		f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
-		SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
-		SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
-							   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot has no NVIDIA GPU"
-							   : "the file has no NVIDIA GPU");
-		SET(f->remedy, "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
+	if (t->unclassified) {
+		f = np_topo_finding(t, "nccl-skeleton", NP_SEV_INFO, "node");
+		SET(f->message, "the file leaves %d PCI device(s) unclassified (a bus id without class or vendor); NCCL takes what they are "
+				"from the node when it merges the file, so which are GPUs or NICs, and GDR, are unknown here", t->unclassified);
+		SET(f->evidence, "%d <pci> element(s) with a busid and no class, vendor, <gpu> or <nic>", t->unclassified);
+		SET(f->remedy, "run 'nccl-probe topo' on the node itself, or read NCCL's dump of it (NCCL_TOPO_DUMP_FILE) with this file set");
 	}
-	if (rdma_nics(t) == 0) {
+	if (t->ngpus == 0 && !t->unclassified) {
+		char vendor[48];
+		gpu_vendor_name(t->other_gpu_vendor, vendor, sizeof(vendor));
+		f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
+		if (t->other_gpus)
+			SET(f->message, "no NVIDIA GPU found: the file's %d GPU(s) are %s GPUs, which NCCL does not drive "
+					"(an RCCL or oneCCL topology); there is nothing for NCCL's GPUDirect RDMA to do",
+			    t->other_gpus, vendor);
+		else
+			SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
+		if (t->other_gpus)
+			SET(f->evidence, "%d display or 3D controller(s) of PCI vendor 0x%04x (%s)", t->other_gpus, t->other_gpu_vendor, vendor);
+		else
+			SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
+								   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot has no NVIDIA GPU"
+								   : "the file has no NVIDIA GPU");
+		SET(f->remedy, "%s", t->other_gpus ? "read this node with its vendor's tools (RCCL's rocm-smi topology for AMD)"
+						   : "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
+	}
+	if (rdma_nics(t) == 0 && t->plugin_nics) {
+		f = np_topo_finding(t, "net-plugin", NP_SEV_INFO, "node");
+		SET(f->message, "no verbs RDMA NIC: the %d network device(s) are %s, which NCCL reaches through a network plugin (%s), "
+				"not sockets, once that plugin is installed", t->plugin_nics, t->plugin_kind, t->plugin_name);
+		SET(f->evidence, "%d PCI network device(s) of %s and no OpenFabrics (verbs) device in %s", t->plugin_nics, t->plugin_kind,
+		    said_by(t));
+		SET(f->remedy, "install %s and check that NCCL loads it (NCCL_DEBUG=INFO prints 'NET/OFI')", t->plugin_name);
+	} else if (rdma_nics(t) == 0 && !t->unclassified) {
 		f = np_topo_finding(t, "gdr-no-nic", NP_SEV_INFO, "node");
 		SET(f->message, "no RDMA NIC found; NCCL will use sockets between nodes");
 		if (t->nnics)

@@ -31,7 +31,8 @@ TOPO_PUBLIC = \
 	tests/topo/hwloc/hwloc1-16intel64-manyVFs.truth tests/topo/hwloc/hwloc1-16intel64-manyVFs.xml \
 	tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.truth tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml \
 	tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.truth tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.xml \
-	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml
+	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml \
+	tests/topo/nccl/azure-ndv5-topo.truth tests/topo/nccl/azure-ndv5-topo.xml
 TOPO_TRUTH = \
 	tests/topo/truth/aws-p4d.truth tests/topo/truth/aws-p4d-24xl-topo.truth \
 	tests/topo/truth/azure-ndv2-topo.truth tests/topo/truth/azure-ndv4-topo.truth \
@@ -40,11 +41,14 @@ TOPO_TRUTH = \
 	tests/topo/truth/hwloc-96em64t-4n4d3ca2co-pci.truth \
 	tests/topo/truth/hwloc-nvidiaDGX2.truth tests/topo/truth/hwloc-power8gpudistances.truth
 TOPO_EDGE = \
+	tests/topo/edge/hwloc-slingshot.xml tests/topo/edge/hwloc-slingshot.truth \
 	tests/topo/edge/hwloc-vm-flat.xml tests/topo/edge/hwloc-vm-flat.truth \
+	tests/topo/edge/nccl-amd-gpu.xml tests/topo/edge/nccl-amd-gpu.truth \
 	tests/topo/edge/nccl-gdr-nvlink.xml tests/topo/edge/nccl-gdr-nvlink.truth \
 	tests/topo/edge/nccl-gdr-zero.xml tests/topo/edge/nccl-gdr-zero.truth \
 	tests/topo/edge/nccl-mgmt-nic.xml tests/topo/edge/nccl-mgmt-nic.truth \
 	tests/topo/edge/nccl-nvlink-odd.xml tests/topo/edge/nccl-nvlink-odd.truth \
+	tests/topo/edge/nccl-skeleton.xml tests/topo/edge/nccl-skeleton.truth \
 	tests/topo/edge/nccl-socket-only.xml tests/topo/edge/nccl-socket-only.truth
 TOPO_GOLDEN = \
 	tests/topo/aws-p4d.txt tests/topo/aws-p4d.json \

@@ -197,6 +197,15 @@ struct np_topo {
 	int ngpus;
 	struct np_nic nics[NP_MAX_NICS];
 	int nnics;
+	/* what a file holds that is neither an NVIDIA GPU nor a verbs NIC */
+	int unclassified;           /* NCCL-file <pci> devices with no class and no
+				     * vendor: NCCL takes what they are from the node */
+	int other_gpus;             /* GPUs of another vendor (an RCCL dump) */
+	unsigned other_gpu_vendor;  /* the PCI vendor of the first of them */
+	int plugin_nics;            /* NICs NCCL reaches only through a network
+				     * plugin (Slingshot cxi, EFA without verbs) */
+	char plugin_kind[64];       /* e.g. "HPE Slingshot (cxi)" */
+	char plugin_name[96];       /* the plugin NCCL needs for them */
 	bool no_gpu_libs;           /* set before live discovery: leave NVML, the CUDA
 				     * driver and NCCL unloaded (GPUs from sysfs only),
 				     * for a process that must not have CUDA initialized */

@@ -16,6 +16,7 @@
 
 #define PCI_VENDOR_NVIDIA 0x10de
 #define PCI_VENDOR_AMAZON 0x1d0f
+#define PCI_VENDOR_HPE_CRAY 0x17db /* Cassini: Slingshot */
 
 void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo)
 {
@@ -317,6 +318,34 @@ static void nvlink_distances(struct np_topo *t, hwloc_topology_t topo)
 		hwloc_distances_release(topo, d[k]);
 }
 
+/* Network devices without an OpenFabrics device that NCCL reaches through
+ * a network plugin: HPE Slingshot (Cassini, hwloc's "Slingshot" subtype
+ * on hsn* interfaces) and AWS EFA without its verbs device. */
+static void plugin_nics(struct np_topo *t, hwloc_topology_t topo)
+{
+	hwloc_obj_t o = NULL;
+
+	while ((o = hwloc_get_next_pcidev(topo, o))) {
+		bool ofed = false, cxi = o->attr->pcidev.vendor_id == PCI_VENDOR_HPE_CRAY;
+		bool efa = o->attr->pcidev.vendor_id == PCI_VENDOR_AMAZON && (o->attr->pcidev.device_id & 0xfff0) == 0xefa0;
+		if ((o->attr->pcidev.class_id >> 8) != 0x02)
+			continue;
+		for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
+			if (c->type != HWLOC_OBJ_OS_DEVICE)
+				continue;
+			ofed |= c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS;
+			cxi |= c->subtype && !strcmp(c->subtype, "Slingshot");
+		}
+		if (ofed || (!cxi && !efa))
+			continue;
+		if (!t->plugin_nics++) {
+			snprintf(t->plugin_kind, sizeof(t->plugin_kind), "%s", cxi ? "HPE Slingshot (cxi)" : "AWS EFA");
+			snprintf(t->plugin_name, sizeof(t->plugin_name), "the aws-ofi-nccl plugin with libfabric's %s provider",
+				 cxi ? "cxi" : "efa");
+		}
+	}
+}
+
 static int cmp_gpu(const void *a, const void *b)
 {
 	return strcmp(((const struct np_gpu *)a)->busid, ((const struct np_gpu *)b)->busid);
@@ -366,6 +395,7 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 			return st;
 	}
 	np_topo_sort_nics(t);
+	plugin_nics(t, topo);
 	nvlink_distances(t, topo);
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->gpus[i].nvlinks < 0) {

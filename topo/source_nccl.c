@@ -280,8 +280,8 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 	struct np_topo *t = w->t;
 	char raw[64], busid[NP_BUSID_LEN];
 	long cls = 0, vendor = 0, device = 0;
-	int node;
-	bool has_gpu = false;
+	int node, has_cls, has_vendor;
+	bool has_gpu = false, has_pci = false;
 	xmlNodePtr nic = NULL;
 
 	if (w->st)
@@ -294,16 +294,25 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		bad(w, pci, "busid", raw, "is the bus id of an earlier <pci> element");
 		return;
 	}
-	if (num(w, pci, "class", 16, 0, 0xffffff, &cls) < 0 || num(w, pci, "vendor", 16, 0, 0xffff, &vendor) < 0 ||
-	    num(w, pci, "device", 16, 0, 0xffff, &device) < 0)
+	if ((has_cls = num(w, pci, "class", 16, 0, 0xffffff, &cls)) < 0 ||
+	    (has_vendor = num(w, pci, "vendor", 16, 0, 0xffff, &vendor)) < 0 || num(w, pci, "device", 16, 0, 0xffff, &device) < 0)
 		return;
 	for (xmlNodePtr c = pci->children; c; c = c->next) {
 		if (is_elem(c, "gpu"))
 			has_gpu = true;
 		if (is_elem(c, "nic"))
 			nic = c;
+		if (is_elem(c, "pci"))
+			has_pci = true;
 	}
-	if (((cls >> 16) & 0xff) == 0x06 && !has_gpu && !nic) {
+	/* a skeleton (a provider's file that NCCL merges with the node): a
+	 * bus id alone, its class taken from the node's sysfs */
+	if (!has_cls && !has_vendor && !has_gpu && !nic && !has_pci) {
+		t->unclassified++;
+		np_topo_pci_add(t, busid, NP_PCI_DEVICE, parent);
+		return;
+	}
+	if ((((cls >> 16) & 0xff) == 0x06 || (!has_cls && has_pci)) && !has_gpu && !nic) {
 		node = np_topo_pci_add(t, busid, NP_PCI_BRIDGE, parent);
 		if (node < 0)
 			return;
@@ -316,6 +325,13 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 	node = np_topo_pci_add(t, busid, NP_PCI_DEVICE, parent);
 	if (node < 0)
 		return;
+	if ((has_gpu || ((cls >> 16) & 0xff) == 0x03) && vendor && vendor != 0x10de) {
+		/* an AMD, Hygon or Intel GPU (RCCL writes the same format):
+		 * not one NCCL drives */
+		if (!t->other_gpus++)
+			t->other_gpu_vendor = (unsigned)vendor;
+		return;
+	}
 	if (has_gpu || ((cls >> 16) & 0xff) == 0x03) {
 		struct np_gpu *g = np_topo_gpu_add(t, busid);
 		if (!g) {
