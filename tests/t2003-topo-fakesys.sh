@@ -248,4 +248,39 @@ expect_grep 'no NVIDIA GPU' "$TEST_OUT" "  and says there is no GPU"
 expect_code 64 "a missing NCCL_PROBE_FSROOT" env NCCL_PROBE_FSROOT="$TEST_TMP/missing" "$NP_BIN" topo
 expect_grep 'NCCL_PROBE_FSROOT' "$TEST_ERR" "  names the variable"
 
+# The NIC on the GPU's switch is DOWN: GPU0 (19:00.0) and mlx5_0 (1a:00.0)
+# share switch 18:00.0/18:01.0 (PIX); mlx5_1 (20:00.0) hangs from another
+# root port (PHB). NCCL takes mlx5_1, beyond its GDR level: the cause is
+# mlx5_0's link, not the layout.
+R=$TEST_TMP/down
+node "$R"
+mkdir -p "$R/sys/module/nvidia_peermem" && echo 1.0 >"$R/sys/module/nvidia_peermem/version"
+echo "1: DOWN" >"$R/sys/class/infiniband/mlx5_0/ports/1/state"
+echo "3: Disabled" >"$R/sys/class/infiniband/mlx5_0/ports/1/phys_state"
+expect_success "a node whose NIC beside the GPU is down" topo
+expect_grep '^  warning  gdr-path-nic-down \[GPU0\]: mlx5_0 port 1, PIX from GPU0, is DOWN, so NCCL uses mlx5_1, PHB away' "$TEST_OUT" "  the finding says the port is down and which NIC NCCL uses instead"
+expect_grep 'remedy: bring the link of mlx5_0 port 1 up' "$TEST_OUT" "  the remedy is the link"
+! grep -q 'gdr-path \[' "$TEST_OUT" && ! grep -q 'put a NIC under' "$TEST_OUT"
+ok $? "  no 'put a NIC under the GPUs' switch'"
+expect_code 1 "  --check-gdr exits 1" topo --check-gdr
+expect_grep 'GPU0 0000:19:00.0: GDR no: mlx5_0 port 1, PIX from the GPU, is DOWN; NCCL uses mlx5_1 instead, PHB away' "$TEST_OUT" "  and says why"
+
+# NCCL_IB_HCA never mixes InfiniBand and RoCE ports the GPUs do not both
+# use: mlx5_0 (IB, beside GPU0) and mlx5_1 (RoCE, another root port) are
+# active, mlx5_2 (IB) is down, so the recommendation lists the active ports
+R=$TEST_TMP/mix
+node "$R"
+echo Ethernet >"$R/sys/class/infiniband/mlx5_1/ports/1/link_layer"
+pci "$R" pci0000:17/0000:17:03.0/0000:30:00.0 0x15b3 0x020700
+link "$R" 0000:30:00.0 32.0 16 32.0 16
+hca "$R" mlx5_2 0000:30:00.0 "1: DOWN" "3: Disabled" "400 Gb/sec (4X NDR)" InfiniBand
+expect_success "IB beside the GPU, RoCE elsewhere, an IB port down: --recommend" topo --recommend
+expect_grep "^export NCCL_IB_HCA='=mlx5_0:1' " "$TEST_OUT" "  NCCL_IB_HCA lists the InfiniBand port only"
+expect_grep 'InfiniBand only: the GPUs.* nearest ports are InfiniBand' "$TEST_OUT" "  and says which kind and why"
+# the same node with the GPU's nearest port RoCE: RoCE only
+echo Ethernet >"$R/sys/class/infiniband/mlx5_0/ports/1/link_layer"
+echo InfiniBand >"$R/sys/class/infiniband/mlx5_1/ports/1/link_layer"
+expect_success "RoCE beside the GPU, IB elsewhere: --recommend" topo --recommend
+expect_grep "^export NCCL_IB_HCA='=mlx5_0:1' " "$TEST_OUT" "  NCCL_IB_HCA lists the RoCE port only"
+
 done_testing

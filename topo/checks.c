@@ -103,6 +103,27 @@ static int rdma_nics(const struct np_topo *t)
 	return n;
 }
 
+/* A data NIC port that is not up (DOWN, INIT, ARMED) nearer to GPU i, as
+ * NCCL classes paths, than the one NCCL uses instead: the cause of a far
+ * path. -1 when there is none. */
+static int down_nearer(const struct np_topo *t, int i)
+{
+	const struct np_near *nr = &t->near[i];
+	int best = -1;
+
+	if (nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN)
+		return -1;
+	for (int k = 0; k < t->nnics; k++) {
+		enum np_port_state st = t->nics[k].state;
+		if ((st != NP_PORT_DOWN && st != NP_PORT_INIT && st != NP_PORT_ARMED) || !np_topo_nic_data(t, k) ||
+		    t->gn_nccl[i][k] == NP_PATH_UNKNOWN || t->gn_nccl[i][k] >= nr->nccl)
+			continue;
+		if (best < 0 || t->gn_nccl[i][k] < t->gn_nccl[i][best])
+			best = k;
+	}
+	return best;
+}
+
 enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t len)
 {
 	const struct np_gpu *g = &t->gpus[i];
@@ -138,7 +159,12 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	n = &t->nics[nr->nics[0]];
 	/* what the source states against GDR */
 	if (!t->flat && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
-		if (nr->nccl != nr->path)
+		int d = down_nearer(t, i);
+		if (d >= 0)
+			snprintf(why, len, "%s port %d, %s from the GPU, is %s; NCCL uses %s instead, %s away, beyond its default GDR level PXB",
+				 t->nics[d].name, t->nics[d].port, np_path_str(t->gn_nccl[i][d]), np_port_state_str(t->nics[d].state),
+				 n->name, np_path_str(nr->nccl));
+		else if (nr->nccl != nr->path)
 			snprintf(why, len, "nearest NIC %s is %s to NCCL (%s as nvidia-smi names it), beyond NCCL's default GDR level PXB",
 				 n->name, np_path_str(nr->nccl), np_path_str(nr->path));
 		else
@@ -232,6 +258,7 @@ static void check_gdr(struct np_topo *t)
 	char s[NP_NAME_LEN];
 	bool dmabuf_all = t->host.dmabuf_nic == NP_YES;
 	char path_gpus[NP_NAME_LEN] = "", path_ev[NP_MSG_LEN] = "", unk_gpus[NP_NAME_LEN] = "", unk_why[NP_MSG_LEN] = "";
+	char down_gpus[NP_NAME_LEN] = "", down_msg[NP_MSG_LEN] = "", down_ev[NP_MSG_LEN] = "", down_fix[NP_MSG_LEN] = "";
 	enum np_path worst = NP_PATH_X;
 
 	if (t->unclassified) {
@@ -321,7 +348,21 @@ static void check_gdr(struct np_topo *t)
 			SET(f->evidence, "the file says gdr=\"0\" in the <net> of %s", n->name);
 			SET(f->remedy, "load nvidia-peermem or use dma-buf (open GPU kernel modules, Linux 5.12+, NCCL 2.19+), then dump the topology again");
 		}
-		if (!t->flat && nr->n > 0 && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
+		if (!t->flat && nr->n > 0 && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB && down_nearer(t, i) >= 0) {
+			/* the near NIC is there but its port is not up: the link is
+			 * the cause, not the layout */
+			const struct np_nic *d = &t->nics[down_nearer(t, i)], *u = &t->nics[nr->nics[0]];
+			gpu_list_add(down_gpus, sizeof(down_gpus), i);
+			snprintf(down_msg + strlen(down_msg), sizeof(down_msg) - strlen(down_msg),
+				 "%s%s port %d, %s from %s, is %s, so NCCL uses %s, %s away", down_msg[0] ? "; " : "", d->name, d->port,
+				 np_path_str(t->gn_nccl[i][down_nearer(t, i)]), s, np_port_state_str(d->state), u->name,
+				 np_path_str(nr->nccl));
+			snprintf(down_ev + strlen(down_ev), sizeof(down_ev) - strlen(down_ev), "%s%s:%d state %s; %s -> %s: %s",
+				 down_ev[0] ? "; " : "", d->name, d->port, np_port_state_str(d->state), s, u->name, np_path_str(nr->nccl));
+			if (!strstr(down_fix, d->name))
+				snprintf(down_fix + strlen(down_fix), sizeof(down_fix) - strlen(down_fix), "%s%s port %d", down_fix[0] ? ", " : "",
+					 d->name, d->port);
+		} else if (!t->flat && nr->n > 0 && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
 			gpu_list_add(path_gpus, sizeof(path_gpus), i);
 			snprintf(path_ev + strlen(path_ev), sizeof(path_ev) - strlen(path_ev), "%s%s -> %s: %s%s%s%s",
 				 path_ev[0] ? "; " : "", s, t->nics[nr->nics[0]].name, np_path_str(nr->nccl),
@@ -359,6 +400,13 @@ static void check_gdr(struct np_topo *t)
 		    path_gpus, np_path_str(worst));
 		SET(f->evidence, "%s", path_ev);
 		SET(f->remedy, "put a NIC under the GPUs' PCIe switch (rail-optimized layout); NCCL_NET_GDR_LEVEL can be tried as a diagnostic");
+	}
+	if (down_gpus[0]) {
+		f = np_topo_finding(t, "gdr-path-nic-down", NP_SEV_WARNING, down_gpus);
+		SET(f->message, "%s; beyond NCCL's default GDR level PXB, so it will not use GPUDirect RDMA there", down_msg);
+		SET(f->evidence, "%s", down_ev);
+		SET(f->remedy, "bring the link of %s up (cable, switch port; 'ibstat', 'ip link'); the GPUs then use the NIC beside them",
+		    down_fix);
 	}
 	if (unk_gpus[0]) {
 		f = np_topo_finding(t, "gdr-unknown", NP_SEV_INFO, unk_gpus);

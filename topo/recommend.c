@@ -22,10 +22,30 @@ static bool selectable(const struct np_nic *n)
  * select mlx5_10 too) listing the active data ports at the top rate, when
  * some port is down, polling or slower, or a management port would be
  * taken by NCCL too. */
+/* The link layer the list keeps when its ports mix InfiniBand and RoCE:
+ * the one the GPUs' nearest NICs have; NP_LL_UNKNOWN (keep both) when the
+ * GPUs' nearest NICs are of both kinds, as NCCL then uses both. */
+static enum np_link_layer hca_kind(const struct np_topo *t, int *ib_gpus, int *roce_gpus)
+{
+	*ib_gpus = *roce_gpus = 0;
+	for (int i = 0; i < t->ngpus; i++) {
+		if (t->near[i].n == 0 || t->nics[t->near[i].nics[0]].state != NP_PORT_ACTIVE)
+			continue;
+		*ib_gpus += t->nics[t->near[i].nics[0]].ll == NP_LL_IB;
+		*roce_gpus += t->nics[t->near[i].nics[0]].ll == NP_LL_ROCE;
+	}
+	if (*ib_gpus && !*roce_gpus)
+		return NP_LL_IB;
+	if (*roce_gpus && !*ib_gpus)
+		return NP_LL_ROCE;
+	return NP_LL_UNKNOWN;
+}
+
 static void rec_ib_hca(struct np_topo *t)
 {
 	double top = 0;
-	int active = 0, bad = 0, mgmt = 0;
+	int active = 0, bad = 0, mgmt = 0, ib = 0, roce = 0, ib_gpus, roce_gpus;
+	enum np_link_layer keep = NP_LL_UNKNOWN;
 	const char *why = NULL;
 	struct np_rec *r;
 	size_t off;
@@ -40,6 +60,8 @@ static void rec_ib_hca(struct np_topo *t)
 		}
 		if (n->state == NP_PORT_ACTIVE && n->phys != NP_PORT_POLLING) {
 			active++;
+			ib += n->ll == NP_LL_IB;
+			roce += n->ll == NP_LL_ROCE;
 			if (n->rate_gbit > top)
 				top = n->rate_gbit;
 		} else if (n->state != NP_PORT_UNKNOWN) {
@@ -56,6 +78,8 @@ static void rec_ib_hca(struct np_topo *t)
 		why = "nic-mgmt";
 	if (!why)
 		return;
+	if (ib && roce)
+		keep = hca_kind(t, &ib_gpus, &roce_gpus);
 	r = np_topo_rec(t, "NCCL_IB_HCA", why);
 	snprintf(r->value, sizeof(r->value), "=");
 	off = 1;
@@ -63,12 +87,18 @@ static void rec_ib_hca(struct np_topo *t)
 		const struct np_nic *n = &t->nics[k];
 		if (!selectable(n) || n->mgmt || n->state != NP_PORT_ACTIVE || n->phys == NP_PORT_POLLING)
 			continue;
+		if (keep != NP_LL_UNKNOWN && n->ll != keep)
+			continue; /* another fabric than the GPUs' */
 		if (top > 0 && n->rate_gbit > 0 && n->rate_gbit < top)
 			continue;
 		off += (size_t)snprintf(r->value + off, sizeof(r->value) - off, "%s%s:%d", off > 1 ? "," : "", n->name, n->port);
 	}
-	snprintf(r->reason, sizeof(r->reason), "%s: use only the active %sports%s, by exact name", why,
-		 !strcmp(why, "nic-mgmt") ? "data " : "", !strcmp(why, "nic-rate-mixed") ? " at the top rate" : "");
+	snprintf(r->reason, sizeof(r->reason), "%s: use only the active %sports%s, by exact name%s", why,
+		 !strcmp(why, "nic-mgmt") ? "data " : "", !strcmp(why, "nic-rate-mixed") ? " at the top rate" : "",
+		 !(ib && roce) ? ""
+		 : keep == NP_LL_IB ? "; InfiniBand only: the GPUs' nearest ports are InfiniBand, the RoCE ports another fabric"
+		 : keep == NP_LL_ROCE ? "; RoCE only: the GPUs' nearest ports are RoCE, the InfiniBand ports another fabric"
+				      : "; both InfiniBand and RoCE: GPUs are nearest to ports of each, and NCCL uses both");
 }
 
 static void rec_socket(struct np_topo *t)
