@@ -92,3 +92,7 @@ EXTRA_DIST += tests/t0033-plot.sh
 # root, the .deb installed, run and removed)
 TESTS += tests/t0050-package.sh
 EXTRA_DIST += tests/t0050-package.sh
+# contrib/nccl-probe-validate's files and names; the operator's cases under a real Slurm
+CONTRIB_OPS_TESTS = tests/t0040-contrib-validate-files.sh
+TESTS += $(CONTRIB_OPS_TESTS)
+EXTRA_DIST += $(CONTRIB_OPS_TESTS)

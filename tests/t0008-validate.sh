@@ -18,14 +18,15 @@ V="$srcdir/contrib/nccl-probe-validate"
 # --min-effect above this host's noise
 val() { "$V" --nccl-probe "$NP_BIN" --backend mpi --json "$TEST_TMP/v.json" "$@"; }
 virt() { val --virtual 4 --ppn "${PPN:-1}" "$@" -- --size 16K --budget 0.6 --min-effect 50; }
-# what the verdict names, one line each: node NAME STATE | link A-B | fleet | scale | error
+# what the verdict names, one line each: node NAME STATE | link A-B | fleet
+# | scale | error (a node not judged, "unknown", is not named)
 named() {
 	python3 - "$TEST_TMP/v.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["schema"] == "nccl-probe/validate"
 for n in r["nodes"]:
-    if n["state"] != "ok":
+    if n["state"] not in ("ok", "unknown"):
         print("node %s %s" % (n["name"], n["state"]))
 for l in r["links"]:
     print("link %s-%s" % (l["a"], l["b"]))
@@ -44,6 +45,11 @@ check() {
 	fi
 	[ "$got" = "$1" ]
 	ok $? "  the verdict names exactly '$1' (got '$got')"
+}
+# every node's state in the JSON verdict: NAME STATE;...
+states() {
+	python3 -c 'import json,sys; print(";".join("%s %s" % (n["name"], n["state"]) for n in json.load(open(sys.argv[1]))["nodes"]))' \
+		"$TEST_TMP/v.json"
 }
 jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$TEST_TMP/v.json" "$1"; }
 count() { grep -c "$1" "$TEST_OUT"; }
@@ -64,7 +70,7 @@ expect_grep '^isolate: round 2: ' "$TEST_ERR" "  with isolate's own rounds as th
 NCCL_PROBE_TEST_SLOW=2:20000 PPN=2 expect_verdict 1 "a slow node (inside): exit 1" virt
 check "node vnode1 bad-inside"
 judged_grep '^bad: node vnode1: bad-inside: round 1 alone ' "$TEST_OUT" "  named with its figures"
-judged_grep '^drain: scontrol update NodeName=vnode1 State=DRAIN Reason="nccl-probe: slow inside the node' \
+judged_grep "^drain: scontrol update NodeName=vnode1 State=DRAIN Reason='nccl-probe: slow inside the node" \
 	"$TEST_OUT" "  and a ready drain line"
 [ "$(count '^bad:')" -eq 1 ] && [ "$(count '^drain:')" -eq 1 ]
 judged_ok $? "  one bad line, one drain line"
@@ -81,6 +87,8 @@ judged_ok $? "  no drain line: a link is no node"
 
 NCCL_PROBE_TEST_STALL=3 expect_code 1 "a hung node: exit 1" virt --timeout 3
 check "node vnode3 hung"
+[ "$(states)" = "vnode0 unknown;vnode1 unknown;vnode2 unknown;vnode3 hung" ]
+ok $? "  JSON: the nodes isolate did not report on are unknown, not ok (got '$(states)')"
 expect_grep "^bad: node vnode3: hung: isolate exit 4: rank 3 on " "$TEST_OUT" "  named with isolate's message"
 
 # a topo finding of severity error names the node (this host) with the
@@ -97,7 +105,7 @@ if [ -f "$LIB" ]; then
 	check "node $h topo-error"
 	expect_grep "^bad: node $h: topo-error: topo: health-gpu-ecc-uncorrected \[GPU0\]: GPU0: 3 uncorrectable ECC errors" \
 		"$TEST_OUT" "  names the GPU and the figure"
-	expect_grep "^drain: scontrol update NodeName=$h State=DRAIN Reason=\"nccl-probe: topo: health-gpu-ecc-uncorrected \[GPU0\]" \
+	expect_grep "^drain: scontrol update NodeName=$h State=DRAIN Reason='nccl-probe: topo: health-gpu-ecc-uncorrected \[GPU0\]" \
 		"$TEST_OUT" "  with a drain line for the host"
 else
 	echo "ok $((_np_n + 1)) # SKIP fake NVML not built"
@@ -119,6 +127,8 @@ ok $? "  nobody accused, nothing to drain"
 check "error"
 [ "$(jget exit_code)" = 3 ]
 ok $? "  JSON: exit_code 3"
+[ "$(states)" = "vnode0 unknown;vnode1 unknown;vnode2 unknown;vnode3 unknown" ]
+ok $? "  JSON: every node unknown, none ok (got '$(states)')"
 expect_code 3 "a program that fails on every rank: exit 3" "$V" --nccl-probe /bin/false --virtual 4 --ppn 1
 [ "$(count '^drain:')" -eq 0 ]
 ok $? "  nothing to drain"
