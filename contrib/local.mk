@@ -8,5 +8,15 @@ slurmcontribdir = $(pkgdatadir)/slurm
 dist_slurmcontrib_SCRIPTS = contrib/slurm/prolog-nccl-probe
 nhccontribdir = $(pkgdatadir)/nhc
 dist_nhccontrib_DATA = contrib/nhc/nccl-probe.nhc
+# the installed prolog and NHC check find the installed nccl-probe: the
+# bindir goes into their @bindir@ (NHC runs checks with a PATH of system
+# directories only)
+install-data-hook: install-contrib-bindir
+install-contrib-bindir:
+	for f in "$(DESTDIR)$(slurmcontribdir)/prolog-nccl-probe" "$(DESTDIR)$(nhccontribdir)/nccl-probe.nhc"; do \
+		sed -e 's|@bindir[@]|$(bindir)|g' "$$f" >"$$f.tmp" && chmod --reference="$$f" "$$f.tmp" && \
+			mv -f "$$f.tmp" "$$f" || exit 1; \
+	done
+.PHONY: install-contrib-bindir
 dist_pkgdata_DATA = contrib/nccl-probe-sweep.schema.json
 EXTRA_DIST += contrib/np-setup .ci/run

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # 'make install DESTDIR=...' installs nccl-probe-validate and nccl-probe-plot beside the
 # binary, the Slurm prolog and the NHC check under share/nccl-probe/, and
-# the installed driver finds the installed nccl-probe.
+# the installed driver finds the installed nccl-probe, and the installed
+# prolog and NHC check name the installed bindir (NHC's PATH holds only
+# the system's directories).
 . "$(dirname "$0")/lib.sh"
 [ -f "$top_builddir/Makefile" ] || skip_all "no Makefile in '$top_builddir'"
 D=$TEST_TMP/dest
@@ -20,6 +22,26 @@ cmp -s "$srcdir/contrib/nccl-probe-sweep.schema.json" "$share/nccl-probe-sweep.s
 ok $? "  $share/nccl-probe-sweep.schema.json, the sweep JSON's schema"
 expect_success "the installed driver runs" "$bin/nccl-probe-validate" --hosts a,b --ppn 2 --no-topo --dry-run
 expect_grep " $bin/nccl-probe isolate " "$TEST_OUT" "  and uses the nccl-probe installed beside it"
+bindir=$(sed -n 's/^bindir = //p' "$top_builddir/Makefile" | sed "s|\${exec_prefix}|$(sed -n 's/^exec_prefix = //p' "$top_builddir/Makefile" | sed "s|\${prefix}|$prefix|")|")
+grep -q "^np_bindir='$bindir'\$" "$share/slurm/prolog-nccl-probe" && ! grep -q '@bindir@' "$share/slurm/prolog-nccl-probe"
+ok $? "  the installed prolog holds the bindir '$bindir'"
+grep -q "local np_bindir='$bindir'\$" "$share/nhc/nccl-probe.nhc" && ! grep -q '@bindir@' "$share/nhc/nccl-probe.nhc"
+ok $? "  the installed NHC check holds it too"
+# the bindir put where the binary is, as installed without DESTDIR: the NHC
+# check run with NHC's PATH and no -b finds it
+sed "s|^\(	local np_bindir=\)'.*'|\1'$bin'|" "$share/nhc/nccl-probe.nhc" >"$TEST_TMP/check.nhc"
+nhc_path() {
+	env -i PATH=/sbin:/usr/sbin:/bin:/usr/bin bash -c \
+		'. "$1"; die() { shift; echo "die: $*"; return 1; }; log() { echo "log: $*"; }; check_nccl_probe' _ "$1" \
+		>"$TEST_OUT" 2>&1
+}
+nhc_path "$TEST_TMP/check.nhc"
+! grep -q 'nccl-probe not found' "$TEST_OUT"
+ok $? "  and, with NHC's PATH and no -b, runs the binary of its bindir"
+if ! PATH=/sbin:/usr/sbin:/bin:/usr/bin command -v nccl-probe >/dev/null 2>&1; then
+	nhc_path "$srcdir/contrib/nhc/nccl-probe.nhc"
+	expect_grep 'nccl-probe not found' "$TEST_OUT" "  (without a bindir, as in the source tree, it finds none there)"
+fi
 expect_success "the installed prolog answers --help" "$share/slurm/prolog-nccl-probe" --help
 expect_grep 'NP_DRAIN' "$TEST_OUT" "  its settings"
 done_testing

@@ -5,8 +5,14 @@
 # errors (fake sysfs and NVML) and an all-reduce below its floor are
 # each one line naming the GPU or the figure; nothing drains unless
 # configured; a missing nccl-probe checks nothing and blames no node;
-# bad settings exit 64. LBNL NHC is not packaged in Debian: the check
-# file is sourced with die and log defined as NHC defines them.
+# bad settings exit 64. Only nccl-probe's own verdict is a problem: a
+# launch that produced no report of nccl-probe (a launcher's usage
+# error, too few slots) is "could not run", logged with what failed,
+# and passes. A stand-in nvidia-smi first on PATH that hangs or fails
+# makes the node fail (a GPU node whose GPUs cannot be seen), never a
+# node without GPUs; the prolog logs a SIGTERM and stops at once. LBNL
+# NHC is not packaged in Debian: the check file is sourced with die and
+# log defined as NHC defines them.
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
 command -v bash >/dev/null || skip_all "bash not found"
@@ -71,6 +77,66 @@ fi
 conf NP_BIN=/nonexistent/nccl-probe NP_FAIL_EXIT=1
 expect_success "nccl-probe missing: exit 0, no node blamed" prolog
 expect_grep "is not executable; check NP_BIN; nothing checked" "$TEST_ERR" "  says so"
+# launches that produce no report of nccl-probe: could not run, passed
+echo "$type = 100000" >"$TEST_TMP/floors"
+conf NP_FAIL_EXIT=1 $nogdr 'NP_MPIRUN_ARGS="--no-such-option"'
+expect_success "a launcher option mpirun refuses (NP_MPIRUN_ARGS), a floor no node reaches: exit 0" prolog
+expect_grep "could not run: the all-reduce: 'mpirun' exited 1 without nccl-probe's report: 'mpirun: Error: unknown option" \
+	"$TEST_ERR" "  logged as could not run, saying what failed"
+! grep -q -e 'problem:' -e 'below' "$TEST_ERR"
+ok $? "  no problem, no floor named"
+conf NP_FAIL_EXIT=1 NP_GDR=no NP_HOST_RANKS=64 'NP_MPIRUN_ARGS="--bind-to none"'
+if [ "${ngpu:-0}" -eq 0 ]; then
+	expect_success "more ranks than slots: exit 0" env -u OMPI_MCA_rmaps_base_oversubscribe \
+		NCCL_PROBE_PROLOG_CONF="$C" "$P"
+	expect_grep "could not run: the all-reduce: 'mpirun' exited [0-9]+ without nccl-probe's report: .*not enough slots" \
+		"$TEST_ERR" "  logged as could not run: not enough slots"
+	! grep -q 'problem:' "$TEST_ERR"
+	ok $? "  no problem"
+else
+	for i in 1 2 3; do ok 0 "more ranks than slots # SKIP GPUs here: the ranks are the GPUs"; done
+fi
+conf NP_FAIL_EXIT=1 NP_CANNOT_RUN=problem $nogdr 'NP_MPIRUN_ARGS="--no-such-option"'
+expect_code 1 "the same with NP_CANNOT_RUN=problem: exit 1 (fails closed)" prolog
+expect_grep "problem: could not run: the all-reduce" "$TEST_ERR" "  a problem"
+
+# a stand-in nvidia-smi: hangs, or fails as a driver mismatch does
+mkdir -p "$TEST_TMP/hang" "$TEST_TMP/fail"
+printf '#!/bin/sh
+exec sleep 313
+' >"$TEST_TMP/hang/nvidia-smi"
+printf '#!/bin/sh
+echo "Failed to initialize NVML: Driver/library version mismatch"
+exit 18
+' >"$TEST_TMP/fail/nvidia-smi"
+chmod +x "$TEST_TMP/hang/nvidia-smi" "$TEST_TMP/fail/nvidia-smi"
+echo "host memory x2 = 0.0001" >"$TEST_TMP/floors"
+conf NP_FAIL_EXIT=1 NP_TIMEOUT=3 "NP_PATH=$TEST_TMP/fail:/usr/local/bin:/usr/bin:/bin"
+expect_code 1 "prolog, nvidia-smi fails: the node fails (exit 1)" prolog
+expect_grep "problem: nvidia-smi failed \(exit 18\): 'Failed to initialize NVML: Driver/library version mismatch'" \
+	"$TEST_ERR" "  names nvidia-smi's error"
+! grep -q -e 'host memory' -e 'mismatch x' "$TEST_ERR"
+ok $? "  no host-memory all-reduce, and the error is no node type"
+conf NP_FAIL_EXIT=1 NP_TIMEOUT=3 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
+expect_code 1 "prolog, nvidia-smi hangs: the node fails (exit 1)" prolog
+expect_grep "problem: nvidia-smi hung: no answer within 3 s" "$TEST_ERR" "  says so"
+! grep -q 'host memory' "$TEST_ERR"
+ok $? "  no host-memory all-reduce"
+conf NP_TIMEOUT=60 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
+NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+sleep 2
+start=$(date +%s)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 0 ] && [ $(($(date +%s) - start)) -lt 10 ]
+ok $? "SIGTERM to the prolog during a hang: exit 0 at once (exit $rc)"
+expect_grep "stopped by SIGTERM during nvidia-smi; nothing drained" "$TEST_ERR" "  logged"
+sleep 1
+! pgrep -f "sleep 313" >/dev/null 2>&1
+ok $? "  the hanging nvidia-smi is stopped"
+
 conf NP_DRAIN=yes
 expect_code 64 "a bad setting: exit 64" prolog
 expect_grep "NP_DRAIN='yes' .* is not a whole number" "$TEST_ERR" "  names it"
@@ -101,6 +167,18 @@ else
 fi
 expect_success "NHC check, nccl-probe missing: passes, logged" nhc -b /nonexistent/nccl-probe
 expect_grep '^log: check_nccl_probe: nccl-probe not found' "$TEST_OUT" "  logged"
+expect_success "NHC check, more ranks than slots: passes" env -u OMPI_MCA_rmaps_base_oversubscribe \
+	bash -c '. "$1"; shift; die() { shift; echo "die: $*"; return 1; }; log() { echo "log: $*"; }; check_nccl_probe "$@"' \
+	_ "$N" -b "$NP_BIN" -a 100000 -n 64
+expect_grep "^log: check_nccl_probe: the all-reduce could not run: 'mpirun' exited [0-9]+ without nccl-probe's report: .*not enough slots" \
+	"$TEST_OUT" "  logged as could not run, saying what failed"
+PATH=$TEST_TMP/fail:$PATH expect_code 1 "NHC check, nvidia-smi fails: fails" nhc -b "$NP_BIN"
+expect_grep "^die: check_nccl_probe: nvidia-smi failed \(exit 18\): 'Failed to initialize NVML" "$TEST_OUT" "  names its error"
+start=$(date +%s)
+PATH=$TEST_TMP/hang:$PATH expect_code 1 "NHC check, nvidia-smi hangs: fails" nhc -b "$NP_BIN" -a 1
+expect_grep "^die: check_nccl_probe: nvidia-smi hung: no answer within 10 s" "$TEST_OUT" "  with its own message"
+[ $(($(date +%s) - start)) -lt 25 ]
+ok $? "  before NHC's own 30 s TIMEOUT"
 expect_code 1 "NHC check, an unknown option: fails with a message" nhc -x
 expect_grep "^die: check_nccl_probe: unknown option '-x'" "$TEST_OUT" "  names it"
 done_testing
