@@ -1088,6 +1088,18 @@ static double world_floor_of_run(const struct iso *is)
 	return 0;
 }
 
+/* Whether node V is in a figure of the run: a node never measured is
+ * "unknown", not "ok". */
+static bool node_measured(const struct iso *is, int v)
+{
+	for (int i = 0; i < is->nfigs; i++) {
+		const struct fig *f = &is->figs[i];
+		if (f->kind == FIG_WORLD || f->a == v || f->b == v)
+			return true;
+	}
+	return false;
+}
+
 static void write_json(const struct iso *is, FILE *out, double wall)
 {
 	struct np_json j;
@@ -1119,7 +1131,8 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 		np_json_obj_begin(&j, NULL);
 		np_json_str(&j, "name", is->names[v]);
 		np_json_str(&j, "host", is->w->hosts[v * is->L]);
-		np_json_str(&j, "state", node_state_str(is->state[v]));
+		np_json_str(&j, "state", is->state[v] == NODE_OK && !node_measured(is, v) ? "unknown"
+									       : node_state_str(is->state[v]));
 		np_json_str(&j, "evidence", is->state[v] != NODE_OK ? is->evidence[v] : NULL);
 		np_json_obj_end(&j);
 	}
@@ -1402,13 +1415,22 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 		for (int v = 0; v < is->N; v++)
 			snprintf(is->names[v], sizeof(is->names[v]), "vnode%d", v);
 	} else {
-		/* real nodes: the host of each node's first rank */
+		/* real nodes: the name of each node's first rank, Slurm's
+		 * (SLURMD_NODENAME, which scontrol takes) where it runs under
+		 * Slurm, else its host name; the JSON shows the host beside */
 		int *nodes = calloc((size_t)w.size, sizeof(int));
-		if (!nodes)
+		char (*slurm)[NP_HOSTLEN] = calloc((size_t)w.size, sizeof(*slurm));
+		char mine[NP_HOSTLEN] = "";
+		const char *sn = getenv("SLURMD_NODENAME");
+		if (!nodes || !slurm)
 			np_abort(NP_EXIT_RUNTIME, "out of memory");
+		if (sn && strlen(sn) < sizeof(mine))
+			snprintf(mine, sizeof(mine), "%s", sn);
 		MPI_Allgather(&w.node, 1, MPI_INT, nodes, 1, MPI_INT, w.comm);
+		MPI_Allgather(mine, NP_HOSTLEN, MPI_CHAR, slurm, NP_HOSTLEN, MPI_CHAR, w.comm);
 		for (int r = w.size - 1; r >= 0; r--)
-			snprintf(is->names[nodes[r]], sizeof(is->names[0]), "%s", w.hosts[r]);
+			snprintf(is->names[nodes[r]], sizeof(is->names[0]), "%s", slurm[r][0] ? slurm[r] : w.hosts[r]);
+		free(slurm);
 		free(nodes);
 	}
 	if (o.baseline) {
