@@ -41,6 +41,7 @@ struct crow {
 	double *logt;                    /* log sample times, sorted; NULL when none stored */
 	int nsamples;                    /* sample times stored */
 	int judged;                      /* the row's "judged", -1 absent */
+	bool noise;                      /* the row's "stop" is noise-bound */
 	int coll_index;                  /* in np_colls: the sweep's order */
 };
 
@@ -160,6 +161,8 @@ static enum np_status read_row(struct crun *r, size_t i, const struct np_jval *o
 	row->busbw = v && v->type == NP_J_NUM ? v->num : NAN;
 	v = np_jget(o, "judged");
 	row->judged = v && v->type == NP_J_BOOL ? v->b : -1;
+	v = np_jget(o, "stop");
+	row->noise = v && np_jstr(v) && !strcmp(np_jstr(v), "noise-bound");
 	v = np_jget(o, "sample_times");
 	if (v && v->type != NP_J_NULL) {
 		if (v->type != NP_J_ARR || v->n > 100000000)
@@ -467,9 +470,9 @@ static void summary_line(char *buf, size_t len, const struct csummary *s)
 	if (!s->nbelow)
 		below[0] = '\0';
 	else if (!s->below_faster && !s->below_slower)
-		snprintf(below, sizeof(below), "; no difference below%s", s->below_few ? " (some rows had too few samples)" : "");
+		snprintf(below, sizeof(below), "\n    no difference below%s", s->below_few ? " (some rows had too few samples)" : "");
 	else
-		snprintf(below, sizeof(below), "; below: faster at %d, slower at %d of %d sizes", s->below_faster,
+		snprintf(below, sizeof(below), "\n    below: faster at %d, slower at %d of %d sizes", s->below_faster,
 			 s->below_slower, s->nbelow);
 	if (!s->nrows) {
 		snprintf(buf, len, "no bandwidth-bound sizes in common%s", below);
@@ -485,9 +488,11 @@ static void summary_line(char *buf, size_t len, const struct csummary *s)
 		return;
 	}
 	{
-		double pct = fabs(s->speed - 1) * 100;
-		double pm = fmax(s->speed_hi - s->speed, s->speed - s->speed_lo) * 100;
-		w = snprintf(buf, len, "B is %.1f%% +/- %.1f%% %s from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", pct, pm,
+		/* the interval as it is: slower by 1 - hi to 1 - lo, faster by
+		 * lo - 1 to hi - 1 (it need not be symmetric about the estimate) */
+		double lo = s->v == CV_FASTER ? (s->speed_lo - 1) * 100 : (1 - s->speed_hi) * 100;
+		double hi = s->v == CV_FASTER ? (s->speed_hi - 1) * 100 : (1 - s->speed_lo) * 100;
+		w = snprintf(buf, len, "B is %.1f%% to %.1f%% %s from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", lo, hi,
 			     s->v == CV_FASTER ? "faster" : "slower", from, s->speed, s->speed_lo, s->speed_hi, below);
 		(void)w;
 	}
@@ -496,6 +501,8 @@ static void summary_line(char *buf, size_t len, const struct csummary *s)
 static void report_table(FILE *f, const struct crun *a, const struct crun *b, const struct cpair *p, size_t np,
 			 int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, bool quiet)
 {
+	int napprox = 0;
+
 	if (!quiet) {
 		fprintf(f, "# compare A '%s' and B '%s': %s backend, ranks %lld, nodes %lld\n", a->path, b->path,
 			or_unknown(a->backend), a->ranks, a->nodes);
@@ -506,7 +513,7 @@ static void report_table(FILE *f, const struct crun *a, const struct crun *b, co
 			   "# Bonferroni-corrected over the %d rows compared\n",
 			ncompared);
 	}
-	fprintf(f, "%-13s %12s %11s %11s %7s %17s %9s  %s\n", "coll", "size(B)", "A(GB/s)", "B(GB/s)", "B/A", "95% CI",
+	fprintf(f, "%-13s %12s %9s %9s %6s %13s %8s  %s\n", "coll", "size(B)", "A(GB/s)", "B(GB/s)", "B/A", "95% CI",
 		"samples", "result");
 	for (size_t i = 0; i < np; i++) {
 		char name[96], ci[40] = "-", ratio[16] = "-", n[24];
@@ -517,11 +524,23 @@ static void report_table(FILE *f, const struct crun *a, const struct crun *b, co
 		}
 		snprintf(n, sizeof(n), "%d,%d", p[i].a->nsamples, p[i].b->nsamples);
 		/* the normal approximation is poor when one side has few samples */
-		fprintf(f, "%-13s %12llu %11.2f %11.2f %7s %17s %9s  %s%s\n", name, (unsigned long long)p[i].a->size,
-			p[i].a->busbw, p[i].b->busbw, ratio, ci, n, cverdict_str(p[i].v),
-			p[i].v != CV_FEW && !p[i].sh.exact && (p[i].a->nsamples < 10 || p[i].b->nsamples < 10)
-				? " (normal approximation)"
-				: "");
+		{
+			bool approx = p[i].v != CV_FEW && !p[i].sh.exact && (p[i].a->nsamples < 10 || p[i].b->nsamples < 10);
+			napprox += approx;
+			fprintf(f, "%-13s %12llu %9.2f %9.2f %6s %13s %8s  %s%s\n", name, (unsigned long long)p[i].a->size,
+				p[i].a->busbw, p[i].b->busbw, ratio, ci, n,
+				p[i].v == CV_NONE ? "not significant" : cverdict_str(p[i].v), approx ? " *" : "");
+		}
+	}
+	if (napprox)
+		fprintf(f, "* the normal approximation: fewer than 10 samples on one side\n");
+	{
+		size_t noisy = 0;
+		for (size_t i = 0; i < np; i++)
+			noisy += p[i].a->noise || p[i].b->noise;
+		if (np && noisy == np)
+			fprintf(f, "# every row compared was noise-bound in A or B: the runs' noise hides differences\n"
+				   "# smaller than it; for an A/B of settings use 'nccl-probe tune', which interleaves them\n");
 	}
 	fprintf(f, "\nsummary (bandwidth-bound sizes; 95%% CI, Bonferroni over %d):\n", ns);
 	for (int g = 0; g < ns; g++) {

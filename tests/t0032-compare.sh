@@ -59,15 +59,25 @@ for seed in 1 2 3 4 5; do
 	n=$(grep -Ec '^(allreduce|alltoall) +(262144|1048576) .* slower$' "$TEST_TMP/out$seed.txt")
 	[ "$n" -eq 4 ]
 	ok $? "seed $seed: the four rows at 256K and 1M are slower ($n)"
-	n=$(grep -Ec '^(allreduce|alltoall) +(1024|4096|16384|65536) .* no significant difference$' "$TEST_TMP/out$seed.txt")
+	n=$(grep -Ec '^(allreduce|alltoall) +(1024|4096|16384|65536) .* not significant( \*)?$' "$TEST_TMP/out$seed.txt")
 	[ "$n" -eq 8 ]
 	ok $? "seed $seed: the eight smaller rows show no significant difference ($n)"
 	n=$(grep -c '^error: regression: ' "$TEST_ERR")
 	[ "$n" -eq 4 ]
 	ok $? "seed $seed: the gate names the four slower rows ($n)"
 done
-expect_grep '^  allreduce: B is [0-9.]+% \+/- [0-9.]+% slower from 256 KiB up .*; no difference below$' "$TEST_TMP/out1.txt" \
-	"summary: allreduce slower from 256 KiB up, no difference below"
+expect_grep '^  allreduce: B is [0-9.]+% to [0-9.]+% slower from 256 KiB up \(B/A [0-9.]+, 95% CI [0-9.]+ to [0-9.]+\)$' "$TEST_TMP/out1.txt" \
+	"summary: allreduce slower from 256 KiB up, the interval as it is"
+grep -A1 '^  allreduce: B is' "$TEST_TMP/out1.txt" | grep -q '^    no difference below$'
+ok $? "  and no difference below, on the next line"
+python3 - "$TEST_TMP/out1.txt" <<'PY'
+import re, sys
+# the interval in words is the CI's: slower by 1 - hi to 1 - lo
+m = re.search(r"allreduce: B is ([0-9.]+)% to ([0-9.]+)% slower .*95% CI ([0-9.]+) to ([0-9.]+)\)", open(sys.argv[1]).read())
+lo, hi, clo, chi = map(float, m.groups())
+sys.exit(0 if abs(lo - (1 - chi) * 100) < 0.06 and abs(hi - (1 - clo) * 100) < 0.06 and lo < hi else 1)
+PY
+ok $? "  the words give the CI's bounds"
 # the estimate: B/A = 1/1.10 = 0.909, to within the noise
 awk '/^allreduce +1048576 / { exit !($5 > 0.88 && $5 < 0.94) }' "$TEST_TMP/out1.txt"
 ok $? "the estimated B/A speed at 1M is near 1/1.10 = 0.909"
@@ -79,7 +89,7 @@ expect_code 1 "--max-regression 2: a 10% slowdown fails it" np compare --max-reg
 # --min-change: a change smaller than it is no difference, and no regression
 expect_code 0 "--min-change 15: a 10% slowdown is no difference, exit 0" \
 	np compare --min-change 15 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
-n=$(grep -c ' no significant difference$' "$TEST_OUT")
+n=$(grep -Ec ' not significant( \*)?$' "$TEST_OUT")
 [ "$n" -eq 12 ]
 ok $? "  all 12 rows read no significant difference ($n)"
 expect_code 1 "--min-change 8: the 10% slowdown is slower again" \
@@ -92,13 +102,13 @@ expect_code 0 "B 10% faster: exit 0" np compare "$TEST_TMP/b1.json" "$TEST_TMP/a
 n=$(grep -Ec ' faster$' "$TEST_OUT")
 [ "$n" -eq 4 ]
 ok $? "the four large rows are faster ($n)"
-expect_grep '^  alltoall: B is [0-9.]+% \+/- [0-9.]+% faster from 256 KiB up' "$TEST_OUT" "summary: faster"
+expect_grep '^  alltoall: B is [0-9.]+% to [0-9.]+% faster from 256 KiB up' "$TEST_OUT" "summary: faster"
 
 # same settings, other noise: no significant difference anywhere
 for seed in 1 2 3; do
 	mkrun "$TEST_TMP/c$seed.json" "$((seed + 200))" 1
 	expect_code 0 "equal runs (seed $seed): exit 0" np compare "$TEST_TMP/a$seed.json" "$TEST_TMP/c$seed.json"
-	n=$(grep -c ' no significant difference$' "$TEST_OUT")
+	n=$(grep -Ec ' not significant( \*)?$' "$TEST_OUT")
 	[ "$n" -eq 12 ]
 	ok $? "equal runs (seed $seed): no significant difference in all 12 rows ($n)"
 done
@@ -182,13 +192,13 @@ if have_mpirun; then
 	rc=$?
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
 	ok $? "two real runs compare (exit $rc)"
-	n=$(grep -Ec '^(allreduce|alltoall) +[0-9]+ .*(no significant difference|faster|slower|too few samples)' "$TEST_OUT")
+	n=$(grep -Ec '^(allreduce|alltoall) +[0-9]+ .*(not significant|faster|slower|too few samples)' "$TEST_OUT")
 	[ "$n" -eq 12 ]
 	ok $? "all 12 rows (2 collectives x 6 sizes) are compared ($n)"
-	diag "$(grep -c 'no significant difference$' "$TEST_OUT") of 12 rows show no significant difference"
+	diag "$(grep -Ec 'not significant( \*)?$' "$TEST_OUT") of 12 rows show no significant difference"
 	# (a row whose samples are too few for the corrected level says so)
 	expect_code 0 "a real run against itself: exit 0" np compare "$TEST_TMP/ra.json" "$TEST_TMP/ra.json"
-	n=$(grep -Ec ' (no significant difference|too few samples)$' "$TEST_OUT")
+	n=$(grep -Ec ' (not significant|too few samples)( \*)?$' "$TEST_OUT")
 	[ "$n" -eq 12 ]
 	ok $? "... no significant difference in all 12 rows ($n)"
 
@@ -251,4 +261,16 @@ PY
 	expect_grep "cannot read --baseline '.*none.json'" "$TEST_ERR" "  names it"
 	expect_code 64 "--max-regression 100 on a sweep: exit 64" np_host 2 --sweep 1K --baseline "$TEST_TMP/gate.json" --max-regression 100
 fi
+# the table fits 100 columns; rows all noise-bound say so and point to tune
+awk '!/^# compare A / && length($0) > 100 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_TMP/out1.txt"
+ok $? "the compare table fits 100 columns (all but the line naming the files)"
+! grep -q 'noise-bound in A or B' "$TEST_TMP/out1.txt"
+ok $? "  rows that converged: no noise note"
+for x in a b; do
+	sed 's/"judged": /"stop": "noise-bound", "judged": /g' "$TEST_TMP/${x}1.json" >"$TEST_TMP/${x}1n.json"
+done
+expect_code 1 "every row noise-bound" np compare "$TEST_TMP/a1n.json" "$TEST_TMP/b1n.json"
+expect_grep "^# every row compared was noise-bound in A or B" "$TEST_OUT" "  says so"
+expect_grep "use 'nccl-probe tune', which interleaves them" "$TEST_OUT" "  and points to tune's interleaved A/B"
+
 done_testing
