@@ -1479,6 +1479,17 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 	if (!code)
 		code = tu->hung ? NP_EXIT_TIMEOUT : tu->interrupted ? NP_EXIT_INTERRUPTED :
 		       baseline_wrong ? NP_EXIT_WRONG : 0;
+	if (!code && w.rank == 0) {
+		/* every candidate refused: nothing was measured against the
+		 * baseline, which is not an answer */
+		int measured = 0;
+		for (int a = 1; a < tu->narms; a++)
+			measured += tu->arms[a].state != ARM_REFUSED;
+		if (tu->narms > 1 && !measured) {
+			np_error("no candidate was measured: the library refused every one (see above); nothing was tuned");
+			code = NP_EXIT_USAGE;
+		}
+	}
 	MPI_Bcast(&code, 1, MPI_INT, 0, w.comm);
 	if (tu->log)
 		fclose(tu->log);

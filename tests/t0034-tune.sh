@@ -45,9 +45,10 @@ ok $? "one line of error ($n)"
 
 # -- refused: Open MPI will not take these for one communicator ------
 unset OMPI_MCA_coll_tuned_use_dynamic_rules
-expect_success "tune with refused candidates runs" \
+expect_code 64 "tune with every candidate refused runs, and exits 64: nothing was measured" \
 	tune --sweep 1K:4K --budget 0.2 --try "$ALG=1" --try OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
 	--try OMPI_MCA_no_such_variable=1 -J "$TEST_TMP/refused.json"
+expect_grep "no candidate was measured: the library refused every one" "$TEST_ERR" "  and says so"
 expect_grep "candidate 1: $ALG=1: refused: Open MPI ignores coll_tuned_allreduce_algorithm unless OMPI_MCA_coll_tuned_use_dynamic_rules=1" \
 	"$TEST_OUT" "an algorithm without dynamic rules is refused, with what to set"
 expect_grep "candidate 2: OMPI_MCA_coll_tuned_use_dynamic_rules=1: refused: Open MPI does not let" \
