@@ -378,7 +378,7 @@ int cmd_topo(int argc, char **argv, int first, bool mpi)
 			else if (o.recommend)
 				np_topo_report_recommend(out.f, t);
 			else
-				np_topo_report_table(out.f, t, fl);
+				np_topo_report_table(out.f, t, fl, o.wide);
 			if (np_outfile_commit(&out, &err)) {
 				np_error("%s", err.msg);
 				code = np_status_exit(err.status);

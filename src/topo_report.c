@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "health_report.h"
@@ -22,6 +23,19 @@ static const char *base_name(const char *p)
 
 /* Two GPUs whose NVLinks the source cannot tell: the PCIe class is all
  * that is known, NVLinks may join them. */
+/* "H200 SXM 141GB" from "NVIDIA GH100 [H200 SXM 141GB]"-like PCI names: the
+ * bracketed model when there is one, for the narrow table */
+static const char *short_name(const char *name)
+{
+	static char buf[64];
+	const char *a = strchr(name, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (!a || !b || b - a < 2)
+		return name;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(b - a - 1), a + 1);
+	return buf;
+}
+
 static bool gg_nv_unknown(const struct np_topo *t, int i, int j)
 {
 	return i != j && t->gg[i][j] != NP_PATH_NV && (t->gpus[i].nvlinks < 0 || t->gpus[j].nvlinks < 0);
@@ -44,10 +58,79 @@ static const char *numa_cpus(const struct np_topo *t, int numa)
 	return k >= 0 && t->numa[k].cpus[0] ? t->numa[k].cpus : "N/A";
 }
 
-static void matrix(FILE *f, const struct np_topo *t)
+/* The default matrix: cells 6 wide, in chunks of columns that fit 100
+ * columns; the CPU and NUMA affinity in lines below it, per NUMA node. */
+static void matrix_narrow(FILE *f, const struct np_topo *t)
+{
+	/* a chunk of k columns is 6 + 6 (k - 1) + 5 wide: at most 15 fit;
+	 * chunks of even size (8 GPUs and 8 NICs: the GPUs' columns, then the
+	 * NICs') */
+	int ncols = t->ngpus + t->nnics, nrows = ncols, nchunks = (ncols + 14) / 15;
+	int per = nchunks ? (ncols + nchunks - 1) / nchunks : 1;
+	char cell[16];
+
+	if (!ncols)
+		return;
+	for (int c0 = 0; c0 < ncols; c0 += per) {
+		int c1 = c0 + per < ncols ? c0 + per : ncols;
+		if (c0)
+			fputc('\n', f);
+		fprintf(f, "%-6s", "");
+		for (int c = c0; c < c1; c++) {
+			snprintf(cell, sizeof(cell), c < t->ngpus ? "GPU%d" : "NIC%d", c < t->ngpus ? c : c - t->ngpus);
+			fprintf(f, c + 1 < c1 ? "%-6s" : "%s", cell);
+		}
+		fputc('\n', f);
+		for (int r = 0; r < nrows; r++) {
+			snprintf(cell, sizeof(cell), r < t->ngpus ? "GPU%d" : "NIC%d", r < t->ngpus ? r : r - t->ngpus);
+			fprintf(f, "%-6s", cell);
+			for (int c = c0; c < c1; c++) {
+				if (r < t->ngpus && c < t->ngpus)
+					path_cell(t, r, c, true, cell, sizeof(cell));
+				else if (r < t->ngpus)
+					path_cell(t, r, c - t->ngpus, false, cell, sizeof(cell));
+				else if (c < t->ngpus)
+					path_cell(t, c, r - t->ngpus, false, cell, sizeof(cell));
+				else
+					snprintf(cell, sizeof(cell), "%s", np_path_str(t->nn[r - t->ngpus][c - t->ngpus]));
+				fprintf(f, c + 1 < c1 ? "%-6s" : "%s", cell);
+			}
+			fputc('\n', f);
+		}
+	}
+	/* affinity per NUMA node of the GPUs, in the order first seen */
+	for (int i = 0; i < t->ngpus; i++) {
+		bool first = true;
+		char line[160] = "";
+		size_t n = 0;
+		for (int j = 0; j < i; j++)
+			if (t->gpus[j].numa == t->gpus[i].numa)
+				first = false;
+		if (!first)
+			continue;
+		for (int j = i; j < t->ngpus && n < sizeof(line) - 8; j++)
+			if (t->gpus[j].numa == t->gpus[i].numa)
+				n += (size_t)snprintf(line + n, sizeof(line) - n, "%sGPU%d", n ? "," : "", j);
+		if (t->gpus[i].numa >= 0)
+			fprintf(f, "%s%s: NUMA %d, CPUs %s\n", i ? "" : "\n", line, t->gpus[i].numa,
+				numa_cpus(t, t->gpus[i].numa));
+		else
+			fprintf(f, "%s%s: NUMA unknown\n", i ? "" : "\n", line);
+	}
+}
+
+static void legend(FILE *f, const struct np_topo *t);
+
+static void matrix(FILE *f, const struct np_topo *t, bool wide)
 {
 	char cell[16];
 	int cw = 16; /* CPU Affinity column: as wide as its longest list */
+
+	if (!wide) {
+		matrix_narrow(f, t);
+		legend(f, t);
+		return;
+	}
 
 	for (int i = 0; i < t->ngpus; i++) {
 		int l = (int)strlen(numa_cpus(t, t->gpus[i].numa)) + 2;
@@ -94,10 +177,17 @@ static void matrix(FILE *f, const struct np_topo *t)
 			fprintf(f, " %-7s", np_path_str(t->nn[k][l]));
 		fprintf(f, "\n");
 	}
+	legend(f, t);
+}
+
+static void legend(FILE *f, const struct np_topo *t)
+{
+	if (t->ngpus + t->nnics == 0)
+		return;
 	fprintf(f, "\nLegend:\n\n"
 		   "  X    = Self\n"
-		   "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
-		   "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+		   "  SYS  = Connection traversing PCIe and the SMP interconnect between NUMA nodes (e.g. QPI/UPI)\n"
+		   "  NODE = Connection traversing PCIe and the interconnect between PCIe Host Bridges in a NUMA node\n"
 		   "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
 		   "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
 		   "  PIX  = Connection traversing at most a single PCIe bridge\n"
@@ -106,7 +196,7 @@ static void matrix(FILE *f, const struct np_topo *t)
 	for (int i = 0, shown = 0; i < t->ngpus && !shown; i++)
 		for (int j = 0; j < t->ngpus && !shown; j++)
 			if (gg_nv_unknown(t, i, j)) {
-				fprintf(f, "  PIX? = PCIe path PIX (and so on); whether NVLinks join the two GPUs is unknown to this source\n");
+				fprintf(f, "  PIX? = PCIe path PIX (and so on); whether NVLinks join the two GPUs is unknown\n");
 				shown = 1;
 			}
 	if (t->nnics) {
@@ -137,14 +227,18 @@ static void link_str(const struct np_pcie *l, char *buf, size_t len)
 	}
 }
 
-static void gpu_table(FILE *f, const struct np_topo *t)
+static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->ngpus) {
 		fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
 		return;
 	}
-	fprintf(f, "GPUs:\n  %-5s %-13s %-34s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
-		"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR ATTR", "NEAREST NIC");
+	if (wide)
+		fprintf(f, "GPUs:\n  %-5s %-13s %-34s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
+			"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR ATTR", "NEAREST NIC");
+	else
+		fprintf(f, "GPUs:\n  %-3s %-12s %-18s %-4s %-17s %-14s %-7s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
+			"PCIE (CUR/MAX)", "NVLINK", "GDR", "NEAREST NIC");
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
 		char numa[16], link[40], nv[32], bar[32], near[128];
@@ -165,9 +259,13 @@ static void gpu_table(FILE *f, const struct np_topo *t)
 			snprintf(near + strlen(near), sizeof(near) - strlen(near), "%sNIC%d", k ? "," : "", t->near[i].nics[k]);
 		if (t->near[i].n)
 			snprintf(near + strlen(near), sizeof(near) - strlen(near), " (%s)", np_path_str(t->near[i].path));
-		fprintf(f, "  %-5d %-13s %-34.34s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid, g->name[0] ? g->name : "unknown",
-			numa, link, nv, bar,
-			np_tri_str(g->gdr), near[0] ? near : "-");
+		if (wide)
+			fprintf(f, "  %-5d %-13s %-34.34s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid,
+				g->name[0] ? g->name : "unknown", numa, link, nv, bar, np_tri_str(g->gdr), near[0] ? near : "-");
+		else
+			fprintf(f, "  %-3d %-12s %-18.18s %-4s %-17s %-14s %-7s %s\n", i, g->busid,
+				g->name[0] ? short_name(g->name) : "unknown", numa, link, nv, np_tri_str(g->gdr),
+				near[0] ? near : "-");
 	}
 }
 
@@ -186,14 +284,18 @@ static const char *nic_role(const struct np_nic *n)
 	return n->mgmt ? "mgmt" : n->rdma == NP_NO ? "socket" : "data";
 }
 
-static void nic_table(FILE *f, const struct np_topo *t)
+static void nic_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->nnics) {
 		fprintf(f, "NICs: none (no RDMA device found)\n");
 		return;
 	}
-	fprintf(f, "NICs:\n  %-5s %-20s %-4s %-8s %-7s %-6s %-22s %-10s %-5s %s\n", "NIC", "DEVICE", "PORT", "STATE", "LINK",
-		"ROLE", "RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
+	if (wide)
+		fprintf(f, "NICs:\n  %-5s %-20s %-4s %-8s %-7s %-6s %-22s %-10s %-5s %s\n", "NIC", "DEVICE", "PORT", "STATE",
+			"LINK", "ROLE", "RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
+	else
+		fprintf(f, "NICs:\n  %-5s %-12s %-4s %-7s %-6s %-6s %-17s %-9s %-4s %s\n", "NIC", "DEVICE", "PORT", "STATE",
+			"LINK", "ROLE", "RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
 	for (int k = 0; k < t->nnics; k++) {
 		const struct np_nic *n = &t->nics[k];
 		char id[16], rate[48], numa[16], link[40];
@@ -201,24 +303,63 @@ static void nic_table(FILE *f, const struct np_topo *t)
 		nic_rate(n, rate, sizeof(rate));
 		snprintf(numa, sizeof(numa), n->numa >= 0 ? "%d" : "N/A", n->numa);
 		link_str(&n->pcie, link, sizeof(link));
-		fprintf(f, "  %-5s %-20.20s %-4d %-8s %-7s %-6s %-22s %-10.10s %-5s %s\n", id, n->name, n->port,
-			np_port_state_str(n->state), np_link_layer_str(n->ll), nic_role(n), rate, n->netdev[0] ? n->netdev : "-",
-			numa, link);
+		if (wide)
+			fprintf(f, "  %-5s %-20.20s %-4d %-8s %-7s %-6s %-22s %-10.10s %-5s %s\n", id, n->name, n->port,
+				np_port_state_str(n->state), np_link_layer_str(n->ll), nic_role(n), rate,
+				n->netdev[0] ? n->netdev : "-", numa, link);
+		else
+			fprintf(f, "  %-5s %-12.12s %-4d %-7s %-6s %-6s %-17s %-9.9s %-4s %s\n", id, n->name, n->port,
+				np_port_state_str(n->state), np_link_layer_str(n->ll), nic_role(n), rate,
+				n->netdev[0] ? n->netdev : "-", numa, link);
 	}
 }
 
-static void host_line(FILE *f, const struct np_topo *t)
+static void wrap(FILE *f, const char *lead, const char *indent, const char *text, bool wide);
+
+static void host_line(FILE *f, const struct np_topo *t, bool wide)
 {
-	fprintf(f, "Host: peer memory %s%s%s%s, NIC dma-buf %s, IOMMU %s, virtualized %s", np_tri_str(t->host.peermem_loaded),
-		t->host.peermem[0] ? " (" : "", t->host.peermem, t->host.peermem[0] ? ")" : "",
-		np_tri_str(t->host.dmabuf_nic), np_tri_str(t->host.iommu), np_tri_str(t->host.virtualized));
-	if (t->host.nccl_version)
-		fprintf(f, ", NCCL %d.%d.%d", t->host.nccl_version / 10000, t->host.nccl_version / 100 % 100,
-			t->host.nccl_version % 100);
-	fprintf(f, "\n");
+	char line[1024];
+	int n;
+
+	n = snprintf(line, sizeof(line), "peer memory %s%s%s%s, NIC dma-buf %s, IOMMU %s, virtualized %s",
+		     np_tri_str(t->host.peermem_loaded), t->host.peermem[0] ? " (" : "", t->host.peermem,
+		     t->host.peermem[0] ? ")" : "", np_tri_str(t->host.dmabuf_nic), np_tri_str(t->host.iommu),
+		     np_tri_str(t->host.virtualized));
+	if (t->host.nccl_version && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, ", NCCL %d.%d.%d", t->host.nccl_version / 10000,
+			 t->host.nccl_version / 100 % 100, t->host.nccl_version % 100);
+	wrap(f, "Host: ", "      ", line, wide);
 }
 
-static void findings(FILE *f, const struct np_topo *t, bool gdr_only)
+/* text after lead, broken at blanks into lines of at most 100 columns
+ * (the lines after the first start with indent); wide: one line */
+static void wrap(FILE *f, const char *lead, const char *indent, const char *text, bool wide)
+{
+	const int width = 100;
+	const char *pre = lead;
+
+	if (wide) {
+		fprintf(f, "%s%s\n", lead, text);
+		return;
+	}
+	while (*text) {
+		int room = width - (int)strlen(pre), n = (int)strlen(text);
+		if (n > room) {
+			n = room;
+			while (n > 0 && text[n] != ' ')
+				n--;
+			if (n == 0)
+				n = room;
+		}
+		fprintf(f, "%s%.*s\n", pre, n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		pre = indent;
+	}
+}
+
+static void findings(FILE *f, const struct np_topo *t, bool gdr_only, bool wide)
 {
 	int shown = 0;
 
@@ -233,8 +374,11 @@ static void findings(FILE *f, const struct np_topo *t, bool gdr_only)
 		const struct np_finding *x = &t->findings[i];
 		if (gdr_only && !x->gdr)
 			continue;
-		fprintf(f, "  %-8s %s [%s]: %s\n", np_severity_str(x->sev), x->id, x->subject, x->message);
-		fprintf(f, "           evidence: %s\n           remedy: %s\n", x->evidence, x->remedy);
+		char head[NP_MSG_LEN + 256];
+		snprintf(head, sizeof(head), "%-8s %s [%s]: %s", np_severity_str(x->sev), x->id, x->subject, x->message);
+		wrap(f, "  ", "             ", head, wide);
+		wrap(f, "           evidence: ", "             ", x->evidence, wide);
+		wrap(f, "           remedy: ", "             ", x->remedy, wide);
 	}
 }
 
@@ -273,6 +417,46 @@ static void rec_line(FILE *f, const struct np_rec *r, const char *indent)
 	}
 	comment_text(f, r->reason);
 	fputc('\n', f);
+}
+
+/* The table's recommendation: as rec_line, but one that would pass 100
+ * columns has its reason on the lines below, as comments */
+static void rec_line_table(FILE *f, const struct np_rec *r, bool wide)
+{
+	char *cmd = NULL, *why = NULL;
+	size_t clen = 0, wlen = 0;
+	FILE *c = open_memstream(&cmd, &clen), *w = c ? open_memstream(&why, &wlen) : NULL;
+
+	if (!c || !w || wide) {
+		if (c)
+			fclose(c);
+		if (w)
+			fclose(w);
+		free(cmd);
+		free(why);
+		rec_line(f, r, "  ");
+		return;
+	}
+	if (r->operator_value) {
+		fprintf(c, "# needs your value: export %s=...", r->var);
+	} else if (r->diagnostic) {
+		fprintf(c, "# diagnostic to try, not to keep: %s=", r->var);
+		comment_text(c, r->value);
+	} else {
+		fprintf(c, "export %s=", r->var);
+		shell_quote(c, r->value);
+	}
+	comment_text(w, r->reason);
+	fclose(c);
+	fclose(w);
+	if (2 + clen + 4 + wlen <= 100)
+		fprintf(f, "  %s  # %s\n", cmd, why);
+	else {
+		fprintf(f, "  %s\n", cmd);
+		wrap(f, "      # ", "      # ", why, false);
+	}
+	free(cmd);
+	free(why);
 }
 
 static int warnings(const struct np_topo *t)
@@ -314,32 +498,32 @@ static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
 			fprintf(f, "  %s: %s\n", fl->hosts[i], fl->summaries[i]);
 }
 
-void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet)
+void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool wide)
 {
 	if (t->kind == NP_SRC_LIVE)
 		fprintf(f, "nccl-probe topo: live on '%s'\n\n", t->host.hostname);
 	else
 		fprintf(f, "nccl-probe topo: %s '%s'%s%s%s\n\n", np_topo_kind_str(t->kind), base_name(t->source),
 			t->host.hostname[0] ? " of '" : "", t->host.hostname, t->host.hostname[0] ? "'" : "");
-	matrix(f, t);
+	matrix(f, t, wide);
 	if (t->ngpus + t->nnics)
 		fprintf(f, "\n");
-	gpu_table(f, t);
+	gpu_table(f, t, wide);
 	fprintf(f, "\n");
-	nic_table(f, t);
+	nic_table(f, t, wide);
 	fprintf(f, "\n");
-	host_line(f, t);
+	host_line(f, t, wide);
 	fprintf(f, "\n");
 	if (t->health) {
 		np_health_report_table(f, t);
 		fprintf(f, "\n");
 	}
-	findings(f, t, false);
+	findings(f, t, false, wide);
 	fprintf(f, "\nRecommendations:\n");
 	if (t->nrecs == 0)
 		fprintf(f, "  none\n");
 	for (int i = 0; i < t->nrecs; i++)
-		rec_line(f, &t->recs[i], "  ");
+		rec_line_table(f, &t->recs[i], wide);
 	fleet_text(f, fleet);
 }
 
@@ -361,7 +545,7 @@ enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t)
 			v == NP_UNKNOWN && !strncmp(why, "unknown: ", 9) ? why + 9 : why);
 	}
 	fprintf(f, "\n");
-	findings(f, t, true);
+	findings(f, t, true, false);
 	if (t->ngpus)
 		fprintf(f, "\nGDR: %s\n", all == NP_YES ? "every GPU has a GDR path to a NIC"
 				       : no ? "not available on every GPU"

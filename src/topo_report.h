@@ -19,7 +19,7 @@ struct np_topo_fleet {
 	int majority;            /* index of a node with the most common summary */
 };
 
-void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet);
+void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool wide);
 void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only);
 /* --check-gdr as text; returns true when every GPU has a GDR path. */
 /* The --check-gdr report; returns np_topo_gdr_all(t). */

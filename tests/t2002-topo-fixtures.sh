@@ -41,6 +41,14 @@ for f in "$H"/*.xml "$N"/*.xml; do
 	rc=$?
 	ok $rc "$name: table matches tests/topo/$name.txt"
 	[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff" | head -n 40
+	awk 'length($0) > 100 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_OUT"
+	ok $? "$name: every line of the table fits 100 columns"
+	np topo --input "$f" --quiet --wide >"$TEST_TMP/wide.txt" 2>"$TEST_ERR"
+	if grep -q '^GPU0 ' "$TEST_OUT"; then
+		grep -q 'CPU Affinity +NUMA Affinity +GPU NUMA ID' "$TEST_TMP/wide.txt" &&
+			grep -q 'BAR1' "$TEST_TMP/wide.txt" && grep -q '^GPU0,*[A-Z0-9,]*: NUMA' "$TEST_OUT"
+		ok $? "$name: --wide has the affinity columns and BAR1; the default has the affinity per NUMA node"
+	fi
 	if [ -n "$PYTHON" ]; then
 		np topo --input "$f" --quiet --format json >"$TEST_TMP/out.json" 2>"$TEST_ERR"
 		json_same "$G/$name.json" "$TEST_TMP/out.json"

@@ -8,7 +8,8 @@
 
 NCCL_PROBE_PCI_IDS=$srcdir/tests/topo/pci.ids
 export NCCL_PROBE_PCI_IDS
-topo() { NCCL_PROBE_FSROOT=$R np topo --quiet "$@"; }
+# --wide: each finding on one line, for the greps below (t2002 tests the default layout)
+topo() { NCCL_PROBE_FSROOT=$R np topo --quiet --wide "$@"; }
 
 # 1. peer memory absent, then present. A fake tree has no CUDA to ask for
 # the GPU's GDR attribute, nor verbs for dma-buf: what they would say is
@@ -30,6 +31,12 @@ expect_code 5 "peer memory loaded, the GPU attribute unknown: --check-gdr exits 
 expect_grep "GPU0 0000:19:00.0: GDR unknown: the GPU's GDR support; this node does not tell" "$TEST_OUT" "  only the GPU attribute is missing"
 expect_success "the full report" topo
 expect_grep '^GPU0 +X +PIX +PHB ' "$TEST_OUT" "  matrix: PIX to the NIC on its switch, PHB to the other"
+NCCL_PROBE_FSROOT=$R np topo --quiet >"$TEST_TMP/narrow.txt" 2>/dev/null
+grep -Eq '^GPU0  X     PIX   PHB$' "$TEST_TMP/narrow.txt" && grep -Eq '^GPU0: NUMA 0, CPUs ' "$TEST_TMP/narrow.txt" &&
+	grep -Eq '^  0   0000:19:00.0 .* unknown +unknown +NIC0 \(PIX\)$' "$TEST_TMP/narrow.txt" &&
+	awk 'length($0) > 100 { bad = 1 } END { exit bad }' "$TEST_TMP/narrow.txt"
+ok $? "  the default table: the same matrix in 6-column cells, affinity per NUMA node, 100 columns" ||
+	awk 'length($0) > 100 { print "#   " $0 }' "$TEST_TMP/narrow.txt"
 expect_grep '^  0 +0000:19:00.0 .* unknown +unknown +unknown +NIC0 \(PIX\)' "$TEST_OUT" "  NVLinks, BAR1 and the GDR attribute unknown without NVML and CUDA"
 expect_grep 'info +gdr-unknown \[GPU0\]' "$TEST_OUT" "  the unknown GDR answer is an info finding"
 ! grep -Eq '^  (warning|error)' "$TEST_OUT"

@@ -18,7 +18,8 @@ node "$R"
 pci "$R" pci0000:3a/0000:3a:01.0/0000:3b:00.0 0x10de 0x030200
 link "$R" 0000:3b:00.0 32.0 16 32.0 16
 
-topo() { NCCL_PROBE_FSROOT=$R NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$CFG np topo --quiet "$@"; }
+# --wide: each finding on one line, for the greps below (t2002 tests the default layout)
+topo() { NCCL_PROBE_FSROOT=$R NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$CFG np topo --quiet --wide "$@"; }
 
 # A healthy idle H100 as NVML shows it; driver 580 style temperatures:
 # 34 C, 53 C below T.Limit, slowdown at -2 C of T.Limit, and an absolute

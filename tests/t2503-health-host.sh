@@ -11,7 +11,8 @@
 R=$TEST_TMP/root
 node "$R"
 mkdir -p "$R/proc/self"
-topo() { NCCL_PROBE_FSROOT=$R np topo --quiet "$@"; }
+# --wide: each finding on one line, for the greps below (t2002 tests the default layout)
+topo() { NCCL_PROBE_FSROOT=$R np topo --quiet --wide "$@"; }
 no_finding() {
 	! grep -q "$1" "$TEST_OUT"
 	ok $? "  $2"
@@ -86,7 +87,7 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 && unshare -m true
 	pci "$R" pci0000:17/0000:17:03.0/0000:3b:00.0 0x10de 0x030200
 	shm() {
 		NCCL_PROBE_FSROOT=$R NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf unshare -m sh -c \
-			"mount -t tmpfs -o size=$1 tmpfs \"$R/dev/shm\" && ${2:-:} && exec \"\$0\" topo --quiet" "$NP_BIN"
+			"mount -t tmpfs -o size=$1 tmpfs \"$R/dev/shm\" && ${2:-:} && exec \"\$0\" topo --quiet --wide" "$NP_BIN"
 	}
 	touch "$R/.dockerenv"
 	expect_code 1 "/dev/shm of 16 MiB, 2 GPUs (2 local ranks), in a docker container" shm 16m

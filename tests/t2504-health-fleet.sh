@@ -25,7 +25,8 @@ busy() {
 		printf 'gpu%d.sm_app=1410\ngpu%d.sm_app_default=1410\ngpu%d.reasons=0\ngpu%d.temp=60\ngpu%d.power=300000\n' $i $i $i $i $i
 	done
 }
-fleet() { np_mpi 8 topo --quiet --ranks-per-node 1 "$@"; }
+# --wide: each finding on one line, for the greps below (t2002 tests the default layout)
+fleet() { np_mpi 8 topo --quiet --wide --ranks-per-node 1 "$@"; }
 
 { busy; printf 'rank5:gpu1.sm=1200\nrank5:gpu1.reasons=0x40\nrank5:gpu1.temp=88\n'; } >"$CFG"
 expect_code 1 "8 virtual nodes, GPU1 of node 5 throttled by heat" fleet

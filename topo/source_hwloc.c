@@ -360,9 +360,8 @@ static void hwloc_lacks(struct np_topo *t)
 
 	for (int k = 0; k < t->nnics; k++)
 		states &= t->nics[k].state != NP_PORT_UNKNOWN;
-	np_topo_note(t, "%sPCIe generations and GDR facts are not in an hwloc file%s; run 'nccl-probe topo --export' on the node to keep them",
-		     !t->nnics ? "" : states ? "NIC port rates, " : "NIC port states and rates, ",
-		     t->nnics && states ? " (its Port<N>State infos give the port states)" : "");
+	np_topo_note(t, "%sPCIe generations and GDR facts are not in an hwloc file; 'nccl-probe topo --export' keeps them",
+		     !t->nnics ? "" : states ? "NIC port rates, " : "NIC port states and rates, ");
 }
 
 enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struct np_err *err)
@@ -399,7 +398,7 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 	nvlink_distances(t, topo);
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->gpus[i].nvlinks < 0) {
-			np_topo_note(t, "the file has no NVLink counts for some GPUs (no NVLinkBandwidth distances, or ones that do not tell the NVLink version); their NVLinks are unknown");
+			np_topo_note(t, "NVLinks unknown for some GPUs: the file has no NVLinkBandwidth distances that tell them");
 			break;
 		}
 	hwloc_lacks(t);
