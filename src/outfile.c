@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The one writer of output files (see outfile.h). */
+#define _GNU_SOURCE /* renameat2, RENAME_EXCHANGE */
 #include "config.h"
 
 #include <errno.h>
@@ -257,25 +258,29 @@ void np_outfile_discard(struct np_outfile *of)
 	else if (of->f)
 		fflush(of->f);
 	of->f = NULL;
+	of->written = false;
 	if (of->tmp[0]) {
 		unlink(of->tmp);
 		forget_tmp(of);
 	}
 }
 
-enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err)
+/* Flush, fsync and close (streams: flush); on failure
+ * the temporary is removed. */
+static enum np_status finish_one(struct np_outfile *of, struct np_err *err)
 {
 	int e = 0;
 	bool bad;
-	enum np_status rc;
 
 	if (!of->f)
 		return np_fail(err, NP_ESYS, "%s '%s' was not opened", of->what, of->path);
 	bad = fflush(of->f) != 0 || ferror(of->f);
 	if (bad)
 		e = errno;
-	if (!bad && of->tmp[0] && fsync(fileno(of->f)) != 0)
-		bad = true, e = errno;
+	if (!bad && of->tmp[0]) {
+		if (fsync(fileno(of->f)) != 0)
+			bad = true, e = errno;
+	}
 	if (of->tmp[0] || of->own_stream) {
 		if (fclose(of->f) != 0 && !bad)
 			bad = true, e = errno;
@@ -289,24 +294,113 @@ enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err)
 		return np_fail(err, NP_ESYS, "cannot write %s '%s': %s; check the disk and the directory",
 			       of->what, of->path, strerror(e ? e : EIO));
 	}
-	if (!of->tmp[0])
-		return NP_OK;
-	/* what was planted at the target meanwhile is refused, not replaced
+	of->written = of->tmp[0] != '\0';
+	return NP_OK;
+}
+
+enum { PUT_FAILED = -1, PUT_NEW, PUT_SWAPPED, PUT_REPLACED };
+
+/* Swap the temporary and the target when the target exists, so that the
+ * old file can be put back; else rename. PUT_NEW: there was no file,
+ * PUT_SWAPPED: the temporary's name holds the old file, PUT_REPLACED: a
+ * file system that cannot swap, the old file is gone, PUT_FAILED: errno. */
+static int put_in_place(struct np_outfile *of)
+{
+	struct stat st;
+	bool old = lstat(of->path, &st) == 0;
+
+#ifdef RENAME_EXCHANGE
+	if (old) {
+		if (renameat2(AT_FDCWD, of->tmp, AT_FDCWD, of->path, RENAME_EXCHANGE) == 0)
+			return PUT_SWAPPED;
+		if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+			return PUT_FAILED;
+	}
+#endif
+	if (rename(of->tmp, of->path) != 0)
+		return PUT_FAILED;
+	return old ? PUT_REPLACED : PUT_NEW;
+}
+
+enum np_status np_outfile_commit_all(struct np_outfile *const *ofs, int n, struct np_err *err)
+{
+	enum np_status rc = NP_OK;
+	int done = 0, e = 0, how[NP_OUTFILE_GROUP_MAX];
+
+	if (n > NP_OUTFILE_GROUP_MAX) {
+		for (int i = 0; i < n; i++)
+			np_outfile_discard(ofs[i]);
+		return np_fail(err, NP_ESYS, "%d outputs in one group, the most is %d", n,
+			       NP_OUTFILE_GROUP_MAX);
+	}
+	for (int i = 0; i < n && !rc; i++)
+		if (ofs[i]->f || ofs[i]->tmp[0])
+			rc = finish_one(ofs[i], err);
+	/* what was planted at a target meanwhile is refused, not replaced
 	 * (rename would replace a link, never write through it) */
-	if ((rc = check_target(of->path, of->what, err))) {
-		unlink(of->tmp);
-		forget_tmp(of);
+	for (int i = 0; i < n && !rc; i++)
+		if (ofs[i]->written)
+			rc = check_target(ofs[i]->path, ofs[i]->what, err);
+	for (; done < n && !rc; done++) {
+		struct np_outfile *of = ofs[done];
+		how[done] = PUT_FAILED;
+		if (!of->written)
+			continue;
+		how[done] = put_in_place(of);
+		if (how[done] == PUT_FAILED) {
+			e = errno;
+			rc = np_fail(err, NP_ESYS, "cannot write %s '%s': renaming the temporary file failed: %s",
+				     of->what, of->path, strerror(e));
+			break;
+		}
+	}
+	if (rc) {
+		/* put back what was done: a swapped file swaps back, a new one
+		 * goes; what replaced an old file by a plain rename stays */
+		for (int i = 0; i < done; i++) {
+			struct np_outfile *of = ofs[i];
+#ifdef RENAME_EXCHANGE
+			if (how[i] == PUT_SWAPPED)
+				(void)renameat2(AT_FDCWD, of->tmp, AT_FDCWD, of->path, RENAME_EXCHANGE);
+#endif
+			if (how[i] == PUT_NEW)
+				(void)unlink(of->path);
+		}
+		for (int i = 0; i < n; i++)
+			np_outfile_discard(ofs[i]);
+		if (n > 1) {
+			size_t l = strlen(err->msg);
+			const char *kept = NULL;
+			for (int i = 0; i < done; i++)
+				if (how[i] == PUT_REPLACED)
+					kept = ofs[i]->path;
+			if (kept)
+				snprintf(err->msg + l, sizeof(err->msg) - l,
+					 " ('%s' was replaced already: its file system cannot swap names)", kept);
+			else
+				snprintf(err->msg + l, sizeof(err->msg) - l,
+					 " (no output file of this run was replaced)");
+		}
 		return rc;
 	}
-	if (rename(of->tmp, of->path) != 0) {
-		e = errno;
-		unlink(of->tmp);
-		forget_tmp(of);
-		return np_fail(err, NP_ESYS, "cannot write %s '%s': renaming the temporary file failed: %s",
-			       of->what, of->path, strerror(e));
+	for (int i = 0; i < n; i++) {
+		if (!ofs[i]->written)
+			continue;
+		if (how[i] == PUT_SWAPPED) /* the temporary's name holds the old file */
+			unlink(ofs[i]->tmp);
+		ofs[i]->written = false;
+		forget_tmp(ofs[i]);
 	}
-	forget_tmp(of);
 	return NP_OK;
+}
+
+enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err)
+{
+	struct np_outfile *one[1] = { of };
+
+	if (!of->f)
+		return np_fail(err, NP_ESYS, "%s '%s' was not opened", of->what, of->path);
+	return np_outfile_commit_all(one, 1, err);
 }
 
 enum np_status np_outfile_write(const char *path, const char *what, const void *buf, size_t len,

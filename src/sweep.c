@@ -1213,17 +1213,20 @@ static void finish_output(struct sweep *s)
 		np_report_json(s->json_of.f, &s->rep);
 	if (s->o->csv_file)
 		np_report_csv(s->csv_of.f, &s->rep);
-	if (s->o->output && np_outfile_commit(&s->of, &err)) {
-		np_error("%s", err.msg);
-		s->rep.exit_code = NP_EXIT_RUNTIME;
-	}
-	if (s->o->json_file && np_outfile_commit(&s->json_of, &err)) {
-		np_error("%s", err.msg);
-		s->rep.exit_code = NP_EXIT_RUNTIME;
-	}
-	if (s->o->csv_file && np_outfile_commit(&s->csv_of, &err)) {
-		np_error("%s", err.msg);
-		s->rep.exit_code = NP_EXIT_RUNTIME;
+	{
+		/* one run's files: all replaced or none */
+		struct np_outfile *files[3];
+		int n = 0;
+		if (s->o->output)
+			files[n++] = &s->of;
+		if (s->o->json_file)
+			files[n++] = &s->json_of;
+		if (s->o->csv_file)
+			files[n++] = &s->csv_of;
+		if (np_outfile_commit_all(files, n, &err)) {
+			np_error("%s", err.msg);
+			s->rep.exit_code = NP_EXIT_RUNTIME;
+		}
 	}
 	for (int i = 0; i < s->rep.nverdict; i++)
 		np_error("%s", s->rep.verdict[i]);

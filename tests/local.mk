@@ -96,3 +96,8 @@ EXTRA_DIST += tests/t0050-package.sh
 CONTRIB_OPS_TESTS = tests/t0040-contrib-validate-files.sh tests/t0041-contrib-slurm-operator.sh
 TESTS += $(CONTRIB_OPS_TESTS)
 EXTRA_DIST += $(CONTRIB_OPS_TESTS)
+
+# output files of one run, readers of untrusted files
+OUTPUT_TESTS = tests/t0060-output-group.sh
+TESTS += $(OUTPUT_TESTS)
+EXTRA_DIST += $(OUTPUT_TESTS)
