@@ -265,7 +265,29 @@ void np_outfile_discard(struct np_outfile *of)
 	}
 }
 
-/* Flush, fsync and close (streams: flush); on failure
+/* The temporary takes the group and mode of the file it replaces, where
+ * the user may set them: fchown to the old group (its owner may choose
+ * any group of its own, root any group), then fchmod to the old mode. When
+ * the group could not be kept, the old group's permissions are not handed
+ * to the group the temporary has instead: those bits stay at most what
+ * the umask gave. Nothing is changed when the target does not exist. */
+static void keep_group_mode(struct np_outfile *of, int fd)
+{
+	struct stat old, cur;
+	mode_t mode;
+
+	if (lstat(of->path, &old) != 0 || !S_ISREG(old.st_mode) || fstat(fd, &cur) != 0)
+		return;
+	if (cur.st_gid != old.st_gid && fchown(fd, (uid_t)-1, old.st_gid) == 0)
+		cur.st_gid = old.st_gid;
+	mode = old.st_mode & 0777;
+	if (cur.st_gid != old.st_gid)
+		mode = (mode & ~(mode_t)070) | (mode & cur.st_mode & 070);
+	if (mode != (cur.st_mode & 07777))
+		(void)fchmod(fd, mode); /* the temporary is the user's own: EPERM cannot be */
+}
+
+/* Flush, keep group and mode, fsync and close (streams: flush); on failure
  * the temporary is removed. */
 static enum np_status finish_one(struct np_outfile *of, struct np_err *err)
 {
@@ -278,6 +300,7 @@ static enum np_status finish_one(struct np_outfile *of, struct np_err *err)
 	if (bad)
 		e = errno;
 	if (!bad && of->tmp[0]) {
+		keep_group_mode(of, fileno(of->f));
 		if (fsync(fileno(of->f)) != 0)
 			bad = true, e = errno;
 	}

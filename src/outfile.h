@@ -12,6 +12,9 @@
  * replacing it would destroy it and writing through it is writing where
  * the user did not name.
  *
+ * A file replaced keeps the old file's group and mode where the user may
+ * set them (its owner, or root); a new file has the umask's mode.
+ *
  * The outputs of one run are one group (np_outfile_commit_all): every
  * temporary is written, fsync'ed and closed first, and only then are they
  * renamed into place; when any of them fails, every temporary is removed
@@ -48,7 +51,7 @@ enum np_status np_outfile_open(struct np_outfile *of, const char *path, const ch
  * np_outfile_commit_all(&of, 1). */
 enum np_status np_outfile_commit(struct np_outfile *of, struct np_err *err);
 /* Commit the n outputs of one run, all or none: every file's temporary
- * is flushed, fsync'ed and closed
+ * is flushed, given the old file's group and mode, fsync'ed and closed
  * (streams flushed); only when all of them were is each renamed over its
  * target. On any failure every temporary is removed, every old file is
  * left in place (a rename that fails after others were done puts those

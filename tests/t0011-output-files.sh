@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Output files (sweep --output, topo --output, topo --export) go through
 # one writer: a random temporary created with O_EXCL beside the target,
-# the umask's mode, renamed into place. '-' and /proc/self/fd/N are
-# standard output and that descriptor; a symbolic link, a FIFO, a device,
-# a read-only file or a directory is refused (exit 64) and left as it was;
+# the umask's mode (a file replaced keeps its group and mode), renamed
+# into place. '-' and /proc/self/fd/N are standard output and that
+# descriptor; a symbolic link, a FIFO, a device, a read-only file or a
+# directory is refused (exit 64) and left as it was;
 # a path too long is a usage error; a directory where no file can be made
 # is one message and exit 3. No temporary is ever left behind.
 . "$(dirname "$0")/lib.sh"
@@ -79,6 +80,35 @@ one_error "unwritable directory" "/proc/np-probe-out.json"
 (umask 077 && sweep --output m077.txt) >/dev/null 2>&1
 [ "$(stat -c %a m022.txt)" = 644 ] && [ "$(stat -c %a m077.txt)" = 600 ]
 ok $? "sweep --output has the umask's mode (umask 022: $(stat -c %a m022.txt), 077: $(stat -c %a m077.txt))"
+
+# a file replaced keeps its group and mode (a 0640 root:daemon file stays
+# so), whatever the umask; the contents are this run's
+echo old >g.json
+if chgrp daemon g.json 2>/dev/null && chmod 0640 g.json; then
+	(umask 022 && sweep -J g.json) >/dev/null 2>&1
+	[ "$(stat -c '%a %G' g.json)" = "640 daemon" ] && grep -q '"schema"' g.json
+	ok $? "-J over a 0640 file of group daemon keeps them (now $(stat -c '%a %U:%G' g.json))"
+else
+	ok 0 "# SKIP cannot give a file the group daemon here"
+fi
+echo old >m.csv
+chmod 0604 m.csv
+(umask 077 && sweep --csv m.csv) >/dev/null 2>&1
+[ "$(stat -c %a m.csv)" = 604 ] && grep -q '^coll,' m.csv
+ok $? "--csv over a 0604 file keeps its mode under umask 077 (now $(stat -c %a m.csv))"
+# a user who may not give the file its old group: the old group's rights
+# are not handed to the user's own group (0664 nobody:daemon replaced by
+# nobody, not in daemon: group write dropped, the umask's read kept)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+	getent passwd nobody >/dev/null && chmod o+x "$TEST_TMP" && mkdir -m 0777 gdir &&
+	: >gdir/n.xml && chown nobody:daemon gdir/n.xml && chmod 0664 gdir/n.xml; then
+	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups \
+		sh -c 'umask 022 && exec "$0" topo -q --export gdir/n.xml' "$NP_BIN" >/dev/null 2>&1
+	[ "$(stat -c '%a %G' gdir/n.xml)" = "644 $(id -gn nobody)" ] && grep -q '<topology' gdir/n.xml
+	ok $? "a group the user may not keep: its rights are not given to another (now $(stat -c '%a %U:%G' gdir/n.xml))"
+else
+	ok 0 "# SKIP needs root, setpriv and the user nobody"
+fi
 
 # topo: --output and --export through the same writer
 (umask 022 && "$NP_BIN" topo -q --output topo.txt --export snap.xml) >"$TEST_OUT" 2>"$TEST_ERR"
