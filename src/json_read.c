@@ -4,12 +4,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "json_read.h"
 
@@ -346,20 +348,54 @@ enum np_status np_json_parse(const char *buf, size_t len, const char *what, stru
 	return st;
 }
 
+static const char *type_str(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "FIFO";
+	if (S_ISCHR(m))
+		return "character device";
+	if (S_ISBLK(m))
+		return "block device";
+	if (S_ISSOCK(m))
+		return "socket";
+	if (S_ISDIR(m))
+		return "directory";
+	return "special file";
+}
+
 enum np_status np_json_parse_file(const char *path, struct np_jval *out, struct np_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	/* O_NONBLOCK: opening a FIFO waits for a writer, which may never
+	 * come; it is refused below like any file that is not regular */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	FILE *f;
 	struct stat sb;
 	char *buf;
 	size_t len;
 	enum np_status st;
 
 	memset(out, 0, sizeof(*out));
-	if (!f)
-		return np_fail(err, NP_EUSAGE, "cannot read '%s': %s", path, strerror(errno));
-	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		fclose(f);
-		return np_fail(err, NP_EUSAGE, "'%s' is not a regular file; give a JSON report", path);
+	if (fd < 0) {
+		if (errno == ENOMEM)
+			return np_fail(err, NP_ENOMEM, "out of memory reading '%s'", path);
+		return np_fail(err, NP_EUSAGE, "cannot read '%s': %s; give a JSON report of nccl-probe", path,
+			       strerror(errno));
+	}
+	if (fstat(fd, &sb) != 0) {
+		int e = errno;
+		close(fd);
+		return np_fail(err, NP_EUSAGE, "cannot read '%s': %s", path, strerror(e));
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		return np_fail(err, NP_EUSAGE, "'%s' is a %s, not a regular file; give a JSON report file of nccl-probe",
+			       path, type_str(sb.st_mode));
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
+		int e = errno;
+		close(fd);
+		return np_fail(err, e == ENOMEM ? NP_ENOMEM : NP_EUSAGE, "cannot read '%s': %s", path,
+			       strerror(e));
 	}
 	if ((uint64_t)sb.st_size > NP_JREAD_MAX_BYTES) {
 		fclose(f);

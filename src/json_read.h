@@ -33,7 +33,9 @@ struct np_jval {
  * *out, which np_jval_free releases. Trailing whitespace only. */
 enum np_status np_json_parse(const char *buf, size_t len, const char *what, struct np_jval *out,
 			     struct np_err *err);
-/* Read a whole file (at most NP_JREAD_MAX_BYTES) and parse it. */
+/* Read a whole file (at most NP_JREAD_MAX_BYTES) and parse it. Anything
+ * but a regular file (a FIFO, a directory, a device) is NP_EUSAGE, refused
+ * without waiting for a writer. */
 enum np_status np_json_parse_file(const char *path, struct np_jval *out, struct np_err *err);
 void np_jval_free(struct np_jval *v);
 

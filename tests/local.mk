@@ -98,6 +98,6 @@ TESTS += $(CONTRIB_OPS_TESTS)
 EXTRA_DIST += $(CONTRIB_OPS_TESTS)
 
 # output files of one run, readers of untrusted files
-OUTPUT_TESTS = tests/t0060-output-group.sh
+OUTPUT_TESTS = tests/t0060-output-group.sh tests/t0061-readers-untrusted.sh
 TESTS += $(OUTPUT_TESTS)
 EXTRA_DIST += $(OUTPUT_TESTS)

@@ -91,6 +91,7 @@ struct guard {
 	const char *what;
 	char ref[64]; /* the entity referred to, when that was what */
 	int line;     /* and its line */
+	bool oom;     /* libxml2 ran out of memory (later errors hide it) */
 };
 
 static void refuse(void *ctx, const char *what)
@@ -158,6 +159,10 @@ static void on_attribute(void *ctx, const xmlChar *elem, const xmlChar *fullname
  * parse. */
 static void on_error(void *ctx, xmlErrorPtr e)
 {
+	xmlParserCtxtPtr ctxt = ctx;
+
+	if (e && (e->code == XML_ERR_NO_MEMORY || e->domain == XML_FROM_MEMORY) && ctxt && ctxt->_private)
+		((struct guard *)ctxt->_private)->oom = true;
 }
 
 static void on_generic_error(void *ctx, const char *fmt, ...)
@@ -181,6 +186,18 @@ static void one_line(const char *in, char *out, size_t len)
 	out[k] = '\0';
 }
 
+/* Whether the parse failed for want of memory: libxml2 says
+ * XML_ERR_NO_MEMORY to the error handler (the errors that follow replace
+ * it as the last one), in the context or, where it had no context to
+ * tell (copying the input), in its process-wide last error. */
+static bool out_of_memory(xmlParserCtxtPtr ctxt, const struct guard *gd)
+{
+	const xmlError *e = xmlCtxtGetLastError(ctxt), *g = xmlGetLastError();
+
+	return gd->oom || ctxt->errNo == XML_ERR_NO_MEMORY || (e && e->code == XML_ERR_NO_MEMORY) ||
+	       (g && g->code == XML_ERR_NO_MEMORY);
+}
+
 #define HINT "give an hwloc XML (lstopo --of xml, or 'nccl-probe topo --export') or an NCCL topology file (NCCL_TOPO_DUMP_FILE)"
 
 enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const char *path,
@@ -195,6 +212,7 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 			       NP_XML_MAX_BYTES >> 20);
 	xmlSetGenericErrorFunc(NULL, on_generic_error);
 	xmlSetStructuredErrorFunc(NULL, NULL);
+	xmlResetLastError();
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
 		return np_fail(err, NP_ENOMEM, "out of memory parsing --input '%s'", path);
@@ -210,6 +228,13 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 	 * DTD is fetched, and libxml2's depth and size limits stay on */
 	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, path, NULL,
 				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (out_of_memory(ctxt, &g)) {
+		if (doc)
+			xmlFreeDoc(doc);
+		xmlFreeParserCtxt(ctxt);
+		return np_fail(err, NP_ENOMEM, "out of memory parsing --input '%s'; free memory or raise the limit (ulimit -v)",
+			       path);
+	}
 	if (g.what && g.ref[0]) {
 		if (doc)
 			xmlFreeDoc(doc);
