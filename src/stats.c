@@ -17,12 +17,20 @@ static int cmp_double(const void *a, const void *b)
 
 void np_sort_doubles(double *x, int n)
 {
-	qsort(x, (size_t)n, sizeof(*x), cmp_double);
+	/* none or one: nothing to sort, and x may be NULL (qsort's may not) */
+	if (n > 1)
+		qsort(x, (size_t)n, sizeof(*x), cmp_double);
 }
 
 void np_stats_compute(double *x, int n, struct np_stats *st)
 {
-	qsort(x, (size_t)n, sizeof(*x), cmp_double);
+	if (n < 1) {
+		st->n = 0;
+		st->median = st->min = st->max = st->ci_lo = st->ci_hi = NAN;
+		st->ci_half_rel = INFINITY;
+		return;
+	}
+	np_sort_doubles(x, n);
 	st->n = n;
 	st->min = x[0];
 	st->max = x[n - 1];

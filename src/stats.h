@@ -14,10 +14,11 @@ struct np_stats {
 	double ci_half_rel;  /* (ci_hi - ci_lo) / 2 / median; infinity when n < 6 */
 };
 
-/* Sorts x[0..n) ascending in place. */
+/* Sorts x[0..n) ascending in place; x may be NULL when n is 0. */
 void np_sort_doubles(double *x, int n);
 
-/* Sorts x[0..n) in place and fills st. n >= 1. */
+/* Sorts x[0..n) in place and fills st. n < 1 (x may be NULL): st->n 0,
+ * median, min, max and interval NaN, ci_half_rel infinity. */
 void np_stats_compute(double *x, int n, struct np_stats *st);
 
 /* Whether n samples, whose median's interval has relative half-width

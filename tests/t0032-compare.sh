@@ -136,6 +136,16 @@ n=$(grep -c ' too few samples$' "$TEST_OUT")
 [ "$n" -eq 12 ]
 ok $? "2 samples a row: every row says too few samples ($n)"
 
+# no samples at all ("sample_times": []): too few samples, nothing sorted
+# (a sanitized build catches qsort(NULL, 0, ...))
+sed 's/"sample_times": \[[^]]*\]/"sample_times": []/g' "$TEST_TMP/few.json" >"$TEST_TMP/nosamples.json"
+grep -q '"sample_times": \[\]' "$TEST_TMP/nosamples.json" && ! grep -q '"sample_times": \[[0-9]' "$TEST_TMP/nosamples.json"
+ok $? "a report whose rows have \"sample_times\": []"
+expect_code 0 "no samples a row: exit 0" np compare "$TEST_TMP/a1.json" "$TEST_TMP/nosamples.json"
+n=$(grep -c ' too few samples$' "$TEST_OUT")
+[ "$n" -eq 12 ] && ! grep -q 'runtime error' "$TEST_ERR"
+ok $? "no samples a row: every row says too few samples, no undefined behaviour ($n)"
+
 # differences that do not prevent comparing are listed
 mkrun "$TEST_TMP/env.json" 7 1 env=NCCL_ALGO=Ring library=NCCL-2.23.4
 expect_code 0 "other NCCL_* variables and library: compared" np compare "$TEST_TMP/a1.json" "$TEST_TMP/env.json"

@@ -32,6 +32,20 @@ int main(void)
 	tap_is_dbl(st.min, 1, 0, "min");
 	tap_is_dbl(st.max, 5, 0, "max");
 	tap_ok(isinf(st.ci_half_rel), "no confidence interval under 6 samples");
+	/* no samples (a report's "sample_times": []): nothing is read or
+	 * sorted (qsort(NULL, 0) is tests/t0032's, in a sanitized build) */
+	st.n = 99;
+	np_stats_compute(NULL, 0, &st);
+	tap_is_int(st.n, 0, "no samples: n is 0");
+	tap_ok(isnan(st.median) && isnan(st.min) && isnan(st.max) && isnan(st.ci_lo) && isnan(st.ci_hi),
+	       "no samples: median, min, max and interval are NaN, not a number read from nowhere");
+	tap_ok(isinf(st.ci_half_rel), "no samples: no confidence interval");
+	{
+		double one[] = { 7 };
+		np_sort_doubles(one, 1);
+		np_stats_compute(one, 1, &st);
+		tap_ok(st.n == 1 && st.median == 7 && st.min == 7 && st.max == 7, "one sample is its own median");
+	}
 	double e[] = { 4, 1, 3, 2 };
 	np_stats_compute(e, 4, &st);
 	tap_is_dbl(st.median, 2.5, 0, "median of an even count is the mean of the middle two");
