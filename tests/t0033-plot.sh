@@ -5,7 +5,9 @@
 # busbw, limit and eff; a compare report's rows are marked with their
 # result; a tune report's candidates are drawn with their ratios and each
 # size's winner starred; PNG and SVG files are whole, with the umask's mode; bad input is
-# one line and exit 64, and a link or device as --output is left alone.
+# one line and exit 64 (JSON nested too deep too, never a traceback), and a
+# link or device as --output is left alone; '$' in a label or title is
+# text; a reader that closed standard output ends it with exit 3, quietly.
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
 PLOT=$srcdir/contrib/nccl-probe-plot
@@ -184,6 +186,41 @@ mkfifo "$TEST_TMP/fifo.png"
 expect_code 64 "--output a FIFO: exit 64" plot -o "$TEST_TMP/fifo.png" "$A"
 expect_grep "is not a regular file" "$TEST_ERR" "  says so"
 expect_code 64 "--output in a missing directory: exit 64" plot -o "$TEST_TMP/no/such/x.png" "$A"
+"$py" -c 'import sys; n = 100000; sys.stdout.write("[" * n + "]" * n)' >"$TEST_TMP/deep.json"
+expect_code 64 "JSON nested 100000 deep: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/deep.json"
+expect_grep "deep.json' nests arrays or objects too deeply" "$TEST_ERR" "  says so"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && ! grep -q Traceback "$TEST_ERR"
+ok $? "  one line, no traceback"
+
+# '$' in a label (the file name) and in --title is text, not a formula that
+# mathtext fails to parse
+D=$TEST_TMP/'r$\bad{$.json'
+cp "$A" "$D"
+expect_success "a report whose name holds two dollars and a backslash, a --title with them: drawn" \
+	plot --title '$\frac{$ run' -o "$TEST_TMP/dollar.png" "$D"
+[ "$(head -c 4 "$TEST_TMP/dollar.png" | od -An -c | tr -d ' ')" = '211PNG' ] && ! grep -q Traceback "$TEST_ERR"
+ok $? "  a whole PNG, no traceback"
+expect_success "--data of it" plot --data "$D"
+grep -F -q '"label": "r$\\bad{$.json allreduce"' "$TEST_OUT"
+ok $? "  the label is the file name as written"
+
+# standard output whose reader is gone (as after '| head'): exit 3, quietly
+closed_stdout() { # CMD...: run with standard output a pipe whose reader closed; print "RC STDERR-BYTES"
+	"$py" -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+sys.stdout.write("%d %d\n" % (p.returncode, len(p.stderr)))
+sys.stderr.buffer.write(p.stderr)' "$@"
+}
+got=$(closed_stdout "$py" "$PLOT" --data "$A" 2>"$TEST_ERR")
+[ "$got" = "3 0" ]
+ok $? "--data into a closed pipe: exit 3, nothing on stderr (got: $got)"
+grep -q Traceback "$TEST_ERR" && sed 's/^/#   /' "$TEST_ERR" | tail -n 3
+got=$(closed_stdout "$py" "$PLOT" -o - "$A" 2>"$TEST_ERR")
+[ "$got" = "3 0" ]
+ok $? "-o - into a closed pipe: exit 3, nothing on stderr (got: $got)"
+
 expect_success "--help" plot --help
 expect_grep '^  nccl-probe-plot \[-o FILE\]' "$TEST_OUT" "  the usage"
 done_testing
