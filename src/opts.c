@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +43,8 @@ static enum np_status opt_backend(struct np_opts *o, const char *val, struct np_
 static enum np_status opt_blocking(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_cudagraph(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_local_register(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_maxbytes(struct np_opts *o, const char *val, struct np_err *err);
+static enum np_status opt_minbytes(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_ngpus(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_nthreads(struct np_opts *o, const char *val, struct np_err *err);
 static enum np_status opt_baseline(struct np_opts *o, const char *val, struct np_err *err);
@@ -82,7 +85,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("dtype", 'd', "TYPE", SW | IS | TU, opt_dtype, "data type (default float)"),
 	OPT_STRING("export", 0, "FILE", TP, export_file, "write an hwloc XML snapshot with nccl-probe's facts to FILE"),
 	OPT_CALLBACK("fail-on", 0, "warning|error|never", TP, opt_fail_on, "exit 1 on a finding this severe or worse (default error)"),
-	OPT_CALLBACK("format", 0, "table|json|csv|nccl-tests", SW | TP | IS | CP | TU, opt_format, "output format (default table; nccl-tests: its table, and its JSON with -J; topo, compare and tune: table or json)"),
+	OPT_CALLBACK("format", 0, "table|json|csv|nccl-tests", SW | TP | IS | CP | TU, opt_format, "output format, in any case (default table; nccl-tests: its table, and its JSON with -J; topo, compare and tune: table or json)"),
 	OPT_CALLBACK("gpu-map", 0, "LIST", SW | IS | TU, opt_gpu_map, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)"),
 	OPT_FLAG("graph", 0, SW | TU, graph, "capture each timed batch in a CUDA graph (NCCL backend)"),
 	OPT_HELP("help", 'h', SW | TP | IS | CP | TU, "show this help and exit"),
@@ -93,12 +96,12 @@ const struct np_option np_options[] = {
 	OPT_SIZE("judge-from", 0, "SIZE", SW, judge_from, "verdicts judge the rows from SIZE up (default: the largest quarter of the sizes)"),
 	OPT_CALLBACK("local-register", 'R', "0", SW, opt_local_register, "nccl-tests -R: only 0, buffers are not registered with NCCL"),
 	OPT_CALLBACK("max-regression", 0, "PCT", CP | SW, opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
-	OPT_SIZE("maxbytes", 'e', "SIZE", SW | TU, max_bytes, "largest size (as in --sweep)"),
+	OPT_CALLBACK("maxbytes", 'e', "SIZE", SW | TU, opt_maxbytes, "largest size (as in --sweep; not with --sweep)"),
 	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", SW | IS, opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
 	OPT_CALLBACK("min-change", 0, "PCT", CP | SW | TU, opt_min_change, "call B faster or slower only where it differs by PCT percent or more (default 5)"),
-	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent (one value or per collective)"),
+	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent, e.g. 80 or 80% (one value or per collective)"),
 	OPT_CALLBACK("min-effect", 0, "PCT", IS, opt_min_effect, "name nothing less than PCT percent below the fleet (default 10)"),
-	OPT_SIZE("minbytes", 'b', "SIZE", SW | TU, min_bytes, "smallest size (as in --sweep)"),
+	OPT_CALLBACK("minbytes", 'b', "SIZE", SW | TU, opt_minbytes, "smallest size (as in --sweep; not with --sweep)"),
 	OPT_CALLBACK("ngpus", 'g', "1", SW, opt_ngpus, "nccl-tests -g: only 1 (one GPU per rank: use mpirun -np N)"),
 	OPT_UNSET("no-check", 0, SW | TU, check, "do not verify results"),
 	OPT_CALLBACK("nthreads", 't', "1", SW, opt_nthreads, "nccl-tests -t: only 1 (one GPU per rank: use mpirun -np N)"),
@@ -110,8 +113,8 @@ const struct np_option np_options[] = {
 	OPT_INT("root", 'r', "RANK", SW | TU, root, 0, INT_MAX, "root rank of broadcast, reduce, gather and scatter (default 0)"),
 	OPT_INT("samples", 0, "N", SW | TU, samples, 1, 1000000, "samples per size with a fixed --iters (default 5)"),
 	OPT_CALLBACK("size", 0, "SIZE", IS, opt_size, "message size of each measurement (default 64M; 1M on host memory)"),
-	OPT_CALLBACK("stepbytes", 'i', "SIZE", SW | TU, opt_stepbytes, "grow sizes by adding SIZE"),
-	OPT_CALLBACK("stepfactor", 'f', "F", SW | TU, opt_stepfactor, "grow sizes by multiplying by F (> 1)"),
+	OPT_CALLBACK("stepbytes", 'i', "SIZE", SW | TU, opt_stepbytes, "grow sizes by adding SIZE (not with -f)"),
+	OPT_CALLBACK("stepfactor", 'f', "F", SW | TU, opt_stepfactor, "grow sizes by multiplying by F (> 1; not with -i)"),
 	OPT_CALLBACK("sweep", 0, "MIN:MAX[:xF|:+STEP]", SW | TU, opt_sweep, "sizes: bytes or K/M/G/T, powers of 1024 (default 8 B x4 up to 8G on GPUs, as fits; 128M on host memory)"),
 	OPT_DOUBLE("timeout", 'T', "SEC", SW | IS | TU, timeout, 0, NP_TIMEOUT_MAX, "abort (exit 4) when one step takes longer than SEC (at most 604800)"),
 	OPT_CALLBACK("try", 0, "VAR=V1,V2,...", TU, opt_try, "a setting to try against the environment as launched, one candidate per value (repeatable)"),
@@ -301,7 +304,9 @@ static enum np_status parse_int(const char *name, const char *s, long lo, long h
 	return NP_OK;
 }
 
-static enum np_status parse_factor(const char *s, const char *whole, double *out, struct np_err *err)
+/* A step factor: above 1, at most 1024. NP_EUSAGE without a message: the
+ * caller names the factor as the user wrote it. */
+static enum np_status parse_factor(const char *s, double *out)
 {
 	char *end;
 	double v = NAN;
@@ -310,9 +315,7 @@ static enum np_status parse_factor(const char *s, const char *whole, double *out
 	if (plain_number(s, true))
 		v = strtod(s, &end);
 	if (!isfinite(v) || errno == ERANGE || v <= 1.0 || v > 1024.0)
-		return np_fail(err, NP_EUSAGE,
-			       "invalid step factor in '%s'; give a factor above 1 and at most 1024, e.g. x2",
-			       whole);
+		return NP_EUSAGE;
 	*out = v;
 	return NP_OK;
 }
@@ -353,8 +356,10 @@ enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *e
 	if (n == 3) {
 		if (parts[2][0] == 'x' || parts[2][0] == '*') {
 			o->step_kind = NP_STEP_FACTOR;
-			if (parse_factor(parts[2] + 1, s, &o->step_factor, err))
-				return NP_EUSAGE;
+			if (parse_factor(parts[2] + 1, &o->step_factor))
+				return np_fail(err, NP_EUSAGE,
+					       "invalid step factor in '%s'; give a factor above 1 and at most 1024, e.g. x2",
+					       s);
 		} else if (parts[2][0] == '+') {
 			uint64_t st;
 			if (np_parse_size(parts[2] + 1, &st, err) || st == 0)
@@ -397,6 +402,10 @@ static enum np_status parse_colls(const char *s, struct np_opts *o, struct np_er
 
 	if (strlen(s) >= sizeof(buf) || !*s)
 		return np_fail(err, NP_EUSAGE, "invalid --coll '%s'; give a comma-separated list or 'all'", s);
+	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --coll '%s': a name between commas is empty; give names separated by single commas, e.g. allreduce,alltoall",
+			       s);
 	strcpy(buf, s);
 	memset(o->colls, 0, sizeof(o->colls));
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -547,15 +556,40 @@ static enum np_status opt_baseline(struct np_opts *o, const char *val, struct np
 	return NP_OK;
 }
 
+/* A percentage as people write it: a plain number (see plain_number: no
+ * blank, sign, hexadecimal, inf or nan), with or without one '%' after
+ * it (*sign says which). */
+static bool percent_number(const char *val, double *out, bool *sign)
+{
+	char num[64];
+	size_t len = strlen(val);
+	bool pct = len && val[len - 1] == '%';
+	double v;
+
+	if (pct)
+		len--;
+	if (!len || len >= sizeof(num))
+		return false;
+	memcpy(num, val, len);
+	num[len] = '\0';
+	if (!plain_number(num, true))
+		return false;
+	errno = 0;
+	v = strtod(num, NULL);
+	if (errno == ERANGE || !isfinite(v))
+		return false;
+	*out = v;
+	if (sign)
+		*sign = pct;
+	return true;
+}
+
 /* A percentage from 0 to below 100 for option NAME, as a fraction. */
 static enum np_status parse_pct(const char *name, const char *val, const char *eg, double *out, struct np_err *err)
 {
-	char *end;
-	double pct;
+	double pct = NAN;
 
-	errno = 0;
-	pct = strtod(val, &end);
-	if (!*val || *end || errno || !(pct >= 0 && pct < 100))
+	if (!percent_number(val, &pct, NULL) || !(pct >= 0 && pct < 100))
 		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a percentage from 0 to below 100, e.g. %s", name,
 			       val, eg);
 	*out = pct / 100.0;
@@ -701,10 +735,10 @@ static enum np_status opt_fail_on(struct np_opts *o, const char *val, struct np_
 
 static enum np_status opt_format(struct np_opts *o, const char *val, struct np_err *err)
 {
-	if (!strcmp(val, "table")) o->format = NP_FMT_TABLE;
-	else if (!strcmp(val, "json")) o->format = NP_FMT_JSON;
-	else if (!strcmp(val, "csv") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_CSV;
-	else if (!strcmp(val, "nccl-tests") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_NCCLTESTS;
+	if (!strcasecmp(val, "table")) o->format = NP_FMT_TABLE;
+	else if (!strcasecmp(val, "json")) o->format = NP_FMT_JSON;
+	else if (!strcasecmp(val, "csv") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_CSV;
+	else if (!strcasecmp(val, "nccl-tests") && o->cmd == NP_CMD_SWEEP) o->format = NP_FMT_NCCLTESTS;
 	else return np_fail(err, NP_EUSAGE, "unknown --format '%s'; use %s", val,
 			    o->cmd == NP_CMD_SWEEP ? "table, json, csv or nccl-tests" : "table or json");
 	return NP_OK;
@@ -728,18 +762,53 @@ static enum np_status opt_iters(struct np_opts *o, const char *val, struct np_er
 	return NP_OK;
 }
 
+enum { TV_OK, TV_BAD, TV_FRACTION };
+
+/* One threshold value: a percentage (div > 1: a plain number or one with
+ * '%', where a value between 0 and 1 without '%' is taken for a fraction
+ * and refused with its own message) or a rate (a plain number). TV_BAD:
+ * not a number in range, the caller says what is expected. */
+static int threshold_value(const char *opt, const char *val, const char *v_text, double hi, double div,
+			   double *out, struct np_err *err)
+{
+	bool sign = false;
+	double v = NAN;
+
+	if (div > 1 ? !percent_number(v_text, &v, &sign) : !plain_number(v_text, true))
+		return TV_BAD;
+	if (div <= 1) {
+		errno = 0;
+		v = strtod(v_text, NULL);
+		if (errno == ERANGE)
+			return TV_BAD;
+	}
+	if (!isfinite(v) || v < 0 || v > hi)
+		return TV_BAD;
+	if (div > 1 && !sign && v > 0 && v < 1) {
+		np_fail(err, NP_EUSAGE,
+			"invalid --%s '%s': the value is a percentage, so %s is %s%%; did you mean %g? give %g (or %g%%), or %s%% for %s percent",
+			opt, val, v_text, v_text, v * 100, v * 100, v * 100, v_text, v_text);
+		return TV_FRACTION;
+	}
+	*out = v;
+	return TV_OK;
+}
+
 /* A verdict threshold: one value for every collective, or COLL=V pairs
- * separated by commas; values are scaled by 1/div into the fields. */
+ * separated by commas, each collective once; values are scaled by 1/div
+ * into the fields. */
 static enum np_status parse_threshold(const char *opt, const char *val, double hi, double div,
 				      const char *unit, struct np_opts *o, double *all,
 				      double *per, struct np_err *err)
 {
 	char buf[512], *save = NULL;
+	bool seen[NP_COLL_COUNT] = { false };
 	double v;
+	int tv;
 
 	if (!strchr(val, '=')) {
-		if (parse_double(opt, val, 0, hi, &v, err))
-			return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give %s from 0 to %g, e.g. %s or allreduce=%s,alltoall=%s",
+		if ((tv = threshold_value(opt, val, val, hi, div, &v, err)))
+			return tv == TV_FRACTION ? NP_EUSAGE : np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give %s from 0 to %g, e.g. %s or allreduce=%s,alltoall=%s",
 				       opt, val, unit, hi, div > 1 ? "80" : "150", div > 1 ? "80" : "150",
 				       div > 1 ? "70" : "90");
 		*all = v / div;
@@ -751,6 +820,10 @@ static enum np_status parse_threshold(const char *opt, const char *val, double h
 		return np_fail(err, NP_EUSAGE, "isolate takes one --%s value, not one per collective", opt);
 	if (strlen(val) >= sizeof(buf))
 		return np_fail(err, NP_EUSAGE, "--%s '%.40s...' is too long", opt, val);
+	if (val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,"))
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --%s '%s': a pair between commas is empty; give COLL=VALUE pairs separated by single commas, e.g. allreduce=%s,alltoall=%s",
+			       opt, val, div > 1 ? "80" : "150", div > 1 ? "70" : "90");
 	strcpy(buf, val);
 	*all = 0;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -764,8 +837,12 @@ static enum np_status parse_threshold(const char *opt, const char *val, double h
 		if (!c)
 			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': unknown collective '%s' (see --coll)",
 				       opt, val, tok);
-		if (parse_double(opt, eq + 1, 0, hi, &v, err))
-			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': '%s' is not %s from 0 to %g",
+		if (seen[c->id])
+			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': %s is given twice; give each collective once",
+				       opt, val, c->name);
+		seen[c->id] = true;
+		if ((tv = threshold_value(opt, val, eq + 1, hi, div, &v, err)))
+			return tv == TV_FRACTION ? NP_EUSAGE : np_fail(err, NP_EUSAGE, "invalid --%s '%s': '%s' is not %s from 0 to %g",
 				       opt, val, eq + 1, unit, hi);
 		per[c->id] = v / div;
 	}
@@ -800,18 +877,30 @@ static enum np_status opt_stepbytes(struct np_opts *o, const char *val, struct n
 		return np_fail(err, NP_EUSAGE, "invalid --stepbytes '%s'; give a size of at least 1 byte", val);
 	o->step_kind = NP_STEP_ADD;
 	o->step_bytes = st;
+	o->stepbytes_arg = val;
 	return NP_OK;
 }
 
 static enum np_status opt_stepfactor(struct np_opts *o, const char *val, struct np_err *err)
 {
-	char whole[128];
-
-	snprintf(whole, sizeof(whole), "x%s", val);
-	if (parse_factor(val, whole, &o->step_factor, err))
-		return NP_EUSAGE;
+	if (parse_factor(val, &o->step_factor))
+		return np_fail(err, NP_EUSAGE,
+			       "invalid -f/--stepfactor '%s'; give a factor above 1 and at most 1024, e.g. 2", val);
 	o->step_kind = NP_STEP_FACTOR;
+	o->stepfactor_arg = val;
 	return NP_OK;
+}
+
+static enum np_status opt_minbytes(struct np_opts *o, const char *val, struct np_err *err)
+{
+	o->minbytes_arg = val;
+	return np_parse_size(val, &o->min_bytes, err);
+}
+
+static enum np_status opt_maxbytes(struct np_opts *o, const char *val, struct np_err *err)
+{
+	o->maxbytes_arg = val;
+	return np_parse_size(val, &o->max_bytes, err);
 }
 
 static enum np_status opt_sweep(struct np_opts *o, const char *val, struct np_err *err)
@@ -854,6 +943,31 @@ static enum np_status apply(struct np_opts *o, const struct np_option *opt, cons
 		break;
 	}
 	return np_fail(err, NP_EUSAGE, "option '--%s' has no handler in this build; report it", opt->name);
+}
+
+/* Two spellings of the sizes that would override each other: refused,
+ * saying which to keep, rather than the last one winning. --sweep MIN:MAX
+ * without a step takes -f or -i for its step. */
+static enum np_status size_conflict(const struct np_opts *o, struct np_err *err)
+{
+	const char *sw = o->sweep_arg, *bounds = o->minbytes_arg ? "-b/--minbytes" : "-e/--maxbytes";
+	const char *bval = o->minbytes_arg ? o->minbytes_arg : o->maxbytes_arg;
+	const char *step = o->stepfactor_arg ? "-f/--stepfactor" : "-i/--stepbytes";
+	const char *sval = o->stepfactor_arg ? o->stepfactor_arg : o->stepbytes_arg;
+
+	if (o->stepfactor_arg && o->stepbytes_arg)
+		return np_fail(err, NP_EUSAGE,
+			       "-f/--stepfactor %s and -i/--stepbytes %s both set the step between sizes; keep one: drop -i to multiply by %s, or drop -f to add %s",
+			       o->stepfactor_arg, o->stepbytes_arg, o->stepfactor_arg, o->stepbytes_arg);
+	if (sw && bval)
+		return np_fail(err, NP_EUSAGE,
+			       "--sweep '%s' and %s %s both set the sizes; keep one: drop %s, or drop --sweep and give -b MIN -e MAX",
+			       sw, bounds, bval, bounds);
+	if (sw && sval && strchr(strchr(sw, ':') ? strchr(sw, ':') + 1 : "", ':'))
+		return np_fail(err, NP_EUSAGE,
+			       "--sweep '%s' has a step, and %s %s sets another; keep one: drop %s, or the step from --sweep",
+			       sw, step, sval, step);
+	return NP_OK;
 }
 
 bool np_option_valid(const struct np_option *opt)
@@ -940,6 +1054,8 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		if (apply(o, opt, val, err))
 			return NP_EUSAGE;
 	}
+	if (size_conflict(o, err))
+		return NP_EUSAGE;
 	if (o->max_bytes == 0) {
 		/* the sweep lowers it to what fits (src/sweep.c) */
 		o->max_default = true;

@@ -63,6 +63,9 @@ struct np_opts {
 	double coll_min_eff[NP_COLL_COUNT];
 	const char *gpu_map;       /* --gpu-map LIST or NULL */
 	const char *sweep_arg;     /* the last --sweep value, for messages */
+	/* the nccl-tests spelling of the sizes, as given (NULL: not given):
+	 * mixed with --sweep, or -f with -i, they are refused, not last-wins */
+	const char *minbytes_arg, *maxbytes_arg, *stepfactor_arg, *stepbytes_arg;
 	/* both */
 	enum np_format format;
 	const char *output;        /* NULL = stdout */

@@ -53,6 +53,16 @@ bad_input x0x2 --sweep 8:1K:x0x2
 bad_input 0x10 --timeout 0x10
 bad_input 1e19 --timeout 1e19
 bad_input "the largest is 8388607T" --maxbytes 9223372036854775807
+bad_input "allreduce," --coll allreduce,
+bad_input "allreduce,,alltoall" --coll allreduce,,alltoall
+bad_input "drop -i" -f 2 -i 1K
+bad_input "drop -b/--minbytes" -b 8 --sweep 1K:1M
+bad_input "did you mean 80?" --min-eff 0.8
+bad_input "allreduce is given twice" --min-eff allreduce=1,allreduce=2
+bad_input 0x1p3 --max-regression 0x1p3
+bad_input "-f/--stepfactor '1'" -f 1
+! grep -q x1 "$TEST_ERR"
+ok $? "-f 1: the message does not speak of x1"
 
 expect_code 64 "unknown command" "$NP_BIN" frobnicate
 grep -q "frobnicate" "$TEST_ERR"
@@ -62,6 +72,14 @@ ok $? "unknown command is named"
 expect_code 64 "bad --dtype with --output" np_host 1 --dtype bogus --output "$TEST_TMP/x.json"
 [ ! -e "$TEST_TMP/x.json" ] && [ -z "$(ls "$TEST_TMP" | grep 'x.json')" ]
 ok $? "no output file written on a usage error"
+
+# what people write: --format in capitals, a percentage with '%'
+expect_success "--format JSON is taken" \
+	np_host 1 --sweep 1K --coll allreduce --iters 1 --samples 1 -q --format JSON
+expect_grep '"schema": "nccl-probe/sweep"' "$TEST_OUT" "  the report is JSON"
+# (--help after them: exit 0 only when every option before it was taken)
+expect_success "--min-eff 80% and --max-regression 5% are taken" \
+	"$NP_BIN" --min-eff 80% --max-regression 5% --min-change 2% --help
 
 expect_success "--help exits 0" np_host 1 --help
 expect_grep '^usage: ' "$TEST_OUT" "--help prints usage"

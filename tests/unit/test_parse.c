@@ -2,6 +2,8 @@
 /* Unit tests: size and sweep parsing, option errors, collective layout. */
 #include "config.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "../../probes/coll.h"
@@ -27,6 +29,43 @@ static int parse(const char *a1, const char *a2, struct np_opts *o, struct np_er
 	char *argv[] = { "nccl-probe", (char *)a1, (char *)a2, NULL };
 	bool help, version;
 	return np_opts_parse(o, NP_CMD_SWEEP, a2 ? 3 : 2, argv, 1, &help, &version, err);
+}
+
+/* Parse the arguments up to NULL as the sweep's; print the message. */
+static enum np_status parsev(struct np_opts *o, struct np_err *err, ...)
+{
+	char *argv[16] = { "nccl-probe" };
+	int argc = 1;
+	bool help, version;
+	va_list ap;
+	enum np_status st;
+
+	va_start(ap, err);
+	for (char *a; argc < 15 && (a = va_arg(ap, char *)); )
+		argv[argc++] = a;
+	va_end(ap);
+	err->msg[0] = '\0';
+	st = np_opts_parse(o, NP_CMD_SWEEP, argc, argv, 1, &help, &version, err);
+	if (st)
+		printf("#   %s\n", err->msg);
+	return st;
+}
+
+/* Refused (exit 64) with a message holding every string up to NULL. */
+static int refused(struct np_opts *o, struct np_err *err, const char *a1, const char *a2, const char *a3,
+		   const char *a4, ...)
+{
+	va_list ap;
+	int ok = parsev(o, err, a1, a2, a3, a4, (char *)NULL) == NP_EUSAGE;
+
+	va_start(ap, a4);
+	for (const char *w; (w = va_arg(ap, const char *)); )
+		if (!strstr(err->msg, w)) {
+			printf("#   the message lacks '%s'\n", w);
+			ok = 0;
+		}
+	va_end(ap);
+	return ok;
 }
 
 int main(void)
@@ -134,6 +173,88 @@ int main(void)
 		       "2^63-1 bytes: the message names the limit that is enforced (it said 16383T)");
 		tap_ok(np_parse_size("16384T", &v, &err) == NP_OK, "16384T, above the old message's limit, is within the real one");
 	}
+
+	/* percentages as people write them: a plain number, or with '%' */
+	tap_ok(refused(&o, &err, "--max-regression", "0x1p3", NULL, NULL, "'0x1p3'", NULL),
+	       "--max-regression 0x1p3 (a hexadecimal float, 8) refused");
+	tap_ok(refused(&o, &err, "--min-change", "0x1p3", NULL, NULL, "'0x1p3'", NULL),
+	       "--min-change 0x1p3 refused");
+	tap_ok(refused(&o, &err, "--max-regression", " 5", NULL, NULL, "' 5'", NULL),
+	       "--max-regression ' 5' (a leading blank) refused");
+	tap_ok(refused(&o, &err, "--min-change", " 5", NULL, NULL, "' 5'", NULL), "--min-change ' 5' refused");
+	tap_ok(refused(&o, &err, "--min-change", "inf", NULL, NULL, "'inf'", NULL), "--min-change inf refused");
+	tap_ok(refused(&o, &err, "--max-regression", "nan", NULL, NULL, "'nan'", NULL), "--max-regression nan refused");
+	tap_ok(refused(&o, &err, "--max-regression", "5%%", NULL, NULL, "'5%%'", NULL), "--max-regression '5%%%%' (two percent signs) refused");
+	tap_ok(refused(&o, &err, "--max-regression", "-1", NULL, NULL, "'-1'", NULL), "--max-regression -1 refused");
+	tap_ok(parsev(&o, &err, "--max-regression", "5%", NULL) == NP_OK && o.max_regression == 0.05,
+	       "--max-regression 5%% is 5 percent");
+	tap_ok(parsev(&o, &err, "--max-regression", "5", NULL) == NP_OK && o.max_regression == 0.05,
+	       "--max-regression 5 is 5 percent");
+	tap_ok(parsev(&o, &err, "--min-change", "2.5%", NULL) == NP_OK && o.min_change == 0.025,
+	       "--min-change 2.5%% is 2.5 percent");
+
+	/* --min-eff: a percentage; a fraction is asked about */
+	tap_ok(refused(&o, &err, "--min-eff", "0.8", NULL, NULL, "'0.8'", "did you mean 80?", NULL),
+	       "--min-eff 0.8 (a fraction) refused, asking whether 80 was meant");
+	tap_ok(refused(&o, &err, "--min-eff", "allreduce=0.5,alltoall=70", NULL, NULL, "did you mean 50?", NULL),
+	       "--min-eff allreduce=0.5 (a fraction) refused, asking whether 50 was meant");
+	tap_ok(parsev(&o, &err, "--min-eff", "80%", NULL) == NP_OK && o.min_eff == 0.8 &&
+		       o.coll_min_eff[NP_COLL_ALLREDUCE] == 0.8,
+	       "--min-eff 80%% is 80 percent");
+	tap_ok(parsev(&o, &err, "--min-eff", "80", NULL) == NP_OK && o.min_eff == 0.8, "--min-eff 80 is 80 percent");
+	tap_ok(parsev(&o, &err, "--min-eff", "0.8%", NULL) == NP_OK && fabs(o.min_eff - 0.008) < 1e-12,
+	       "--min-eff 0.8%% says 0.8 percent and is taken");
+	tap_ok(parsev(&o, &err, "--min-eff", "0", NULL) == NP_OK && o.min_eff == 0, "--min-eff 0 (none) is taken");
+	tap_ok(parsev(&o, &err, "--min-eff", "allreduce=80%,alltoall=70", NULL) == NP_OK &&
+		       o.coll_min_eff[NP_COLL_ALLREDUCE] == 0.8 && o.coll_min_eff[NP_COLL_ALLTOALL] == 0.7,
+	       "--min-eff allreduce=80%%,alltoall=70");
+	tap_ok(refused(&o, &err, "--min-eff", "0x50", NULL, NULL, "'0x50'", NULL), "--min-eff 0x50 refused");
+	tap_ok(refused(&o, &err, "--min-busbw", "150%", NULL, NULL, "'150%'", NULL), "--min-busbw 150%% (a rate) refused");
+	tap_ok(refused(&o, &err, "--min-eff", "allreduce=1,allreduce=2", NULL, NULL, "allreduce is given twice", NULL),
+	       "--min-eff allreduce=1,allreduce=2 refused: given twice");
+	tap_ok(refused(&o, &err, "--min-busbw", "alltoall=100,allreduce=150,alltoall=90", NULL, NULL,
+		       "alltoall is given twice", NULL),
+	       "--min-busbw with alltoall twice refused");
+	tap_ok(refused(&o, &err, "--min-busbw", "allreduce=150,", NULL, NULL, "'allreduce=150,'", "empty", NULL),
+	       "--min-busbw allreduce=150, (a trailing comma) refused");
+
+	/* --coll: no empty name */
+	tap_ok(refused(&o, &err, "--coll", "allreduce,", NULL, NULL, "'allreduce,'", "empty", NULL),
+	       "--coll allreduce, (a trailing comma) refused");
+	tap_ok(refused(&o, &err, "--coll", "allreduce,,alltoall", NULL, NULL, "'allreduce,,alltoall'", NULL),
+	       "--coll a,,b refused");
+	tap_ok(refused(&o, &err, "--coll", ",allreduce", NULL, NULL, "',allreduce'", NULL), "--coll ,allreduce refused");
+	tap_ok(parsev(&o, &err, "--coll", "allreduce,alltoall", NULL) == NP_OK && o.colls[NP_COLL_ALLREDUCE] &&
+		       o.colls[NP_COLL_ALLTOALL] && !o.colls[NP_COLL_BROADCAST],
+	       "--coll allreduce,alltoall");
+
+	/* the sizes: one spelling, one step */
+	tap_ok(refused(&o, &err, "-f", "2", "-i", "1K", "-f/--stepfactor 2", "-i/--stepbytes 1K", "drop -i",
+		       "drop -f", NULL),
+	       "-f 2 -i 1K refused, saying which to drop");
+	tap_ok(refused(&o, &err, "-i", "1K", "-f", "2", "drop -i", NULL), "-i 1K -f 2 refused in either order");
+	tap_ok(refused(&o, &err, "-b", "8", "--sweep", "1K:1M", "'1K:1M'", "-b/--minbytes 8", "drop -b/--minbytes",
+		       NULL),
+	       "-b 8 --sweep 1K:1M refused, saying which to keep");
+	tap_ok(refused(&o, &err, "--sweep", "1K:1M", "-e", "8M", "-e/--maxbytes 8M", NULL),
+	       "--sweep 1K:1M -e 8M refused (it was last-wins)");
+	tap_ok(refused(&o, &err, "--sweep", "1K:1M:x2", "-f", "4", "has a step", "drop -f/--stepfactor", NULL),
+	       "--sweep with a step and -f refused");
+	tap_ok(parsev(&o, &err, "--sweep", "1K:1M", "-f", "2", NULL) == NP_OK && o.min_bytes == 1024 &&
+		       o.max_bytes == 1u << 20 && o.step_factor == 2,
+	       "--sweep MIN:MAX takes its step from -f");
+	tap_ok(parsev(&o, &err, "-b", "1K", "-e", "1M", "-i", "4K", NULL) == NP_OK && o.step_kind == NP_STEP_ADD &&
+		       o.step_bytes == 4096 && o.max_bytes == 1u << 20,
+	       "-b -e -i as in nccl-tests");
+	tap_ok(refused(&o, &err, "-f", "1", NULL, NULL, "-f/--stepfactor '1'", NULL) && !strstr(err.msg, "x1"),
+	       "-f 1: the message names -f 1, never x1");
+	tap_ok(refused(&o, &err, "--sweep", "1K:1M:x1", NULL, NULL, "'1K:1M:x1'", NULL),
+	       "--sweep ...:x1: the message names what was typed");
+
+	/* --format in any case */
+	tap_ok(parsev(&o, &err, "--format", "JSON", NULL) == NP_OK && o.format == NP_FMT_JSON, "--format JSON");
+	tap_ok(parsev(&o, &err, "--format", "Csv", NULL) == NP_OK && o.format == NP_FMT_CSV, "--format Csv");
+	tap_ok(refused(&o, &err, "--format", "XML", NULL, NULL, "'XML'", NULL), "--format XML refused");
 
 	o.root = 99;
 	o.colls[NP_COLL_BROADCAST] = true;
