@@ -4,9 +4,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -181,12 +183,117 @@ static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
 	return code;
 }
 
+static const struct np_cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static const struct np_option *find_option(const char *a)
+{
+	for (size_t i = 0; i < np_options_count; i++) {
+		const struct np_option *o = &np_options[i];
+		size_t n = strlen(o->name);
+		if (a[0] == '-' && a[1] == '-' && !strncmp(a + 2, o->name, n) && (a[2 + n] == '\0' || a[2 + n] == '='))
+			return o;
+		if (a[0] == '-' && a[1] && a[1] != '-' && a[1] == o->short_name)
+			return o;
+	}
+	return NULL;
+}
+
+/* Options before the command name ('nccl-probe --ranks-per-node 1 tune'):
+ * the command goes first; one line with the words in their order. Returns
+ * the index of the command word after options, 0 when there is none. */
+static int command_after_options(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct np_option *o;
+		if (!strcmp(a, "--"))
+			return 0;
+		if (a[0] != '-' || !a[1])
+			return find_cmd(a) || !strcmp(a, "help") || !strcmp(a, "version") ? i : 0;
+		o = find_option(a);
+		/* a value in the next word: --opt VALUE, -o VALUE (not -oVALUE,
+		 * --opt=VALUE, or an optional value) */
+		if (o && o->arg && o->kind != NP_OPT_OPTARG && !strchr(a, '=') && (a[1] == '-' || !a[2]))
+			i++;
+	}
+	return 0;
+}
+
+/* nccl-probe help [COMMAND]: the command's page (man nccl-probe-COMMAND,
+ * nccl-probe(1) for the sweep), or its --help where man or the page is
+ * missing */
+static int help_cmd(int argc, char **argv)
+{
+	const char *name = argc > 2 ? argv[2] : NULL;
+	unsigned mask = NP_CMD_SWEEP;
+	char page[64];
+	pid_t pid;
+	int st = 0;
+
+	if (argc > 3) {
+		fprintf(stderr, "error: 'help' takes one command name; use 'nccl-probe help [COMMAND]'\n");
+		return NP_EXIT_USAGE;
+	}
+	if (name && !find_cmd(name)) {
+		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune'\n", name);
+		return NP_EXIT_USAGE;
+	}
+	if (!name) {
+		np_opts_usage(stdout, NP_CMD_SWEEP);
+		return 0;
+	}
+	mask = !strcmp(name, "topo") ? NP_CMD_TOPO : !strcmp(name, "isolate") ? NP_CMD_ISOLATE
+	     : !strcmp(name, "compare") ? NP_CMD_COMPARE : !strcmp(name, "tune") ? NP_CMD_TUNE : NP_CMD_SWEEP;
+	snprintf(page, sizeof(page), mask == NP_CMD_SWEEP ? "nccl-probe" : "nccl-probe-%s", name);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* man's own complaint about a missing page is not the user's */
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		execlp("man", "man", page, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	np_opts_usage(stdout, mask);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = "sweep";
-	int first = 1;
+	int first = 1, at;
 
 	launch_env = launcher();
+	if (argc > 1 && !strcmp(argv[1], "help"))
+		return help_cmd(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "version")) {
+		/* the sweep's --version, which says what this build can run */
+		char *v[] = { argv[0], "--version", NULL };
+		if (argc > 2) {
+			fprintf(stderr, "error: 'version' takes no argument\n");
+			return NP_EXIT_USAGE;
+		}
+		return run_cmd(find_cmd("sweep"), 2, v, 1);
+	}
+	if (argc > 1 && argv[1][0] == '-' && (at = command_after_options(argc, argv)) > 0) {
+		if (first_process()) {
+			fprintf(stderr, "error: the command goes first, then its options: 'nccl-probe %s", argv[at]);
+			for (int i = 1; i < argc; i++)
+				if (i != at)
+					fprintf(stderr, " %s", argv[i]);
+			fprintf(stderr, "'\n");
+		}
+		return NP_EXIT_USAGE;
+	}
 	if (argc > 1 && argv[1][0] != '-') {
 		name = argv[1];
 		first = 2;

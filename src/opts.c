@@ -1144,6 +1144,46 @@ enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct n
 	return NP_OK;
 }
 
+/* One option in --help: its name in a column of 28, the text beside it
+ * broken at blanks into lines of at most 80 columns (below the name when
+ * the name is longer than its column). */
+static void usage_line(FILE *f, const char *left, const char *help)
+{
+	const int width = 80, indent = 32;
+	int room = width - indent;
+
+	if ((int)strlen(left) > indent - 4)
+		fprintf(f, "  %s\n%*s", left, indent, "");
+	else
+		fprintf(f, "  %-*s  ", indent - 4, left);
+	while (*help) {
+		int n = (int)strlen(help);
+		if (n > room) {
+			n = room;
+			while (n > 0 && help[n] != ' ')
+				n--;
+			if (n == 0)
+				n = room;
+		}
+		fprintf(f, "%.*s\n", n, help);
+		help += n;
+		while (*help == ' ')
+			help++;
+		if (*help)
+			fprintf(f, "%*s", indent, "");
+	}
+}
+
+static const char *format_help(unsigned cmd)
+{
+	switch (cmd) {
+	case NP_CMD_SWEEP:
+		return "output format (default table; nccl-tests: its table, and with -J its JSON)";
+	default:
+		return "output format (default table)";
+	}
+}
+
 void np_opts_usage(FILE *f, unsigned cmd)
 {
 	if (cmd == NP_CMD_ISOLATE)
@@ -1169,9 +1209,10 @@ void np_opts_usage(FILE *f, unsigned cmd)
 	else
 		fprintf(f, "usage: mpirun -np N nccl-probe [sweep] [options]\n"
 			   "       nccl-probe topo [options]      (see 'nccl-probe topo --help')\n"
-			   "       mpirun -np N nccl-probe isolate [options]  (see 'nccl-probe isolate --help')\n"
+			   "       mpirun -np N nccl-probe isolate [options]   (nccl-probe help isolate)\n"
 			   "       nccl-probe compare A.json B.json   (see 'nccl-probe compare --help')\n"
-			   "       mpirun -np N nccl-probe tune --try VAR=V1,V2  (see 'nccl-probe tune --help')\n\n"
+			   "       mpirun -np N nccl-probe tune --try VAR=V1,V2   (nccl-probe help tune)\n"
+			   "       nccl-probe help [COMMAND] | version\n\n"
 			   "Measure NCCL (or MPI) collectives over a range of sizes and compare the\n"
 			   "bus bandwidth with what this machine's links allow.\n\noptions:\n");
 	for (size_t i = 0; i < np_options_count; i++) {
@@ -1179,20 +1220,22 @@ void np_opts_usage(FILE *f, unsigned cmd)
 		char left[64];
 		if (!(o->cmds & cmd))
 			continue;
+		const char *arg = o->arg;
+		/* only the formats this command writes */
+		if (!strcmp(o->name, "format"))
+			arg = cmd == NP_CMD_SWEEP ? "table|json|csv|nccl-tests" : "table|json";
 		if (o->kind == NP_OPT_OPTARG)
-			snprintf(left, sizeof(left), "-%c, --%s[=%s]", o->short_name, o->name, o->arg);
+			snprintf(left, sizeof(left), "-%c, --%s[=%s]", o->short_name, o->name, arg);
 		else if (o->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
+				 arg ? " " : "", arg ? arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
-		fprintf(f, "  %-30s %s\n", left, o->help);
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, arg ? " " : "", arg ? arg : "");
+		usage_line(f, left, !strcmp(o->name, "format") ? format_help(cmd) : o->help);
 		/* the names come from the tables (probes/coll.c) */
 		if (!strcmp(o->name, "coll") || !strcmp(o->name, "dtype")) {
 			char names[256];
-			fprintf(f, "  %-30s   %s\n", "",
-				np_names_join(o->name[0] == 'c' ? 0 : 1, " ", names, sizeof(names)));
+			usage_line(f, "", np_names_join(o->name[0] == 'c' ? 0 : 1, " ", names, sizeof(names)));
 		}
 	}
 	if (cmd == NP_CMD_SWEEP)

@@ -31,6 +31,7 @@ SWEEP_TESTS = \
 	tests/t0021-nccl-tests-options.sh \
 	tests/t0022-json-schema.sh \
 	tests/t0023-nccl-tests-format.sh \
+	tests/t0024-help.sh \
 	tests/t0034-tune.sh \
 	tests/t0013-contrib-shellcheck.sh \
 	tests/t0014-contrib-slurm.sh \

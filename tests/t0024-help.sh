@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Help by command: each command's --help lists its own options in lines of
+# at most 80 columns, and the formats it writes alone; 'nccl-probe help
+# [COMMAND]' shows the command's page (man) or its --help; 'nccl-probe
+# version'; options before the command name are refused with the words in
+# the right order.
+. "$(dirname "$0")/lib.sh"
+
+for c in sweep topo isolate compare tune; do
+	expect_success "$c --help" np "$c" --help
+	awk 'length($0) > 80 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_OUT"
+	ok $? "  $c --help fits 80 columns"
+	cp "$TEST_OUT" "$TEST_TMP/$c.help"
+done
+grep -q -- '--format table|json|csv|nccl-tests' "$TEST_TMP/sweep.help"
+ok $? "sweep offers its four formats"
+for c in topo isolate compare tune; do
+	grep -Eq -- '--format table\|json +output format' "$TEST_TMP/$c.help" && ! grep -q 'nccl-tests\|csv' "$TEST_TMP/$c.help"
+	ok $? "  $c offers table and json alone"
+done
+! grep -q -- '--try ' "$TEST_TMP/topo.help" && grep -q -- '--try ' "$TEST_TMP/tune.help"
+ok $? "a command's options alone: --try in tune's help, not in topo's"
+
+# help COMMAND: the page where man has it, else the command's --help
+if command -v man >/dev/null 2>&1; then
+	mkdir -p "$TEST_TMP/man/man1"
+	cp "$srcdir/man/nccl-probe.1" "$TEST_TMP/man/man1/"
+	MANPATH=$TEST_TMP/man MANPAGER=cat PAGER=cat expect_success "help sweep with the page installed" np help sweep
+	grep -q 'COMING FROM NCCL' "$TEST_OUT"
+	ok $? "  shows nccl-probe(1)"
+else
+	ok 0 "# SKIP man is not installed"
+	ok 0 "# SKIP man is not installed"
+fi
+MANPATH=$TEST_TMP/none expect_success "help tune without its page" np help tune
+cmp -s "$TEST_OUT" "$TEST_TMP/tune.help"
+ok $? "  shows tune's --help"
+expect_success "help" np help
+grep -q '^usage: mpirun -np N nccl-probe \[sweep\]' "$TEST_OUT" && grep -q 'nccl-probe help \[COMMAND\] | version' "$TEST_OUT"
+ok $? "  the commands, and help and version"
+expect_code 64 "help of an unknown command" np help frobnicate
+expect_grep "unknown command 'frobnicate'" "$TEST_ERR" "  names it"
+expect_success "version" np version
+expect_grep '^nccl-probe [0-9]+\.[0-9]+' "$TEST_OUT" "  prints the version"
+expect_grep '^nccl backend: (yes|no)$' "$TEST_OUT" "  and what this build runs"
+
+# options before the command
+expect_code 64 "options before the command" np --ranks-per-node 1 tune --try NCCL_ALGO=Ring
+expect_grep "the command goes first, then its options: 'nccl-probe tune --ranks-per-node 1 --try NCCL_ALGO=Ring'" "$TEST_ERR" \
+	"  the message gives the right order"
+n=$(wc -l <"$TEST_ERR")
+[ "$n" -eq 1 ]
+ok $? "  in one line ($n)"
+expect_code 64 "a value that names a command is a value" np --coll tune --iters 1
+expect_grep "unknown collective 'tune'" "$TEST_ERR" "  --coll tune is the collective 'tune', refused as one"
+done_testing
