@@ -779,6 +779,18 @@ void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_
 			np_json_str(&j, "host", fleet->hosts[i]);
 			np_json_str(&j, "summary", fleet->summaries[i]);
 			np_json_bool(&j, "differs", strcmp(fleet->summaries[i], fleet->summaries[fleet->majority]) != 0);
+			{
+				/* the node's finding ids, as its summary lists them
+				 * (np_topo_summary: after "findings:", or "none") */
+				const char *p = strstr(fleet->summaries[i], "findings:");
+				char id[64];
+				int n = 0;
+				np_json_arr_begin(&j, "findings");
+				for (p = p ? p + 9 : ""; sscanf(p, " %63s%n", id, &n) == 1; p += n)
+					if (strcmp(id, "none"))
+						np_json_str(&j, NULL, id);
+				np_json_arr_end(&j);
+			}
 			np_json_obj_end(&j);
 		}
 		np_json_arr_end(&j);

@@ -166,9 +166,13 @@ expect_code 64 "a missing report: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/
 expect_grep "^nccl-probe-plot: error: cannot read '.*nonexistent.json'" "$TEST_ERR" "  one line naming it"
 [ "$(wc -l <"$TEST_ERR")" -eq 1 ] && [ ! -e "$TEST_TMP/x.png" ]
 ok $? "  one line, no file"
-echo '{"schema": "nccl-probe/isolate", "nodes": []}' >"$TEST_TMP/iso.json"
-expect_code 64 "an isolate report: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/iso.json"
-expect_grep "is not an nccl-probe sweep, compare or tune report" "$TEST_ERR" "  says what it needs"
+echo '{"schema": "nccl-probe/other", "nodes": []}' >"$TEST_TMP/other.json"
+expect_code 64 "a report of another kind: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/other.json"
+expect_grep "is not an nccl-probe sweep, compare, tune, isolate, validate or topo report" "$TEST_ERR" "  says what it needs"
+echo '{"schema": "nccl-probe/isolate", "nodes": []}' >"$TEST_TMP/iso0.json"
+expect_code 64 "an isolate report of no node: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/iso0.json"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && grep -q 'nothing to draw' "$TEST_ERR"
+ok $? "  one line: nothing to draw"
 head -c 100 "$A" >"$TEST_TMP/cut.json"
 expect_code 64 "a truncated report: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/cut.json"
 expect_grep "cut.json' is not JSON" "$TEST_ERR" "  says so"
@@ -223,4 +227,80 @@ ok $? "-o - into a closed pipe: exit 3, nothing on stderr (got: $got)"
 
 expect_success "--help" plot --help
 expect_grep '^  nccl-probe-plot \[-o FILE\]' "$TEST_OUT" "  the usage"
+# fleet pictures: an isolate report of 8 virtual nodes with a slow link
+# planted between nodes 5 and 6, a validate report of 4, a topo fleet
+expect_verdict 1 "isolate with a slow link (vnode5-vnode6)" env NCCL_PROBE_TEST_SLOW=5:20000:link=6 \
+	mpirun -np 8 --oversubscribe --bind-to none "$NP_BIN" isolate --ranks-per-node 1 --format json --output "$TEST_TMP/iso.json"
+if [ -s "$TEST_TMP/iso.json" ]; then
+	# the link planted is named on a quiet host; so that the drawing of a
+	# link is tested whatever this host's noise named, one is added where
+	# the report has none
+	"$py" - "$TEST_TMP/iso.json" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+if not rep["links"]:
+    rep["links"] = [{"a": "vnode5", "b": "vnode6", "evidence": "added by the test"}]
+json.dump(rep, open(sys.argv[1], "w"))
+PY
+	expect_success "its picture" plot -o "$TEST_TMP/iso.png" "$TEST_TMP/iso.json"
+	[ "$(head -c 4 "$TEST_TMP/iso.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+	ok $? "  a whole PNG"
+	expect_success "its data" plot --data "$TEST_TMP/iso.json"
+	"$py" - "$TEST_TMP/iso.json" "$TEST_OUT" <<'PY'
+import json, sys
+rep, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+p = d["panels"][0]
+assert p["kind"] == "isolate"
+# every node a point, with its state; every named link drawn
+assert [(n["name"], n["state"]) for n in p["nodes"]] == [(n["name"], n["state"]) for n in rep["nodes"]]
+assert sorted((l["a"], l["b"]) for l in p["links"]) == sorted((l["a"], l["b"]) for l in rep["links"])
+assert p["links"], "a link is drawn"
+# every figure of every round at each of its nodes, with its ratio
+want = sorted((f["round"], g, f["ratio"]) for f in rep["figures"] if f.get("ratio") is not None for g in f["group"])
+got = sorted((m["round"], m["node"], m["ratio"]) for m in p["marks"])
+assert got == want, (got[:5], want[:5])
+assert abs(p["min_effect_line"] - (1 - rep["min_effect"])) < 1e-12
+PY
+	ok $? "  every node, every round's figure at its nodes, the named link and the --min-effect line are the report's"
+else
+	ok 1 "isolate wrote no report"
+fi
+expect_success "validate of 4 virtual nodes" "$srcdir/contrib/nccl-probe-validate" --virtual 4 --ppn 1 \
+	--nccl-probe "$NP_BIN" --no-topo --json "$TEST_TMP/val.json"
+expect_success "  its data" plot --data "$TEST_TMP/val.json"
+"$py" - "$TEST_TMP/val.json" "$TEST_OUT" <<'PY'
+import json, sys
+rep, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+p = d["panels"][0]
+assert [(n["name"], n["state"]) for n in p["nodes"]] == [(n["name"], n["state"]) for n in rep["nodes"]]
+assert len(p["marks"]) == sum(len(f["group"]) for f in rep["figures"] if f.get("ratio") is not None) > 0
+PY
+ok $? "  the validate report's nodes and its rounds' figures"
+expect_success "topo of 3 virtual nodes" np_mpi 3 topo --ranks-per-node 1 \
+	--format json --output "$TEST_TMP/fleet.json"
+"$py" - "$TEST_TMP/fleet.json" <<'PY'
+import json, sys
+# a fourth node that differs: one finding more
+rep = json.load(open(sys.argv[1]))
+s = rep["fleet"]["summaries"]
+s.append(dict(s[0], host="odd", differs=True, findings=s[0]["findings"] + ["health-shm-small"]))
+json.dump(rep, open(sys.argv[1], "w"))
+PY
+expect_success "  its fleet grid" plot -o "$TEST_TMP/fleet.png" "$TEST_TMP/fleet.json"
+expect_success "  its data" plot --data "$TEST_TMP/fleet.json"
+"$py" - "$TEST_TMP/fleet.json" "$TEST_OUT" <<'PY'
+import json, sys
+rep, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+p = d["panels"][0]
+rows = rep["fleet"]["summaries"]
+assert [n["host"] for n in p["nodes"]] == [r["host"] for r in rows]
+assert [n["differs"] for n in p["nodes"]] == [r["differs"] for r in rows]
+assert sorted((c["node"], c["check"]) for c in p["cells"]) == sorted((i, f) for i, r in enumerate(rows) for f in r["findings"])
+assert "health-shm-small" in p["checks"]
+PY
+ok $? "  one cell per node and finding, the node that differs marked"
+"$NP_BIN" topo --format json --output "$TEST_TMP/one.json" 2>/dev/null
+expect_code 64 "a topo report of one node" plot --data "$TEST_TMP/one.json"
+expect_grep "the fleet view needs one written under mpirun" "$TEST_ERR" "  says what is needed"
+
 done_testing
