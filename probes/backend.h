@@ -22,7 +22,7 @@
  * disjoint groups at the same time): a backend uses only its comm, rank,
  * size, node_comm and hosts, never MPI_COMM_WORLD, and keeps the GPU that
  * world.device names when it is >= 0.
- * The sweep engine (src/sweep.c) calls, for every size of every
+ * The measurement engine (src/measure.c) calls, for every size of every
  * collective: prepare(), run() once and check() (when --check), then
  * run() for warm-up and for every timed sample; it reduces each sample's
  * time over ranks with MAX itself. alloc() comes once, before the first

@@ -20,11 +20,10 @@
 #include "cmds.h"
 #include "json_read.h"
 #include "json.h"
+#include "measure.h"
 #include "stats.h"
 #include "msg.h"
 #include "outfile.h"
-#include "report.h"
-#include "sweep.h"
 #include "version.h"
 #include "watchdog.h"
 

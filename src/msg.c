@@ -2,6 +2,7 @@
 /* Message helpers and the job-wide exits. */
 #include "config.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -190,4 +191,20 @@ void np_abort_job(int code, const char *fmt, ...)
 void np_abort_err(const struct np_err *err)
 {
 	np_abort(np_status_exit(err->status), "%s", err->msg);
+}
+
+void np_human_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	int u = 0;
+	double v = (double)bytes;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (v == floor(v))
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, len, "%.2f %s", v, units[u]);
 }

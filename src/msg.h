@@ -6,6 +6,8 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "status.h"
 
@@ -54,5 +56,8 @@ int np_cleanup_add_scratch(const char *path);
 void np_cleanup_drop(int slot);
 void np_cleanup(void);
 void np_cleanup_scratch(void);
+
+/* A size for people: "128 MiB", "8 B", "1.5 GiB". */
+void np_human_size(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -40,22 +40,6 @@ int np_report_summary(const struct np_sweep_report *rep, struct np_summary *out,
 	return n;
 }
 
-void np_human_size(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	int u = 0;
-	double v = (double)bytes;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (v == floor(v))
-		snprintf(buf, len, "%.0f %s", v, units[u]);
-	else
-		snprintf(buf, len, "%.2f %s", v, units[u]);
-}
-
 void np_metric_format(const struct np_metric *m, const struct np_value *v, bool human, char *buf,
 		      size_t len)
 {

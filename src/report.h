@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "metrics.h"
+#include "msg.h"
 #include "outfile.h"
 #include "sweep.h"
 
@@ -27,8 +28,6 @@ int np_report_summary(const struct np_sweep_report *rep, struct np_summary *out,
 /* Format a metric value for the human table or CSV into buf. */
 void np_metric_format(const struct np_metric *m, const struct np_value *v, bool human, char *buf,
 		      size_t len);
-/* "128 MiB", "8 B", "1.5 GiB" */
-void np_human_size(uint64_t bytes, char *buf, size_t len);
 
 void np_report_table_header(FILE *f, const struct np_sweep_report *rep);
 /* The human table's state: --wide, and the collective of the last row

@@ -12,51 +12,10 @@
 #include "../probes/backend.h"
 #include "../topo/bwlimits.h"
 #include "../topo/health.h"
+#include "measure.h"
 #include "opts.h"
+#include "run_record.h"
 #include "world.h"
-
-/* Why the sampling of a row stopped (np_stop_str() names it). */
-enum np_stop {
-	NP_STOP_FIXED,     /* a fixed --iters: its --samples were taken */
-	NP_STOP_CONVERGED, /* the median's interval met the target */
-	NP_STOP_NOISE,     /* noise-bound: more samples within the budget
-			    * would not narrow the interval to the target */
-	NP_STOP_BUDGET,    /* the budget ended while the interval narrowed */
-};
-
-const char *np_stop_str(enum np_stop s);
-
-/* One measured row: a collective at one size. */
-struct np_result {
-	const struct np_coll *coll;
-	enum np_dtype dtype;
-	enum np_redop op;
-	int root;             /* -1 when the collective has none */
-	bool inplace;
-	struct np_layout lay;
-	double t_med, t_min, t_max; /* seconds per iteration, slowest rank */
-	double t_ci_lo, t_ci_hi; /* 95% CI of the median time */
-	double ci_half_rel;   /* 95% CI half-width of the median / median */
-	double algbw, busbw;  /* GB/s from t_med */
-	bool checked;
-	uint64_t wrong;       /* wrong elements summed over ranks */
-	double limit;         /* busbw limit GB/s; 0 = unknown */
-	double eff;           /* busbw / limit; NaN when unknown */
-	int samples, iters;
-	bool converged;       /* --iters auto met the 1% target */
-	enum np_stop stop;
-	bool judged;          /* at or above the sweep's --judge-from size */
-	int pass;             /* judged against a threshold: 1 met, 0 failed; -1 not judged */
-	/* per-rank times: each rank's own median time per iteration; the
-	 * rank whose is the longest (job rank) and by how much it exceeds
-	 * the median over ranks (a fraction; NaN on one rank or unmeasured) */
-	int slow_rank;        /* -1 when not measured */
-	double slow_time, slow_excess;
-	/* the time of each sample (the slowest rank's, per iteration, in
-	 * seconds) in measurement order: `samples` entries, owned by the
-	 * sweep's report; NULL from np_measure, whose samples are in m->samples */
-	double *sample_times;
-};
 
 /* A size or collective that was not run, and why. */
 struct np_skip {
@@ -72,18 +31,6 @@ struct np_rank_info {
 	char bus_id[32];
 	char device_name[96];
 };
-
-/* What pairs one run's files with another's: a random id, the start on
- * the wall clock and the command line (rank 0's). */
-struct np_run_record {
-	char id[33];          /* 128 random bits, 32 lowercase hex digits */
-	char start_time[32];  /* ISO 8601 UTC, e.g. "2026-05-04T09:41:07Z" */
-	int argc;
-	char *const *argv;    /* the process's own, argc entries */
-};
-
-/* Fills rec: the id from /dev/urandom (else from the clock, pid and host). */
-void np_run_record_init(struct np_run_record *rec, int argc, char *const *argv);
 
 /* One failing row or reason of the verdict, as data. code: "data_errors"
  * (value: wrong elements, threshold 0), "min_busbw" (busbw and the floor,
@@ -132,55 +79,5 @@ struct np_sweep_report {
 	size_t ndetails, details_cap;
 	double wall_seconds;
 };
-
-/* The measurement of one point, shared by the sweep and isolate: check
- * once, warm up, then time batches of about `batch` seconds until the 95%
- * interval of the median is within ci_target of it, or the samples that
- * the rest of the budget allows would not narrow it that far (noise-bound),
- * or the budget ends (a fixed --iters: its --samples batches). Collective over be->world, which may be a group of
- * the job. Returns false when *stop was set (a signal) between batches. */
-#define NP_MEAS_MAX_SAMPLES 10000
-
-struct np_meas {
-	struct np_backend *be;       /* open on the world that measures */
-	const struct np_opts *o;     /* check, warmup, iters, samples */
-	double budget;               /* seconds of timed samples */
-	double ci_target;            /* relative half-width of the median's CI */
-	double batch;                /* seconds a batch should last (--iters auto) */
-	int noise_min;               /* samples before noise-bound may stop it */
-	int stall_rank;              /* test: job rank that stalls, -1 none */
-	bool quiet_wrong;            /* wrong elements counted, not printed */
-	const char *what;            /* added to the watchdog's step, or NULL */
-	volatile sig_atomic_t *stop; /* NULL or a signal flag */
-	/* with synced, every decision (batch length, the last sample) is
-	 * also agreed over sync, so that groups measuring at once run their
-	 * batches in the same windows: every rank of sync must be measuring */
-	bool synced;
-	MPI_Comm sync;
-	/* with synced and turns > 1, the groups time their batches in turns
-	 * (group `turn` in slot `turn` of each step, -1 for a rank that only
-	 * waits), not at once: groups that share a host's cores or GPU would
-	 * otherwise measure their contention for them, not their links */
-	int turns, turn;
-	/* a step failed on some rank (all ranks agree): never returns */
-	void (*fail)(void *arg, enum np_status st);
-	void *fail_arg;
-	double *samples, *sorted;    /* NP_MEAS_MAX_SAMPLES each */
-	double *own;                 /* NULL, or NP_MEAS_MAX_SAMPLES: this rank's
-				      * own times, for the per-rank figures */
-};
-
-bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *res);
-/* With synced, a rank of sync whose group cannot measure (its backend did
- * not start): takes part in sync's agreements as a group that is done,
- * until every measuring group is, so that the others do not wait for it. */
-void np_measure_idle(struct np_meas *m);
-
-/* What a backend needs of the options and the world (a group's world too),
- * copied into be->cfg and be->world. */
-void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w);
-
-/* NCCL_PROBE_TEST_STALL=R (a host stall of job rank R), else -1. */
-int np_test_stall_rank(void);
 
 #endif

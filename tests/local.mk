@@ -45,7 +45,13 @@ check_PROGRAMS += tests/unit/test_tune
 tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/tap.h
 tests_unit_test_tune_LDADD = $(UNIT_LDADD)
 
-TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune $(SWEEP_TESTS)
+# the measurement engine on a stub backend: its stopping rules
+check_PROGRAMS += tests/unit/test_measure
+tests_unit_test_measure_SOURCES = tests/unit/test_measure.c tests/unit/tap.h
+tests_unit_test_measure_LDADD = $(UNIT_LDADD)
+
+TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/unit/test_measure \
+	$(SWEEP_TESTS)
 
 EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS) \
 	tests/nccl_tests_parse.py tests/nccl-tests/README tests/nccl-tests/all_reduce_perf-h200.txt

@@ -21,7 +21,7 @@
 
 static struct np_world world;
 
-/* What the engine gives a backend of the world (src/sweep.c does the same). */
+/* What the engine gives a backend of the world (np_backend_args in src/measure.c does the same). */
 static void fill_world(struct np_backend_world *bw)
 {
 	bw->comm = world.comm;

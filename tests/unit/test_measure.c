@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/* The measurement engine (src/measure.c) on a stub backend: run() returns
+ * planted per-iteration times from a table and advances a planted clock by
+ * the batch's time, so the stopping rules (converged, noise-bound, budget,
+ * fixed iterations) are asserted exactly, on any host, in one process on
+ * MPI_COMM_SELF. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "../../src/measure.h"
+#include "tap.h"
+
+/* The stub: times[] per iteration, taken in turn by every run() (check,
+ * warm-up, the calibration batches and the samples alike). */
+static struct {
+	const double *times;
+	int ntimes, next;
+	int runs, prepares, checks;
+	int last_iters;
+	uint64_t wrong;
+	double clock;          /* seconds: the planted clock */
+	int stop_after;        /* set the stop flag after this many runs, 0 never */
+	volatile sig_atomic_t *stop;
+} stub;
+
+static double stub_clock(void)
+{
+	return stub.clock;
+}
+
+static enum np_status stub_prepare(struct np_backend *be, const struct np_bench *b)
+{
+	stub.prepares++;
+	return NP_OK;
+}
+
+static enum np_status stub_run(struct np_backend *be, const struct np_bench *b, int iters,
+			       double *seconds)
+{
+	double t = stub.times[stub.next++ % stub.ntimes] * iters;
+
+	stub.runs++;
+	stub.last_iters = iters;
+	stub.clock += t;
+	*seconds = t;
+	if (stub.stop_after && stub.runs >= stub.stop_after)
+		*stub.stop = 1;
+	return NP_OK;
+}
+
+static enum np_status stub_check(struct np_backend *be, const struct np_bench *b, uint64_t *wrong)
+{
+	stub.checks++;
+	*wrong = stub.wrong;
+	return NP_OK;
+}
+
+static const struct np_backend_ops stub_ops = {
+	.name = "stub",
+	.prepare = stub_prepare,
+	.run = stub_run,
+	.check = stub_check,
+};
+
+static _Noreturn void stub_fail(void *arg, enum np_status st)
+{
+	printf("Bail out! the engine reported a failed step (%d)\n", (int)st);
+	exit(1);
+}
+
+static struct np_backend be;
+static struct np_opts opts;
+static struct np_meas meas;
+static struct np_bench bench;
+static double samples[NP_MEAS_MAX_SAMPLES], sorted[NP_MEAS_MAX_SAMPLES], own[NP_MEAS_MAX_SAMPLES];
+
+/* A fresh engine and stub: --iters auto, no check, no warm-up, budget
+ * seconds of timed samples; times[] planted. */
+static void setup(const double *times, int ntimes, double budget)
+{
+	memset(&stub, 0, sizeof(stub));
+	stub.times = times;
+	stub.ntimes = ntimes;
+	memset(&opts, 0, sizeof(opts));
+	memset(&be, 0, sizeof(be));
+	be.ops = &stub_ops;
+	be.world.comm = MPI_COMM_SELF;
+	be.world.rank = 0;
+	be.world.size = 1;
+	be.world.device = -1;
+	memset(&meas, 0, sizeof(meas));
+	meas.be = &be;
+	meas.o = &opts;
+	meas.budget = budget;
+	meas.ci_target = 0.01;
+	meas.stall_rank = -1;
+	meas.fail = stub_fail;
+	meas.samples = samples;
+	meas.sorted = sorted;
+	meas.own = own;
+	meas.clock = stub_clock;
+	bench = (struct np_bench){ .coll = &np_colls[NP_COLL_ALLREDUCE], .dtype = NP_FLOAT,
+				   .op = NP_OP_SUM, .root = 0 };
+	np_coll_layout(bench.coll, 1 << 20, 4, 1, &bench.lay);
+}
+
+/* Samples that agree within 1%: the interval meets the target at the
+ * first count that has one (6), and the row is converged. */
+static void test_converges(void)
+{
+	static const double t[] = { 1.000e-3, 1.002e-3, 0.999e-3, 1.001e-3, 0.998e-3, 1.003e-3 };
+	struct np_result r;
+
+	setup(t, 6, 10.0);
+	tap_ok(np_measure(&meas, &bench, &r), "converges: np_measure returns true");
+	tap_is_str(np_stop_str(r.stop), "converged", "samples within 1%%: stop is converged");
+	tap_ok(r.converged, "converged is set");
+	tap_is_int(r.samples, 6, "stops at the first count with an interval (6 samples)");
+	tap_ok(r.ci_half_rel <= 0.01, "the interval is within the 1%% target (%.4f)", r.ci_half_rel);
+	tap_ok(r.t_ci_lo <= r.t_med && r.t_med <= r.t_ci_hi, "the median lies in its interval");
+	tap_ok(r.t_min <= r.t_med && r.t_med <= r.t_max, "min <= median <= max");
+	/* calibration: batches of 1, 8, ... until one lasts an eighth of
+	 * the 2 ms batch; 1 ms per iteration: one batch of 1, then 2 per sample */
+	tap_is_int(r.iters, 2, "--iters auto: 2 iterations fill a 2 ms batch at 1 ms each");
+	tap_is_int(stub.runs, 1 + 6, "one calibration batch, then one run per sample");
+	tap_is_int(stub.prepares, 1, "prepare once");
+	tap_is_int(stub.checks, 0, "no check without --check");
+	tap_is_dbl(r.algbw, (double)bench.lay.size / r.t_med / 1e9, 1e-9,
+		   "algbw = size / median time");
+	tap_is_int(r.slow_rank, 0, "per-rank times: the one rank is the slowest");
+	tap_ok(isnan(r.slow_excess), "one rank: no excess over the median of ranks");
+	tap_ok(r.sample_times == NULL, "the engine's samples stay in m->samples");
+}
+
+/* Samples that disagree (1 ms and 2 ms): the samples the budget allows
+ * cannot narrow the interval to 1%, so the row is noise-bound at once,
+ * or after noise_min samples when that is larger. */
+static void test_noise_bound(void)
+{
+	static const double t[] = { 1e-3, 2e-3, 1e-3, 2e-3, 1.5e-3 };
+	struct np_result r;
+
+	setup(t, 5, 1.0);
+	tap_ok(np_measure(&meas, &bench, &r), "noise: np_measure returns true");
+	tap_is_str(np_stop_str(r.stop), "noise-bound", "samples 1 to 2 ms apart: noise-bound");
+	tap_ok(!r.converged, "noise-bound is not converged");
+	tap_is_int(r.samples, 6, "noise-bound at the first count with an interval");
+	tap_ok(r.ci_half_rel > 0.01, "the interval is wider than the target (%.3f)", r.ci_half_rel);
+	tap_ok(stub.clock < 1.0, "stopped well inside the budget (%.3f s of 1 s)", stub.clock);
+
+	setup(t, 5, 1.0);
+	meas.noise_min = 12;
+	np_measure(&meas, &bench, &r);
+	tap_is_str(np_stop_str(r.stop), "noise-bound", "noise_min 12: still noise-bound");
+	tap_is_int(r.samples, 12, "noise_min 12: not before 12 samples");
+
+	/* the same spread with a budget that affords the samples that would
+	 * narrow it is not noise-bound: it goes on past 6 */
+	setup(t, 5, 1e6);
+	meas.ci_target = 0.2; /* at 6 the interval is 1..2 ms: 33% of 1.5 */
+	np_measure(&meas, &bench, &r);
+	tap_ok(r.samples > 6 && r.stop == NP_STOP_CONVERGED,
+	       "a budget that affords narrowing: sampled on past 6 to converge (%d samples, %s)",
+	       r.samples, np_stop_str(r.stop));
+}
+
+/* The budget ends before any interval exists: the row stops at the
+ * third sample, the least a budget-bound row has. */
+static void test_budget(void)
+{
+	static const double t[] = { 1e-3, 2e-3, 1e-3, 2e-3 };
+	struct np_result r;
+
+	setup(t, 4, 5e-3);
+	tap_ok(np_measure(&meas, &bench, &r), "budget: np_measure returns true");
+	tap_is_str(np_stop_str(r.stop), "budget", "5 ms of budget, 2-4 ms samples: stop is budget");
+	tap_is_int(r.samples, 3, "the budget's least count: 3 samples");
+	tap_ok(!r.converged, "budget-bound is not converged");
+
+	/* budget 0: the same least count */
+	setup(t, 4, 0);
+	np_measure(&meas, &bench, &r);
+	tap_is_int(r.samples, 3, "budget 0: 3 samples");
+	tap_is_str(np_stop_str(r.stop), "budget", "budget 0: stop is budget");
+}
+
+/* A fixed --iters: exactly --samples batches of --iters, after the check
+ * and the warm-up; the stopping rules do not apply. */
+static void test_fixed(void)
+{
+	static const double t[] = { 3e-3, 1e-3, 2e-3, 5e-3, 4e-3 };
+	struct np_result r;
+
+	setup(t, 5, 0);
+	opts.iters = 7;
+	opts.samples = 5;
+	opts.warmup = 3;
+	opts.check = true;
+	stub.wrong = 2;
+	meas.quiet_wrong = true;
+	tap_ok(np_measure(&meas, &bench, &r), "fixed: np_measure returns true");
+	tap_is_str(np_stop_str(r.stop), "fixed", "--iters 7: stop is fixed");
+	tap_is_int(r.samples, 5, "--samples 5 taken, whatever the budget");
+	tap_is_int(r.iters, 7, "--iters 7 per batch");
+	tap_is_int(stub.last_iters, 7, "the timed batches ran 7 iterations");
+	tap_is_int(stub.runs, 1 + 1 + 5, "the check's run, one warm-up batch, 5 samples");
+	tap_is_int(stub.checks, 1, "checked once");
+	tap_ok(r.checked, "the row is checked");
+	tap_is_int(r.wrong, 2, "wrong elements counted");
+	/* the samples are times[2..4], times[0..1] (the check and the
+	 * warm-up took times[0] and times[1]): 2, 5, 4, 3, 1 ms */
+	tap_is_dbl(r.t_med, 3e-3, 1e-12, "median of the 5 samples: 3 ms");
+	tap_is_dbl(r.t_min, 1e-3, 1e-12, "min 1 ms");
+	tap_is_dbl(r.t_max, 5e-3, 1e-12, "max 5 ms");
+	tap_is_dbl(samples[0], 2e-3, 1e-12, "samples in measurement order: first 2 ms");
+	tap_is_dbl(samples[4], 1e-3, 1e-12, "samples in measurement order: last 1 ms");
+}
+
+/* A stop flag (a signal) between batches: no row. */
+static void test_interrupted(void)
+{
+	static const double t[] = { 1e-3 };
+	static volatile sig_atomic_t stop;
+	struct np_result r;
+
+	setup(t, 1, 10.0);
+	stop = 0;
+	meas.stop = &stop;
+	stub.stop = &stop;
+	stub.stop_after = 4;
+	tap_ok(!np_measure(&meas, &bench, &r), "a stop flag: np_measure returns false");
+	tap_is_int(stub.runs, 4, "no batch after the flag was seen");
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	test_converges();
+	test_noise_bound();
+	test_budget();
+	test_fixed();
+	test_interrupted();
+	MPI_Finalize();
+	return tap_done();
+}
