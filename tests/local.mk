@@ -49,8 +49,12 @@ tests_unit_test_tune_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_measure
 tests_unit_test_measure_SOURCES = tests/unit/test_measure.c tests/unit/tap.h
 tests_unit_test_measure_LDADD = $(UNIT_LDADD)
+# isolate's judging without MPI: each rule, and runs on a planted fleet
+check_PROGRAMS += tests/unit/test_isolate_judge
+tests_unit_test_isolate_judge_SOURCES = tests/unit/test_isolate_judge.c tests/unit/tap.h
+tests_unit_test_isolate_judge_LDADD = $(UNIT_LDADD)
 
-TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/unit/test_measure \
+TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/unit/test_measure tests/unit/test_isolate_judge \
 	$(SWEEP_TESTS)
 
 EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS) \

@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: MIT */
+/* isolate's judging (src/isolate_judge.h): figures against their fleet,
+ * nodes and links named from the figures, confirmation rounds planned. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isolate_judge.h"
+#include "msg.h"
+#include "stats.h"
+
+bool np_iso_judge_init(struct np_iso_judge *j, int N, int L, const char (*names)[NP_ISO_NAMELEN],
+		       double min_effect, double floor, double world_floor)
+{
+	memset(j, 0, sizeof(*j));
+	j->N = N;
+	j->L = L;
+	j->names = names;
+	j->min_effect = min_effect;
+	j->floor = floor;
+	j->world_floor = world_floor;
+	j->state = calloc((size_t)N, sizeof(*j->state));
+	j->evidence = calloc((size_t)N, sizeof(*j->evidence));
+	return j->state && j->evidence;
+}
+
+void np_iso_judge_release(struct np_iso_judge *j)
+{
+	for (int i = 0; i < j->nfigs; i++)
+		free(j->figs[i].t);
+	free(j->figs);
+	free(j->state);
+	free(j->evidence);
+	free(j->links);
+	memset(j, 0, sizeof(*j));
+}
+
+void np_iso_fig_add(struct np_iso_judge *j, const struct np_iso_fig *f)
+{
+	if (j->nfigs == j->figs_cap) {
+		int cap = j->figs_cap ? j->figs_cap * 2 : 64;
+		struct np_iso_fig *n = realloc(j->figs, (size_t)cap * sizeof(*n));
+		if (!n)
+			np_abort(NP_EXIT_RUNTIME, "out of memory for figures");
+		j->figs = n;
+		j->figs_cap = cap;
+	}
+	j->figs[j->nfigs++] = *f;
+}
+
+static void judge_note(struct np_iso_judge *j, const char *fmt, ...) NP_PRINTF(2, 3);
+
+static void judge_note(struct np_iso_judge *j, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!j->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	j->note(j->note_arg, msg);
+}
+
+const char *np_iso_fig_kind_str(enum np_iso_fig_kind k)
+{
+	switch (k) {
+	case NP_FIG_ALONE: return "alone";
+	case NP_FIG_PAIR: return "pair";
+	case NP_FIG_WORLD: return "world";
+	}
+	return "unknown";
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static bool shares(const struct np_iso_fig *f, const struct np_iso_fig *g)
+{
+	return (f->a >= 0 && (f->a == g->a || f->a == g->b)) ||
+	       (f->b >= 0 && (f->b == g->a || f->b == g->b));
+}
+
+/* The fleet a figure is compared with: the groups of its kind that share
+ * no node with it, of the same round when there are any (the median; its
+ * spread from the median absolute deviation), or without any, the better
+ * half of every other group of its kind. */
+static void fleet_ref(struct np_iso_judge *j, struct np_iso_fig *f, double *buf)
+{
+	int n = 0, m = 0;
+	double med;
+
+	/* the same round first: its groups measured in the same windows */
+	for (int i = 0; i < j->nfigs; i++) {
+		struct np_iso_fig *g = &j->figs[i];
+		if (g == f || g->kind != f->kind || g->wrong || shares(f, g) || g->round != f->round)
+			continue;
+		buf[n++] = g->busbw;
+	}
+	if (n < 1)
+		for (int i = 0; i < j->nfigs; i++) {
+			struct np_iso_fig *g = &j->figs[i];
+			if (g == f || g->kind != f->kind || g->wrong || shares(f, g))
+				continue;
+			buf[n++] = g->busbw;
+		}
+	if (n < 1) {
+		n = 0;
+		for (int i = 0; i < j->nfigs; i++) {
+			struct np_iso_fig *g = &j->figs[i];
+			if (g != f && g->kind == f->kind && !g->wrong)
+				buf[n++] = g->busbw;
+		}
+		if (n) {
+			qsort(buf, (size_t)n, sizeof(*buf), cmp_double);
+			memmove(buf, buf + n / 2, (size_t)(n - n / 2) * sizeof(*buf));
+			n -= n / 2;
+		}
+	}
+	f->nref = n;
+	f->ref = f->spread = 0;
+	if (!n)
+		return;
+	med = median_of(buf, n);
+	f->ref = med;
+	if (n >= 4) {
+		for (int i = 0; i < n; i++)
+			buf[m++] = fabs(buf[i] - med);
+		f->spread = 1.4826 * median_of(buf, m);
+	}
+}
+
+/* The paired comparison of f with the other groups of its round that
+ * share no node with it: per batch, the fleet's median time over f's. */
+static void paired(struct np_iso_judge *j, struct np_iso_fig *f, double *buf, double *ratios)
+{
+	struct np_stats st;
+	int n = 0;
+
+	f->ratio = f->ratio_lo = f->ratio_hi = 0;
+	for (int k = 0; k < f->nt; k++) {
+		int m = 0;
+		for (int i = 0; i < j->nfigs; i++) {
+			struct np_iso_fig *g = &j->figs[i];
+			if (g == f || g->kind != f->kind || g->wrong || g->round != f->round ||
+			    shares(f, g) || k >= g->nt)
+				continue;
+			buf[m++] = g->t[k];
+		}
+		if (!m || !(f->t[k] > 0))
+			continue;
+		ratios[n++] = median_of(buf, m) / f->t[k];
+	}
+	if (n < 3)
+		return;
+	np_stats_compute(ratios, n, &st);
+	f->ratio = st.median;
+	f->ratio_lo = st.ci_lo;
+	f->ratio_hi = st.ci_hi;
+}
+
+void np_iso_judge_figs(struct np_iso_judge *j)
+{
+	double *buf = malloc(((size_t)j->nfigs + 1) * 2 * sizeof(double));
+	double *ratios;
+	int nt = 0;
+
+	for (int i = 0; i < j->nfigs; i++)
+		if (j->figs[i].nt > nt)
+			nt = j->figs[i].nt;
+	ratios = malloc(((size_t)nt + 1) * sizeof(double));
+
+	if (!buf || !ratios)
+		np_abort(NP_EXIT_RUNTIME, "out of memory");
+	for (int i = 0; i < j->nfigs; i++) {
+		struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_WORLD)
+			continue;
+		fleet_ref(j, f, buf);
+		paired(j, f, buf, ratios);
+		if (f->ratio > 0) /* the same windows: the paired interval decides */
+			f->slow = f->ratio_hi < 1 - j->min_effect &&
+				  f->busbw < f->ref - NP_ISO_Z * f->spread &&
+				  (j->floor <= 0 || f->busbw < j->floor);
+		else /* no group measured beside it: only a floor can judge it */
+			f->slow = j->floor > 0 && f->hi < j->floor &&
+				  (!f->nref || f->hi < f->ref * (1 - j->min_effect));
+		f->bad = f->slow || f->wrong;
+		/* clearly fine; neither bad nor ok: unclear, no evidence either way */
+		if (f->ratio > 0)
+			f->ok = !f->bad && f->ratio_lo >= 1 - j->min_effect;
+		else
+			f->ok = !f->bad && (j->floor <= 0 || f->lo >= j->floor);
+	}
+	free(buf);
+	free(ratios);
+}
+
+/* Per node: below alone, fine in some pair, the distinct partners of its
+ * pairs below the fleet that are fine elsewhere. */
+struct nodeview {
+	int alone, alone_bad, alone_ok, alone_wrong;
+	int good_pairs, bad_pairs, wrong_pairs;
+	int late_bad;          /* figures below from a confirmation round */
+	int good_partners_bad; /* distinct partners, fine elsewhere, of bad pairs */
+	int good_partners;     /* distinct partners of its clearly fine pairs */
+};
+
+/* Below alone in a confirmation round. */
+static bool late_alone_bad(const struct np_iso_judge *j, int v)
+{
+	for (int i = 0; i < j->nfigs; i++)
+		if (j->figs[i].kind == NP_FIG_ALONE && j->figs[i].a == v && j->figs[i].bad &&
+		    j->figs[i].round > 2)
+			return true;
+	return false;
+}
+
+/* Below alone, and never clearly fine alone. */
+static bool inside(const struct nodeview *n)
+{
+	return n->alone_bad && !n->alone_ok;
+}
+
+static void view_nodes(struct np_iso_judge *j, struct nodeview *nv)
+{
+	memset(nv, 0, (size_t)j->N * sizeof(*nv));
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_ALONE) {
+			nv[f->a].alone++;
+			nv[f->a].alone_bad += f->bad;
+			nv[f->a].alone_ok += f->ok;
+			nv[f->a].alone_wrong += f->wrong > 0;
+			nv[f->a].late_bad += f->bad && f->round > 2;
+		} else if (f->kind == NP_FIG_PAIR) {
+			for (int k = 0; k < 2; k++) {
+				int v = k ? f->b : f->a;
+				nv[v].good_pairs += f->ok;
+				nv[v].bad_pairs += f->bad;
+				nv[v].wrong_pairs += f->wrong > 0;
+				nv[v].late_bad += f->bad && f->round > 2;
+			}
+		}
+	}
+	for (int v = 0; v < j->N; v++) {
+		/* seen[p]: 1 counted as a bad partner, 2 as a fine one, 3 both */
+		int *seen = calloc((size_t)j->N, sizeof(int));
+		if (!seen)
+			np_abort(NP_EXIT_RUNTIME, "out of memory");
+		for (int i = 0; i < j->nfigs; i++) {
+			const struct np_iso_fig *f = &j->figs[i];
+			int p;
+			if (f->kind != NP_FIG_PAIR || (f->a != v && f->b != v))
+				continue;
+			p = f->a == v ? f->b : f->a;
+			if (f->bad && nv[p].good_pairs > 0 && !inside(&nv[p]) && !(seen[p] & 1)) {
+				seen[p] |= 1;
+				nv[v].good_partners_bad++;
+			}
+			if (f->ok && !(seen[p] & 2)) {
+				seen[p] |= 2;
+				nv[v].good_partners++;
+			}
+		}
+		free(seen);
+	}
+}
+
+/* Below alone and never fine alone, or below with at least as many
+ * partners (fine elsewhere) as it was fine with: a majority of partners,
+ * not all of them, since one figure of a slow node can come out fine. */
+static bool node_suspect(const struct nodeview *n)
+{
+	return inside(n) || (n->bad_pairs && n->good_partners_bad >= n->good_partners);
+}
+
+/* Its network: below with two or more partners that are fine elsewhere,
+ * more than it was fine with. */
+static bool network_bad(const struct nodeview *n)
+{
+	return n->good_partners_bad >= 2 && n->good_partners_bad > n->good_partners;
+}
+
+static bool paired_before(const struct np_iso_judge *j, int a, int b)
+{
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)))
+			return true;
+	}
+	return false;
+}
+
+/* Figures of pair a-b below the fleet (bad) or clearly fine (!bad); with
+ * late, only those of confirmation rounds. */
+static int count_pair(const struct np_iso_judge *j, int a, int b, bool bad, bool late)
+{
+	int n = 0;
+
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)) &&
+		    (bad ? f->bad : f->ok) && (!late || f->round > 2))
+			n++;
+	}
+	return n;
+}
+
+/* Every figure of pair a-b. */
+static int pair_figures(const struct np_iso_judge *j, int a, int b)
+{
+	int n = 0;
+
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		n += f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a));
+	}
+	return n;
+}
+
+static bool link_named(const struct np_iso_judge *j, int a, int b)
+{
+	for (int i = 0; i < j->nlinks; i++)
+		if ((j->links[i].a == a && j->links[i].b == b) ||
+		    (j->links[i].a == b && j->links[i].b == a))
+			return true;
+	return false;
+}
+
+/* The figures of node v (and of pair v-p) as evidence text. */
+static void evidence_of(const struct np_iso_judge *j, int v, int p, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < j->nfigs && off < len; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		int n;
+		if (f->kind == NP_FIG_WORLD || (f->a != v && f->b != v))
+			continue;
+		if (p >= 0 && !(f->kind == NP_FIG_PAIR && (f->a == p || f->b == p)))
+			continue;
+		if (f->kind == NP_FIG_ALONE)
+			n = snprintf(buf + off, len - off, "%sround %d alone %.3g GB/s",
+				     off ? "; " : "", f->round, f->busbw);
+		else
+			n = snprintf(buf + off, len - off, "%sround %d with %s %.3g GB/s",
+				     off ? "; " : "", f->round,
+				     j->names[f->a == v ? f->b : f->a], f->busbw);
+		if (n > 0)
+			off += (size_t)n;
+		if (f->wrong)
+			n = snprintf(buf + off < buf + len ? buf + off : buf + len - 1,
+				     off < len ? len - off : 1, " (wrong data)");
+		else if (f->ratio > 0)
+			n = snprintf(buf + off < buf + len ? buf + off : buf + len - 1,
+				     off < len ? len - off : 1, ", %.2f [%.2f-%.2f] of its round's fleet%s",
+				     f->ratio, f->ratio_lo, f->ratio_hi, f->bad ? " (below)" : "");
+		else if (f->nref)
+			n = snprintf(buf + off < buf + len ? buf + off : buf + len - 1,
+				     off < len ? len - off : 1, " [%.3g-%.3g] vs fleet %.3g%s",
+				     f->lo, f->hi, f->ref, f->bad ? " (below)" : "");
+		else
+			n = 0;
+		if (n > 0)
+			off += (size_t)n;
+	}
+}
+
+/* Name what the figures prove; returns how many suspects still need a
+ * confirmation round. */
+int np_iso_decide(struct np_iso_judge *j, bool final)
+{
+	struct nodeview *nv = calloc((size_t)j->N, sizeof(*nv));
+	int open = 0;
+
+	if (!nv)
+		np_abort(NP_EXIT_RUNTIME, "out of memory");
+	np_iso_judge_figs(j);
+	view_nodes(j, nv);
+	for (int v = 0; v < j->N; v++) {
+		struct nodeview *n = &nv[v];
+		bool net = network_bad(n);
+		if (j->state[v] != NP_NODE_OK || !node_suspect(n))
+			continue;
+		/* named only when below again in a confirmation round */
+		if (n->late_bad && (n->alone_wrong >= 2 || (n->wrong_pairs >= 2 && net)))
+			j->state[v] = NP_NODE_BAD_DATA;
+		else if (n->late_bad && inside(n) && late_alone_bad(j, v))
+			j->state[v] = NP_NODE_BAD_INSIDE;
+		else if (n->late_bad && !inside(n) && net)
+			j->state[v] = NP_NODE_BAD_NETWORK;
+		if (j->state[v] != NP_NODE_OK) {
+			evidence_of(j, v, -1, j->evidence[v], sizeof(j->evidence[v]));
+		} else if (!final) {
+			open++;
+		} else {
+			char ev[512];
+			evidence_of(j, v, -1, ev, sizeof(ev));
+			judge_note(j, "node %s was below the fleet but not named (not below again with new partners in %d rounds): %.160s",
+				 j->names[v], j->rounds, ev);
+		}
+	}
+	/* links: a pair below twice while both ends are fine elsewhere */
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		int a = f->a, b = f->b;
+		if (f->kind != NP_FIG_PAIR || !f->bad || link_named(j, a, b))
+			continue;
+		if (j->state[a] != NP_NODE_OK || j->state[b] != NP_NODE_OK)
+			continue;
+		if (j->N == 2 && !inside(&nv[a]) && !inside(&nv[b])) {
+			/* one possible partner: a node's network and the link are one */
+		} else if (!(nv[a].good_pairs && nv[b].good_pairs && !inside(&nv[a]) &&
+			     !inside(&nv[b]))) {
+			continue;
+		} else if (node_suspect(&nv[a]) || node_suspect(&nv[b])) {
+			open += !final; /* an end's own network first */
+			continue;
+		}
+		if (count_pair(j, a, b, false, false))
+			continue; /* fine when measured again: a passing disturbance */
+		if (count_pair(j, a, b, true, false) < 2 || !count_pair(j, a, b, true, true)) {
+			open += !final;
+			continue;
+		}
+		j->links = realloc(j->links, (size_t)(j->nlinks + 1) * sizeof(*j->links));
+		if (!j->links)
+			np_abort(NP_EXIT_RUNTIME, "out of memory");
+		j->links[j->nlinks].a = a;
+		j->links[j->nlinks].b = b;
+		evidence_of(j, a, b, j->links[j->nlinks].why, sizeof(j->links[0].why));
+		j->nlinks++;
+	}
+	free(nv);
+	return open;
+}
+
+/* Rounds 1 and 2: node i with i^1, then with its other ring neighbour
+ * (odd N: one node sits out, a different one each round). */
+void np_iso_plan_matching(int N, int round, int *part)
+{
+	int shift = round == 1 ? 0 : 1;
+
+	for (int v = 0; v < N; v++)
+		part[v] = -1;
+	for (int k = 0; 2 * k + 1 < N; k++) {
+		int a = (2 * k + shift) % N, b = (2 * k + 1 + shift) % N;
+		if (N == 2 && round == 2)
+			break; /* one pair only: measured again in round 2 */
+		part[a] = part[b] = k;
+	}
+	if (N == 2)
+		part[0] = part[1] = 0;
+}
+
+/* A confirmation round: each open suspect link measured again, each open
+ * suspect node with a partner it has not had that is good elsewhere;
+ * suspects bad alone measured alone again. Returns whether anything runs. */
+bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
+{
+	struct nodeview *nv = calloc((size_t)j->N, sizeof(*nv));
+	bool *used = calloc((size_t)j->N, sizeof(bool));
+	int g = 0;
+	bool any = false;
+
+	if (!nv || !used)
+		np_abort(NP_EXIT_RUNTIME, "out of memory");
+	np_iso_judge_figs(j);
+	view_nodes(j, nv);
+	for (int v = 0; v < j->N; v++)
+		part[v] = alone[v] = -1;
+	/* suspect links: both ends good elsewhere, bad once */
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind != NP_FIG_PAIR || !f->bad || used[f->a] || used[f->b])
+			continue;
+		if (node_suspect(&nv[f->a]) || node_suspect(&nv[f->b]))
+			continue;
+		if (count_pair(j, f->a, f->b, true, true) || count_pair(j, f->a, f->b, false, false) ||
+		    link_named(j, f->a, f->b))
+			continue;
+		part[f->a] = part[f->b] = g++;
+		used[f->a] = used[f->b] = true;
+		any = true;
+	}
+	for (int v = 0; v < j->N; v++) {
+		int best = -1;
+		if (j->state[v] != NP_NODE_OK || !node_suspect(&nv[v]) || used[v])
+			continue;
+		if (j->L > 1) {
+			/* alone again too, beside every other node (its fleet) */
+			for (int u = 0; u < j->N; u++)
+				alone[u] = u;
+			any = true;
+		}
+		/* a new partner, good elsewhere; else the good one it was
+		 * measured with least (not the one whose pair was below again
+		 * and again); else anyone */
+		for (int pass = 0, fewest = 0; pass < 3 && best < 0; pass++)
+			for (int k = 1; k < j->N; k++) {
+				int p = (v + k) % j->N, n;
+				if (used[p] || p == v)
+					continue;
+				if (pass < 2 && (node_suspect(&nv[p]) || !nv[p].good_pairs))
+					continue;
+				if (pass == 0 && paired_before(j, v, p))
+					continue;
+				n = pass == 1 ? pair_figures(j, v, p) : 0;
+				if (best < 0 || n < fewest) {
+					best = p;
+					fewest = n;
+				}
+				if (pass != 1)
+					break;
+			}
+		if (best >= 0) {
+			part[v] = part[best] = g++;
+			used[v] = used[best] = true;
+			any = true;
+		}
+	}
+	/* the others pair up too: the fleet of this round, measured in the
+	 * same windows as the suspects */
+	for (int v = 0, prev = -1; any && v < j->N; v++) {
+		if (used[v])
+			continue;
+		if (prev < 0) {
+			prev = v;
+			continue;
+		}
+		part[prev] = part[v] = g++;
+		used[prev] = used[v] = true;
+		prev = -1;
+	}
+	free(nv);
+	free(used);
+	return any;
+}
+
+void np_iso_judge_fleet(struct np_iso_judge *j)
+{
+	double *buf = malloc(((size_t)j->nfigs + 1) * sizeof(double));
+	int n = 0;
+	double pair_ref = 0;
+
+	if (!buf)
+		np_abort(NP_EXIT_RUNTIME, "out of memory");
+	for (int i = 0; i < j->nfigs; i++)
+		if (j->figs[i].kind == NP_FIG_PAIR && !j->figs[i].wrong)
+			buf[n++] = j->figs[i].busbw;
+	if (n)
+		pair_ref = median_of(buf, n);
+	n = 0;
+	for (int i = 0; i < j->nfigs; i++)
+		if (j->figs[i].kind != NP_FIG_WORLD && !j->figs[i].wrong)
+			buf[n++] = j->figs[i].busbw;
+	if (j->floor > 0 && n && median_of(buf, n) < j->floor)
+		snprintf(j->fleet, sizeof(j->fleet),
+			 "the whole fleet is below the floor: median %.3g GB/s, floor %.3g GB/s (%s); no single node stands out: check the fabric, its settings and the switches",
+			 median_of(buf, n), j->floor, j->floor_src);
+	for (int i = 0; i < j->nfigs; i++) {
+		struct np_iso_fig *f = &j->figs[i];
+		if (f->kind != NP_FIG_WORLD)
+			continue;
+		f->ref = pair_ref;
+		f->nref = pair_ref > 0;
+		/* judged against a floor only: the whole world's busbw differs
+		 * from a pair's by the fabric's shape, not by a fixed factor */
+		f->slow = j->world_floor > 0 && f->hi < j->world_floor;
+		f->bad = f->slow || f->wrong;
+		if ((f->slow || (f->wrong && np_iso_exit_code(j) != NP_EXIT_WRONG)) && !j->fleet[0])
+			snprintf(j->scale, sizeof(j->scale),
+				 "every node together: %s%.3g GB/s [%.3g-%.3g], floor %.3g GB/s (%s); pairs of nodes reach %.3g GB/s: the fabric fails only at full scale (switch uplinks, routing, NCCL settings)",
+				 f->wrong ? "wrong data, " : "", f->busbw, f->lo, f->hi, j->world_floor,
+				 j->floor_src, pair_ref);
+	}
+	free(buf);
+}
+
+const char *np_iso_node_state_str(enum np_iso_node_state s)
+{
+	switch (s) {
+	case NP_NODE_OK: return "ok";
+	case NP_NODE_BAD_INSIDE: return "bad-inside";
+	case NP_NODE_BAD_NETWORK: return "bad-network";
+	case NP_NODE_BAD_DATA: return "wrong-data";
+	}
+	return "unknown";
+}
+
+const char *np_iso_node_state_why(enum np_iso_node_state s)
+{
+	switch (s) {
+	case NP_NODE_OK: return "";
+	case NP_NODE_BAD_INSIDE: return "slow inside the node (its GPUs, NVLink, PCIe or CPU)";
+	case NP_NODE_BAD_NETWORK: return "fine alone but slow with every partner: its NICs, cables or switch port";
+	case NP_NODE_BAD_DATA: return "computes wrong data";
+	}
+	return "unknown";
+}
+
+int np_iso_exit_code(const struct np_iso_judge *j)
+{
+	bool data = false, any = j->nlinks > 0 || j->fleet[0] || j->scale[0];
+
+	for (int v = 0; v < j->N; v++) {
+		data |= j->state[v] == NP_NODE_BAD_DATA;
+		any |= j->state[v] != NP_NODE_OK;
+	}
+	return data ? NP_EXIT_WRONG : any ? NP_EXIT_VERDICT : NP_EXIT_OK;
+}
+
+double np_iso_floor_of_run(const struct np_iso_judge *j)
+{
+	double lo = 0;
+
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_PAIR && !f->bad && (lo == 0 || f->lo < lo))
+			lo = f->lo;
+	}
+	return lo * (1 - j->min_effect);
+}
+
+/* Half the lower end of the whole world's interval: the world figure is
+ * one group, so no fleet narrows it. */
+double np_iso_world_floor_of_run(const struct np_iso_judge *j)
+{
+	for (int i = 0; i < j->nfigs; i++)
+		if (j->figs[i].kind == NP_FIG_WORLD && !j->figs[i].bad)
+			return j->figs[i].lo / 2;
+	return 0;
+}
+
+/* Whether node V is in a figure of the run: a node never measured is
+ * "unknown", not "ok". */
+bool np_iso_node_measured(const struct np_iso_judge *j, int v)
+{
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_WORLD || f->a == v || f->b == v)
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* isolate's judging: which node or link the figures of its rounds prove
+ * bad, and which groups the next round measures. Pure functions over
+ * measured figures: no MPI, no clock, no output; figures in, verdict out.
+ *
+ * Use (what nccl-probe isolate does, and what a fleet simulator can do
+ * with figures of its own):
+ *
+ *     struct np_iso_judge j;
+ *     np_iso_judge_init(&j, N, L, names, min_effect, floor, world_floor);
+ *     for round 1, 2: np_iso_plan_matching(N, round, part), measure the
+ *         pairs (and with L > 1 every node alone in round 1, the whole
+ *         world in round 2), np_iso_fig_add() each figure; j.rounds = round
+ *     while (np_iso_decide(&j, false) > 0 && np_iso_plan_confirm(&j, part, alone))
+ *         measure part (and alone), add the figures, j.rounds++
+ *     np_iso_decide(&j, true); np_iso_judge_fleet(&j);
+ *     j.state[], j.links, j.fleet, j.scale, np_iso_exit_code(&j)
+ *     np_iso_judge_release(&j);
+ *
+ * A figure's batch times t[] pair it with the other groups of its round
+ * batch by batch: groups of one round time their batches in the same
+ * windows, so t[k] of every group of a round is one window. Out of
+ * memory ends the process (np_abort). */
+#ifndef NP_ISOLATE_JUDGE_H
+#define NP_ISOLATE_JUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NP_ISO_NAMELEN 80    /* a node's name, with its terminating NUL */
+#define NP_ISO_Z 3.0         /* spreads below the fleet that count as significant */
+
+enum np_iso_fig_kind { NP_FIG_ALONE, NP_FIG_PAIR, NP_FIG_WORLD };
+
+/* One measured group of one round: the measured figures (round, kind,
+ * a, b, busbw, lo, hi, wrong, samples, t, nt) are the caller's; the
+ * judged ones (ref to ok) np_iso_judge_figs() fills. */
+struct np_iso_fig {
+	int round;
+	enum np_iso_fig_kind kind;
+	int a, b;             /* the nodes (b = -1 alone; both -1 for the world) */
+	double busbw, lo, hi; /* GB/s, median and its 95% interval */
+	uint64_t wrong;
+	int samples;
+	double ref, spread;   /* the fleet it is compared with */
+	int nref;
+	/* paired with the fleet of its round batch by batch (the same
+	 * windows, so load common to all groups cancels): the median ratio
+	 * of its busbw to the fleet's and that ratio's 95% interval; 0 when
+	 * it has no fleet in its round */
+	double ratio, ratio_lo, ratio_hi;
+	double *t;            /* seconds per iteration of each batch */
+	int nt;
+	bool slow, bad;       /* significantly below the fleet (or wrong data) */
+	bool ok;              /* its interval rules out a shortfall of --min-effect */
+};
+
+/* What the figures prove about a node (np_iso_node_state_str() names it). */
+enum np_iso_node_state {
+	NP_NODE_OK,          /* not named (which includes not measured) */
+	NP_NODE_BAD_INSIDE,  /* slow alone, again in a confirmation round */
+	NP_NODE_BAD_NETWORK, /* fine alone, slow with two or more partners fine elsewhere */
+	NP_NODE_BAD_DATA,    /* wrong data, alone or with partners, again */
+};
+
+const char *np_iso_fig_kind_str(enum np_iso_fig_kind k);
+const char *np_iso_node_state_str(enum np_iso_node_state s);
+/* Why a node in that state is bad, for people ("" for NP_NODE_OK). */
+const char *np_iso_node_state_why(enum np_iso_node_state s);
+
+/* A link named bad: nodes a and b, and the figures that prove it. */
+struct np_iso_link {
+	int a, b;
+	char why[512];
+};
+
+struct np_iso_judge {
+	/* the run (np_iso_judge_init) */
+	int N;                 /* nodes, numbered 0 to N-1 */
+	int L;                 /* ranks per node: with L > 1 nodes are measured alone too */
+	const char (*names)[NP_ISO_NAMELEN]; /* N names, for evidence and notes (not owned) */
+	double min_effect;     /* a shortfall below the fleet worth naming, a fraction */
+	double floor;          /* GB/s a group must reach, 0 = none */
+	double world_floor;    /* GB/s every node together must reach, 0 = none */
+	char floor_src[160];   /* where the floor comes from, for the findings */
+	/* the figures, in measurement order (np_iso_fig_add) */
+	struct np_iso_fig *figs;
+	int nfigs, figs_cap;
+	int rounds;            /* rounds measured so far: the caller counts them */
+	/* the verdict: state and evidence have N entries */
+	enum np_iso_node_state *state;
+	char (*evidence)[512]; /* the figures that named node v */
+	struct np_iso_link *links;
+	int nlinks;
+	char fleet[512];       /* a finding about every node, "" none */
+	char scale[512];       /* a finding about the whole world, "" none */
+	/* what was seen but not named (np_iso_decide with final), or NULL */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+};
+
+/* Ready for N nodes of L ranks; floors in GB/s (0 none). Returns false
+ * when out of memory. */
+bool np_iso_judge_init(struct np_iso_judge *j, int N, int L, const char (*names)[NP_ISO_NAMELEN],
+		       double min_effect, double floor, double world_floor);
+/* Frees the figures (and their t), the verdict and the links. */
+void np_iso_judge_release(struct np_iso_judge *j);
+/* Appends a copy of *f; j takes f->t (malloc'd, or NULL). */
+void np_iso_fig_add(struct np_iso_judge *j, const struct np_iso_fig *f);
+
+/* Compares every figure but the world's with its fleet: ref and spread
+ * (the median and 1.4826 x MAD of the groups of its kind that share no
+ * node with it: of its round when there are any, else of every round,
+ * else the better half of every other), the paired ratio (per batch the
+ * fleet's median time over its own; its median and 95% interval, 0 with
+ * fewer than 3 batches), then slow, bad and ok:
+ *   paired:   slow = ratio_hi < 1 - min_effect and busbw < ref - NP_ISO_Z x spread
+ *             and (no floor or busbw < floor);  ok = !bad and ratio_lo >= 1 - min_effect
+ *   unpaired: slow = floor and hi < floor and (no fleet or hi < ref (1 - min_effect));
+ *             ok = !bad and (no floor or lo >= floor)
+ *   bad = slow or wrong data. */
+void np_iso_judge_figs(struct np_iso_judge *j);
+/* Judges the figures and names what they prove: a node below alone and
+ * never fine alone (bad inside), or below with at least as many partners
+ * fine elsewhere as it was fine with, two or more (its network), or wrong
+ * data twice, each only when below again in a confirmation round (round 3
+ * on); a link below twice, once in a confirmation round, never fine, while
+ * both ends are fine elsewhere (with N = 2, while neither is bad alone).
+ * Returns how many suspects a confirmation round could still settle;
+ * with final, those become notes instead. */
+int np_iso_decide(struct np_iso_judge *j, bool final);
+/* Rounds 1 and 2: part[v] = node v's pair (-1: sits out): node i with i^1,
+ * then with its other ring neighbour (odd N: one node sits out, another
+ * each round; N = 2: the one pair in both). */
+void np_iso_plan_matching(int N, int round, int *part);
+/* A confirmation round: each suspect link measured again, each suspect
+ * node with a new partner that is fine elsewhere (else the fine one it had
+ * least, else anyone), and with L > 1 every node alone; the rest paired
+ * as their fleet. part[v] and alone[v] as above. Returns whether anything
+ * is to be measured. */
+bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone);
+/* The whole fleet below the floor (j->fleet), and the world figure judged
+ * against world_floor only (j->scale): the whole world's busbw differs
+ * from a pair's by the fabric's shape, not by a fixed factor. */
+void np_iso_judge_fleet(struct np_iso_judge *j);
+/* 2 when a node computes wrong data, 1 when anything is named, else 0. */
+int np_iso_exit_code(const struct np_iso_judge *j);
+/* The floor a later run may take as its --baseline: the lowest interval
+ * end of the pairs not below, less min_effect (0 without such pairs). */
+double np_iso_floor_of_run(const struct np_iso_judge *j);
+/* Half the lower end of the world figure's interval (0 without one). */
+double np_iso_world_floor_of_run(const struct np_iso_judge *j);
+/* Whether node v is in some figure: a node never measured is unknown. */
+bool np_iso_node_measured(const struct np_iso_judge *j, int v);
+
+#endif

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/* isolate's judging (src/isolate_judge.h) without MPI: each rule on
+ * figures made by hand, and whole runs on a small fleet whose truth is
+ * planted (a node slow inside, a node's network, a link, wrong data, the
+ * whole fleet, the whole world), driven round by round as isolate does. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/isolate_judge.h"
+#include "tap.h"
+
+#define MAXN 8
+#define NT 8 /* batches per figure */
+
+static char names[MAXN][NP_ISO_NAMELEN];
+
+/* A figure of kind over nodes a, b (-1 none) at busbw GB/s, its NT batches
+ * all of the same time (1/busbw), so its interval is the point itself. */
+static void add_fig(struct np_iso_judge *j, int round, enum np_iso_fig_kind kind, int a, int b,
+		    double busbw, uint64_t wrong)
+{
+	struct np_iso_fig f;
+
+	memset(&f, 0, sizeof(f));
+	f.round = round;
+	f.kind = kind;
+	f.a = a;
+	f.b = b;
+	f.busbw = f.lo = f.hi = busbw;
+	f.wrong = wrong;
+	f.samples = f.nt = NT;
+	f.t = malloc(NT * sizeof(double));
+	for (int k = 0; k < NT; k++)
+		f.t[k] = busbw > 0 ? 1 / busbw : 0;
+	np_iso_fig_add(j, &f);
+}
+
+static int nnotes;
+static char last_note[256];
+
+static void note(void *arg, const char *msg)
+{
+	(void)arg;
+	nnotes++;
+	snprintf(last_note, sizeof(last_note), "%s", msg);
+}
+
+static void setup(struct np_iso_judge *j, int N, int L, double floor, double world_floor)
+{
+	for (int v = 0; v < MAXN; v++)
+		snprintf(names[v], sizeof(names[v]), "n%d", v);
+	if (!np_iso_judge_init(j, N, L, (const char (*)[NP_ISO_NAMELEN])names, 0.05, floor,
+			       world_floor)) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	j->note = note;
+	j->note_arg = NULL;
+	nnotes = 0;
+	last_note[0] = '\0';
+}
+
+/* ---- the rules, one by one ------------------------------------------------ */
+
+static void test_plan_matching(void)
+{
+	int p[5];
+
+	np_iso_plan_matching(4, 1, p);
+	tap_ok(p[0] == p[1] && p[2] == p[3] && p[0] != p[2] && p[0] >= 0 && p[2] >= 0,
+	       "round 1 of 4 nodes: pairs 0-1 and 2-3");
+	np_iso_plan_matching(4, 2, p);
+	tap_ok(p[1] == p[2] && p[3] == p[0] && p[1] != p[3], "round 2 of 4 nodes: pairs 1-2 and 3-0");
+	np_iso_plan_matching(5, 1, p);
+	tap_ok(p[0] == p[1] && p[2] == p[3] && p[4] == -1, "round 1 of 5 nodes: node 4 sits out");
+	np_iso_plan_matching(5, 2, p);
+	tap_ok(p[1] == p[2] && p[3] == p[4] && p[0] == -1, "round 2 of 5 nodes: node 0 sits out");
+	np_iso_plan_matching(2, 2, p);
+	tap_ok(p[0] == 0 && p[1] == 0, "2 nodes: the one pair again in round 2");
+}
+
+/* The paired rule: below its round's fleet by more than min_effect, and
+ * by more than 3 spreads, and below a floor when there is one. */
+static void test_paired_rule(void)
+{
+	struct np_iso_judge j;
+
+	setup(&j, 4, 1, 0, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 2, 3, 50, 0);
+	np_iso_judge_figs(&j);
+	tap_is_dbl(j.figs[1].ref, 100, 1e-9, "fleet: the other group of the round (100)");
+	tap_is_dbl(j.figs[1].ratio, 0.5, 1e-9, "paired ratio: fleet's time over its own (0.5)");
+	tap_ok(j.figs[1].slow && j.figs[1].bad && !j.figs[1].ok, "half its fleet: slow, bad");
+	tap_is_dbl(j.figs[0].ratio, 2, 1e-9, "the fast group's ratio: 2");
+	tap_ok(!j.figs[0].bad && j.figs[0].ok, "above its fleet: ok");
+	np_iso_judge_release(&j);
+
+	/* 3% below: within --min-effect 5%, neither bad nor proven ok */
+	setup(&j, 4, 1, 0, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 2, 3, 97, 0);
+	np_iso_judge_figs(&j);
+	tap_ok(!j.figs[1].bad, "3%% below, min_effect 5%%: not bad");
+	tap_ok(j.figs[1].ok, "3%% below: its interval rules out a 5%% shortfall: ok");
+	np_iso_judge_release(&j);
+
+	/* a floor the slow group still reaches: not bad */
+	setup(&j, 4, 1, 40, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 2, 3, 50, 0);
+	np_iso_judge_figs(&j);
+	tap_ok(!j.figs[1].slow, "half its fleet but above the floor (40): not slow");
+	np_iso_judge_release(&j);
+
+	/* a noisy fleet (spread from the MAD): 3 spreads decide */
+	setup(&j, 10, 1, 0, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 2, 3, 100, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 4, 5, 110, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 6, 7, 90, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 8, 9, 80, 0);
+	np_iso_judge_figs(&j);
+	tap_is_dbl(j.figs[4].ref, 100, 1e-9, "fleet of 4: median 100");
+	tap_is_dbl(j.figs[4].spread, 1.4826 * 5, 1e-9, "fleet of 4: spread 1.4826 x MAD (5)");
+	tap_ok(j.figs[4].ratio_hi < 0.95 && !j.figs[4].slow,
+	       "20%% below but within 3 spreads (77.8): not slow");
+	np_iso_judge_release(&j);
+}
+
+/* Without a group beside it in its round: another round's fleet is its
+ * reference, and only a floor can judge it. */
+static void test_unpaired_rule(void)
+{
+	struct np_iso_judge j;
+
+	setup(&j, 4, 1, 0, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 2, NP_FIG_PAIR, 2, 3, 50, 0);
+	np_iso_judge_figs(&j);
+	tap_is_int(j.figs[1].nref, 1, "alone in its round: the other round's group is its fleet");
+	tap_ok(j.figs[1].ratio == 0, "no group in its round: no paired ratio");
+	tap_ok(!j.figs[1].bad && j.figs[1].ok, "no floor: nothing judges it below, so not bad (ok)");
+	np_iso_judge_release(&j);
+
+	setup(&j, 4, 1, 80, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 2, NP_FIG_PAIR, 2, 3, 50, 0);
+	np_iso_judge_figs(&j);
+	tap_ok(j.figs[1].bad, "below the floor (80) and its fleet: bad");
+	tap_ok(j.figs[0].ok, "above the floor: ok");
+	np_iso_judge_release(&j);
+
+	/* a figure sharing a node with every other: the better half of all */
+	setup(&j, 3, 1, 0, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 1, 2, 60, 0);
+	add_fig(&j, 2, NP_FIG_PAIR, 0, 2, 80, 0);
+	np_iso_judge_figs(&j);
+	tap_is_dbl(j.figs[1].ref, 100, 1e-9, "no disjoint group: the better half of the others");
+	np_iso_judge_release(&j);
+}
+
+/* ---- whole runs on a planted fleet --------------------------------------- */
+
+struct truth {
+	double inside[MAXN];     /* a node alone */
+	double net[MAXN];        /* its network */
+	double link[MAXN][MAXN]; /* between two nodes */
+	int wrong;               /* node that computes wrong data, -1 none */
+	double world;            /* every node together */
+};
+
+static void truth_init(struct truth *t)
+{
+	for (int a = 0; a < MAXN; a++) {
+		t->inside[a] = t->net[a] = 100;
+		for (int b = 0; b < MAXN; b++)
+			t->link[a][b] = 100;
+	}
+	t->wrong = -1;
+	t->world = 100;
+}
+
+static double min2(double x, double y)
+{
+	return x < y ? x : y;
+}
+
+/* One phase: a figure per group of part, in the order of its first node. */
+static void phase(struct np_iso_judge *j, const struct truth *t, const int *part,
+		  enum np_iso_fig_kind kind, int round)
+{
+	for (int v = 0; v < j->N; v++) {
+		int a = v, b = -1;
+		double bw;
+		bool first = part[v] >= 0;
+		for (int u = 0; u < v && first; u++)
+			first = part[u] != part[v];
+		if (!first)
+			continue;
+		for (int u = v + 1; u < j->N; u++)
+			if (part[u] == part[v])
+				b = u;
+		if (kind == NP_FIG_WORLD) {
+			add_fig(j, round, kind, -1, -1, t->world, 0);
+			return;
+		}
+		bw = t->inside[a];
+		if (b >= 0) {
+			bw = min2(bw, min2(t->inside[b], min2(t->net[a], t->net[b])));
+			bw = min2(bw, t->link[a][b]);
+		}
+		add_fig(j, round, kind, a, b, bw, t->wrong >= 0 && (t->wrong == a || t->wrong == b));
+	}
+}
+
+static bool any(const int *p, int N)
+{
+	for (int v = 0; v < N; v++)
+		if (p[v] >= 0)
+			return true;
+	return false;
+}
+
+/* isolate's rounds: 1 and 2 (alone, pairs, the world), then up to 4
+ * confirmation rounds while suspects are open; the final verdict. */
+static void run(struct np_iso_judge *j, const struct truth *t)
+{
+	int part[MAXN], alone[MAXN], extra = 0;
+
+	for (int round = 1; round <= 2; round++) {
+		if (round == 1 && j->L > 1) {
+			for (int v = 0; v < j->N; v++)
+				alone[v] = v;
+			phase(j, t, alone, NP_FIG_ALONE, round);
+		}
+		np_iso_plan_matching(j->N, round, part);
+		phase(j, t, part, NP_FIG_PAIR, round);
+		if (round == 2) {
+			for (int v = 0; v < j->N; v++)
+				part[v] = 0;
+			phase(j, t, part, NP_FIG_WORLD, round);
+		}
+		j->rounds = round;
+	}
+	while (extra < 4 && np_iso_decide(j, false) > 0 && np_iso_plan_confirm(j, part, alone)) {
+		extra++;
+		j->rounds++;
+		if (any(alone, j->N))
+			phase(j, t, alone, NP_FIG_ALONE, j->rounds);
+		if (any(part, j->N))
+			phase(j, t, part, NP_FIG_PAIR, j->rounds);
+	}
+	np_iso_decide(j, true);
+	np_iso_judge_fleet(j);
+}
+
+static int named(const struct np_iso_judge *j)
+{
+	int n = 0;
+
+	for (int v = 0; v < j->N; v++)
+		n += j->state[v] != NP_NODE_OK;
+	return n;
+}
+
+static void test_run_good(void)
+{
+	struct np_iso_judge j;
+	struct truth t;
+
+	truth_init(&t);
+	setup(&j, 4, 2, 0, 0);
+	run(&j, &t);
+	tap_is_int(named(&j) + j.nlinks, 0, "a good fleet: nothing named");
+	tap_is_int(j.rounds, 2, "a good fleet: no confirmation round");
+	tap_is_int(np_iso_exit_code(&j), 0, "a good fleet: exit 0");
+	tap_ok(!j.fleet[0] && !j.scale[0], "a good fleet: no fleet or scale finding");
+	tap_is_dbl(np_iso_floor_of_run(&j), 95, 1e-9, "its baseline floor: 100 less 5%%");
+	tap_is_dbl(np_iso_world_floor_of_run(&j), 50, 1e-9, "its world floor: half the world's");
+	tap_ok(np_iso_node_measured(&j, 3), "every node is measured");
+	np_iso_judge_release(&j);
+}
+
+static void test_run_network(void)
+{
+	struct np_iso_judge j;
+	struct truth t;
+
+	truth_init(&t);
+	t.net[3] = 50;
+	setup(&j, 4, 1, 0, 0);
+	run(&j, &t);
+	tap_is_str(np_iso_node_state_str(j.state[3]), "bad-network",
+		   "slow with every partner, fine partners elsewhere: its network");
+	tap_is_int(named(&j), 1, "only that node is named");
+	tap_is_int(j.nlinks, 0, "no link is named");
+	tap_ok(j.rounds >= 3, "named after a confirmation round (%d rounds)", j.rounds);
+	tap_ok(strstr(j.evidence[3], "with n") != NULL, "its evidence lists its partners: '%.60s'",
+	       j.evidence[3]);
+	tap_is_int(np_iso_exit_code(&j), 1, "exit 1");
+	np_iso_judge_release(&j);
+
+	/* the same figures without a confirmation round: not named, a note */
+	truth_init(&t);
+	t.net[3] = 50;
+	setup(&j, 4, 1, 0, 0);
+	for (int round = 1; round <= 2; round++) {
+		int part[MAXN];
+		np_iso_plan_matching(4, round, part);
+		phase(&j, &t, part, NP_FIG_PAIR, round);
+		j.rounds = round;
+	}
+	tap_ok(np_iso_decide(&j, false) > 0, "below in rounds 1 and 2: a suspect, still open");
+	tap_is_int(j.state[3], NP_NODE_OK, "not named before a confirmation round");
+	np_iso_decide(&j, true);
+	tap_is_int(j.state[3], NP_NODE_OK, "final without confirmation: not named");
+	tap_is_int(nnotes, 1, "but noted");
+	tap_ok(strstr(last_note, "node n3 was below the fleet but not named") != NULL,
+	       "the note names it: '%.60s'", last_note);
+	np_iso_judge_release(&j);
+}
+
+static void test_run_inside(void)
+{
+	struct np_iso_judge j;
+	struct truth t;
+
+	truth_init(&t);
+	t.inside[2] = 50;
+	setup(&j, 4, 2, 0, 0);
+	run(&j, &t);
+	tap_is_str(np_iso_node_state_str(j.state[2]), "bad-inside",
+		   "slow alone, again in a confirmation round: inside the node");
+	tap_is_int(named(&j) + j.nlinks, 1, "only that node is named");
+	tap_is_str(np_iso_node_state_why(j.state[2]),
+		   "slow inside the node (its GPUs, NVLink, PCIe or CPU)", "and why, for people");
+	np_iso_judge_release(&j);
+}
+
+static void test_run_link(void)
+{
+	struct np_iso_judge j;
+	struct truth t;
+
+	truth_init(&t);
+	t.link[0][1] = t.link[1][0] = 50;
+	setup(&j, 4, 1, 0, 0);
+	run(&j, &t);
+	tap_is_int(named(&j), 0, "a slow link: no node named");
+	tap_is_int(j.nlinks, 1, "a slow link: one link named");
+	tap_ok(j.nlinks == 1 && ((j.links[0].a == 0 && j.links[0].b == 1) ||
+				 (j.links[0].a == 1 && j.links[0].b == 0)),
+	       "the link 0-1");
+	tap_is_int(np_iso_exit_code(&j), 1, "exit 1");
+	np_iso_judge_release(&j);
+
+	/* two nodes: their one pair is its own fleet, so below a floor it is
+	 * the fleet that is below, and nobody is accused */
+	truth_init(&t);
+	t.link[0][1] = t.link[1][0] = 50;
+	setup(&j, 2, 1, 80, 0);
+	run(&j, &t);
+	tap_is_int(named(&j) + j.nlinks, 0, "2 nodes below a floor: no node or link named");
+	tap_ok(strstr(j.fleet, "the whole fleet is below the floor") == j.fleet,
+	       "2 nodes below a floor: the fleet finding");
+	np_iso_judge_release(&j);
+}
+
+static void test_run_wrong(void)
+{
+	struct np_iso_judge j;
+	struct truth t;
+
+	truth_init(&t);
+	t.wrong = 1;
+	setup(&j, 4, 2, 0, 0);
+	run(&j, &t);
+	tap_is_str(np_iso_node_state_str(j.state[1]), "wrong-data", "wrong data alone, twice");
+	tap_is_int(named(&j), 1, "only that node is named");
+	tap_is_int(np_iso_exit_code(&j), 2, "wrong data: exit 2");
+	np_iso_judge_release(&j);
+}
+
+static void test_run_fleet_scale(void)
+{
+	struct np_iso_judge j;
+	struct truth t;
+
+	truth_init(&t);
+	for (int v = 0; v < MAXN; v++)
+		t.net[v] = 50;
+	setup(&j, 4, 1, 80, 80);
+	snprintf(j.floor_src, sizeof(j.floor_src), "--min-busbw");
+	run(&j, &t);
+	tap_is_int(named(&j) + j.nlinks, 0, "every node alike below the floor: no node named");
+	tap_ok(strstr(j.fleet, "the whole fleet is below the floor: median 50 GB/s, floor 80 GB/s (--min-busbw)") == j.fleet,
+	       "the fleet finding: '%.70s'", j.fleet);
+	tap_is_int(np_iso_exit_code(&j), 1, "exit 1");
+	np_iso_judge_release(&j);
+
+	truth_init(&t);
+	t.world = 30;
+	setup(&j, 4, 1, 0, 60);
+	run(&j, &t);
+	tap_is_int(named(&j) + j.nlinks, 0, "only the whole world slow: no node named");
+	tap_ok(!j.fleet[0], "pairs fine: no fleet finding");
+	tap_ok(strstr(j.scale, "every node together: 30 GB/s") == j.scale,
+	       "the scale finding: '%.50s'", j.scale);
+	for (int i = 0; i < j.nfigs; i++)
+		if (j.figs[i].kind == NP_FIG_WORLD)
+			tap_ok(j.figs[i].bad && j.figs[i].ref == 100,
+			       "the world figure: below its floor, beside the pairs' 100");
+	tap_is_int(np_iso_exit_code(&j), 1, "exit 1");
+	np_iso_judge_release(&j);
+}
+
+int main(void)
+{
+	test_plan_matching();
+	test_paired_rule();
+	test_unpaired_rule();
+	test_run_good();
+	test_run_network();
+	test_run_inside();
+	test_run_link();
+	test_run_wrong();
+	test_run_fleet_scale();
+	return tap_done();
+}
