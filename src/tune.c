@@ -31,12 +31,12 @@
 #include "run_record.h"
 #include "stats.h"
 #include "tune_cand.h"
+#include "tune_judge.h"
 #include "version.h"
 #include "watchdog.h"
 
 #define TUNE_SCHEMA "nccl-probe/tune"
 #define TUNE_SCHEMA_VERSION 1
-#define TUNE_MIN_ROUNDS 6      /* the first count with a 95% interval */
 #define TUNE_MAX_ROUNDS 2000
 #define TUNE_BATCH 2e-3        /* seconds a batch should last */
 #define TUNE_MAX_ITERS (1 << 20)
@@ -44,55 +44,14 @@
 #define TUNE_DEFAULT_MAX_GPU (1ull << 30)
 #define TUNE_DEFAULT_MAX_HOST (4ull << 20)
 
-enum arm_state {
-	ARM_OK,       /* measured */
-	ARM_REFUSED,  /* the library did not take the setting */
-	ARM_ERROR,    /* its communicator or a call failed */
-	ARM_WRONG,    /* it computed wrong data */
-	ARM_HUNG,     /* a call did not finish within --timeout: aborted */
-};
-
-static const char *arm_state_str(enum arm_state s)
-{
-	switch (s) {
-	case ARM_OK: return "measured";
-	case ARM_REFUSED: return "refused";
-	case ARM_ERROR: return "error";
-	case ARM_WRONG: return "wrong-data";
-	case ARM_HUNG: return "hung";
-	}
-	return "unknown";
-}
-
 struct arm {
 	const struct np_tune_cand *cand; /* NULL: the baseline */
 	struct np_backend be;
 	struct np_world w;               /* the job's world on its own communicator */
 	bool up;                         /* be is initialized */
-	enum arm_state state;
+	enum np_tune_arm_state state;
 	char why[512];                   /* refused, error, wrong data: why */
 	char evidence[512];              /* what the library said */
-};
-
-/* One arm at one point. */
-struct cell {
-	bool ran;
-	uint64_t wrong;
-	double t_med, busbw;
-	struct np_tune_ratio ratio;      /* candidates only */
-	char algo[32], proto[32];        /* NCCL's choice for this call, "" unknown */
-	bool ignored;                    /* NCCL used what the setting excludes */
-	bool same_choice;                /* a candidate of NCCL_PROTO/NCCL_ALGO alone for
-					  * which NCCL chose the baseline's algorithm and
-					  * protocol: the same calls, any difference noise */
-};
-
-struct tpoint {
-	const struct np_coll *coll;
-	struct np_layout lay;
-	int iters, rounds;
-	struct cell *cells;              /* narms */
-	int winner;                      /* arm index, 0 the baseline */
 };
 
 struct tune {
@@ -101,7 +60,7 @@ struct tune {
 	struct np_tune_cand cands[NP_TUNE_MAX_CANDS];
 	int ncands, narms;
 	struct arm *arms;
-	struct tpoint *pts;
+	struct np_tune_point *pts;
 	size_t npts, done;
 	const struct np_backend_ops *ops;
 	char backend_why[192];
@@ -490,7 +449,7 @@ static void arm_start(struct tune *tu, int a)
 
 	arm->w = *tu->w;
 	arm->w.comm = MPI_COMM_NULL;
-	arm->state = ARM_OK;
+	arm->state = NP_TUNE_ARM_OK;
 	memset(mv, 0, sizeof(mv));
 	if (c && !nccl)
 		for (int i = 0; i < c->n && ok; i++)
@@ -500,7 +459,7 @@ static void arm_start(struct tune *tu, int a)
 	if (!all) {
 		for (int i = 0; i < NP_TUNE_MAX_SETTINGS; i++)
 			mpit_restore(&mv[i]);
-		arm->state = ARM_REFUSED;
+		arm->state = NP_TUNE_ARM_REFUSED;
 		/* rank 0's reason (the ranks run one MPI) */
 		snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "the MPI of another rank refused it");
 		MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
@@ -532,7 +491,7 @@ static void arm_start(struct tune *tu, int a)
 	mine = (int)st;
 	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, tu->w->comm);
 	if (all) {
-		arm->state = ARM_ERROR;
+		arm->state = NP_TUNE_ARM_ERROR;
 		snprintf(why, sizeof(why), "its communicator did not start: %.400s", st ? arm->be.err.msg : "");
 		mine = st != NP_OK && !arm->be.err.secondary ? tu->w->rank : tu->w->size;
 		MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
@@ -547,7 +506,7 @@ static void arm_start(struct tune *tu, int a)
 		mine = nccl_confirms(c, &off, why, sizeof(why));
 		MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
 		if (!all) {
-			arm->state = ARM_REFUSED;
+			arm->state = NP_TUNE_ARM_REFUSED;
 			snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "NCCL on another rank did not read it");
 			MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
 			return;
@@ -572,7 +531,7 @@ static void arm_stop(struct arm *arm)
 /* Rank 0: the algorithm and protocol NCCL logged for the calls since
  * *off (TUNING lines; comm rank 0 logs them, and world rank 0 is rank 0
  * of every arm's communicator). */
-static void nccl_choice(struct tune *tu, long *off, struct cell *cl)
+static void nccl_choice(struct tune *tu, long *off, struct np_tune_cell *cl)
 {
 	char fn[32], al[32], pr[32], *line = NULL;
 	size_t cap = 0;
@@ -603,31 +562,9 @@ static void nccl_choice(struct tune *tu, long *off, struct cell *cl)
 	*off = ftell(tu->log);
 }
 
-/* Whether the candidate sets NCCL_PROTO or NCCL_ALGO alone, and NCCL
- * chose for it the algorithm and protocol it chose for the baseline. */
-static bool choice_same(const struct np_tune_cand *c, const struct cell *cl, const struct cell *base)
-{
-	for (int i = 0; c && i < c->n; i++)
-		if (strcmp(c->set[i].name, "NCCL_PROTO") && strcmp(c->set[i].name, "NCCL_ALGO"))
-			return false;
-	return c && cl->algo[0] && cl->proto[0] && !strcmp(cl->algo, base->algo) && !strcmp(cl->proto, base->proto);
-}
-
-/* Whether NCCL's choice contradicts the candidate's NCCL_PROTO or NCCL_ALGO. */
-static bool choice_ignores(const struct np_tune_cand *c, const struct cell *cl)
-{
-	for (int i = 0; c && i < c->n; i++) {
-		const char *got = !strcmp(c->set[i].name, "NCCL_PROTO") ? cl->proto :
-				  !strcmp(c->set[i].name, "NCCL_ALGO") ? cl->algo : NULL;
-		if (got && got[0] && np_tune_list_allows(c->set[i].value, got) == 0)
-			return true;
-	}
-	return false;
-}
-
 static bool live(const struct arm *arm)
 {
-	return arm->state == ARM_OK;
+	return arm->state == NP_TUNE_ARM_OK;
 }
 
 /* Every rank: the worst status of a step of arm a; a failed arm stops, a
@@ -644,12 +581,12 @@ static bool step_ok(struct tune *tu, int a, enum np_status st, const char *what)
 		np_abort(np_status_exit((enum np_status)all[0]), "%s failed for the baseline: %s", what,
 			 st ? arm->be.err.msg : "on another rank");
 	if (all[1]) {
-		arm->state = ARM_HUNG;
+		arm->state = NP_TUNE_ARM_HUNG;
 		snprintf(arm->why, sizeof(arm->why), "%.160s did not finish within %g s (--timeout): aborted", what,
 			 tu->o->timeout);
 		return false;
 	}
-	arm->state = ARM_ERROR;
+	arm->state = NP_TUNE_ARM_ERROR;
 	snprintf(arm->why, sizeof(arm->why), "%.160s failed: %.300s", what, st ? arm->be.err.msg : "on another rank");
 	mine[0] = st ? tu->w->rank : tu->w->size;
 	MPI_Allreduce(mine, all, 1, MPI_INT, MPI_MIN, tu->w->comm);
@@ -692,7 +629,7 @@ static double batch(struct tune *tu, int a, const struct np_bench *b, int iters,
 	if (*stop)
 		np_watchdog_interrupted(); /* this thread ends the run */
 	if (out[2] > 0) {
-		arm->state = ARM_HUNG;
+		arm->state = NP_TUNE_ARM_HUNG;
 		snprintf(arm->why, sizeof(arm->why), "%s of %zu B did not finish within %g s (--timeout): aborted",
 			 b->coll->name, b->lay.size, tu->o->timeout);
 		return NAN;
@@ -702,13 +639,13 @@ static double batch(struct tune *tu, int a, const struct np_bench *b, int iters,
 
 /* The first call of every arm at this point: set up, check, and NCCL's
  * choice of algorithm and protocol. */
-static void first_calls(struct tune *tu, struct tpoint *p, const struct np_bench *b)
+static void first_calls(struct tune *tu, struct np_tune_point *p, const struct np_bench *b)
 {
 	char what[160];
 
 	for (int a = 0; a < tu->narms; a++) {
 		struct arm *arm = &tu->arms[a];
-		struct cell *cl = &p->cells[a];
+		struct np_tune_cell *cl = &p->cells[a];
 		uint64_t wrong = 0, total = 0;
 		double t;
 		long off = 0;
@@ -732,7 +669,7 @@ static void first_calls(struct tune *tu, struct tpoint *p, const struct np_bench
 		st = arm->be.ops->run(&arm->be, b, 1, &t);
 		np_watchdog_soft(false);
 		if (!step_ok(tu, a, st, what)) {
-			if (arm->state == ARM_HUNG) {
+			if (arm->state == NP_TUNE_ARM_HUNG) {
 				tu->hung = a;
 				return;
 			}
@@ -754,19 +691,19 @@ static void first_calls(struct tune *tu, struct tpoint *p, const struct np_bench
 					np_error("%s of %zu B: the baseline computed %llu wrong elements; this node or its links are faulty (run nccl-probe sweep and isolate)",
 						 b->coll->name, b->lay.size, (unsigned long long)total);
 				if (a > 0) {
-					arm->state = ARM_WRONG;
+					arm->state = NP_TUNE_ARM_WRONG;
 					snprintf(arm->why, sizeof(arm->why), "%s of %zu B computed %llu wrong elements",
 						 b->coll->name, b->lay.size, (unsigned long long)total);
 					continue;
 				}
 			}
 		}
-		ign = tu->w->rank == 0 && choice_ignores(arm->cand, cl);
+		ign = tu->w->rank == 0 && np_tune_choice_ignores(arm->cand, cl);
 		MPI_Bcast(cl->algo, sizeof(cl->algo), MPI_CHAR, 0, tu->w->comm);
 		MPI_Bcast(cl->proto, sizeof(cl->proto), MPI_CHAR, 0, tu->w->comm);
 		MPI_Bcast(&ign, 1, MPI_INT, 0, tu->w->comm);
 		cl->ignored = ign != 0;
-		cl->same_choice = a > 0 && choice_same(arm->cand, cl, &p->cells[0]);
+		cl->same_choice = a > 0 && np_tune_choice_same(arm->cand, cl, &p->cells[0]);
 	}
 }
 
@@ -793,16 +730,20 @@ static int calibrate(struct tune *tu, const struct np_bench *b, bool *stop)
 
 static void ratios(struct tune *tu, int a, int n, double *out)
 {
-	for (int r = 0; r < n; r++)
-		out[r] = tu->t[(size_t)a * TUNE_MAX_ROUNDS + r] > 0
-				 ? tu->t[r] / tu->t[(size_t)a * TUNE_MAX_ROUNDS + r]
-				 : NAN;
+	np_tune_ratios(tu->t, tu->t + (size_t)a * TUNE_MAX_ROUNDS, n, out);
+}
+
+/* The arms' states, for the decisions over points. */
+static void arm_states(const struct tune *tu, enum np_tune_arm_state *st)
+{
+	for (int a = 0; a < tu->narms; a++)
+		st[a] = tu->arms[a].state;
 }
 
 /* Rounds of one batch per live arm, in alternating order (A B C, C B A),
  * until every candidate's comparison is settled, the budget ends, or
  * --iters N's --samples rounds are done. Returns false on a signal. */
-static bool rounds(struct tune *tu, struct tpoint *p, const struct np_bench *b)
+static bool rounds(struct tune *tu, struct np_tune_point *p, const struct np_bench *b)
 {
 	const struct np_opts *o = tu->o;
 	int n = 0, target = o->iters ? o->samples : TUNE_MAX_ROUNDS, live_arms = 0;
@@ -858,12 +799,12 @@ static bool rounds(struct tune *tu, struct tpoint *p, const struct np_bench *b)
 		/* the budget ends a point only once it has an interval: a
 		 * candidate far slower than the baseline (whose batch length
 		 * every arm uses) may take the whole budget in a few rounds */
-		if ((n >= TUNE_MIN_ROUNDS && (settled || el >= budget)) || (el >= 10 * budget && n >= 3))
+		if (np_tune_rounds_done(n, settled, el, budget))
 			break;
 	}
 	p->rounds = n;
 	for (int a = 0; a < tu->narms; a++) {
-		struct cell *cl = &p->cells[a];
+		struct np_tune_cell *cl = &p->cells[a];
 		struct np_stats st;
 		double *v = tu->r;
 		if (!live(&tu->arms[a]) || cl->ignored || !cl->ran)
@@ -874,30 +815,10 @@ static bool rounds(struct tune *tu, struct tpoint *p, const struct np_bench *b)
 		cl->busbw = np_busbw(b->coll, tu->w->size, np_algbw(b->lay.size, st.median));
 		if (a > 0) {
 			ratios(tu, a, n, tu->r);
-			np_tune_ratio_compute(tu->r, n, o->min_change, &cl->ratio);
-			if (cl->same_choice && cl->ratio.verdict != NP_TUNE_UNDECIDED)
-				cl->ratio.verdict = NP_TUNE_NONE; /* the baseline's own calls */
+			np_tune_cell_judge(cl, tu->r, n, o->min_change);
 		}
 	}
 	return true;
-}
-
-/* The winner of a point: the candidate significantly faster with the
- * largest median ratio, else the baseline (0). */
-static int point_winner(const struct tune *tu, const struct tpoint *p)
-{
-	int best = 0;
-	double r = 1;
-
-	for (int a = 1; a < tu->narms; a++) {
-		const struct cell *cl = &p->cells[a];
-		if (tu->arms[a].state == ARM_OK && cl->ran && !cl->ignored && cl->ratio.verdict == NP_TUNE_FASTER &&
-		    cl->ratio.median > r) {
-			r = cl->ratio.median;
-			best = a;
-		}
-	}
-	return best;
 }
 
 /* ---- planning ------------------------------------------------------ */
@@ -954,7 +875,7 @@ static void plan(struct tune *tu)
 			}
 			tu->pts[tu->npts].coll = coll;
 			tu->pts[tu->npts].lay = lay;
-			tu->pts[tu->npts].cells = calloc((size_t)tu->narms, sizeof(struct cell));
+			tu->pts[tu->npts].cells = calloc((size_t)tu->narms, sizeof(struct np_tune_cell));
 			if (!tu->pts[tu->npts].cells)
 				np_abort(NP_EXIT_RUNTIME, "out of memory");
 			tu->npts++;
@@ -965,7 +886,7 @@ static void plan(struct tune *tu)
 
 /* ---- the report ---------------------------------------------------- */
 
-static void size_range(const struct tpoint *a, const struct tpoint *b, char *buf, size_t len)
+static void size_range(const struct np_tune_point *a, const struct np_tune_point *b, char *buf, size_t len)
 {
 	char x[32], y[32];
 
@@ -987,7 +908,7 @@ static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, 
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < tu->npts;) {
-		const struct cell *cl = &tu->pts[i].cells[a];
+		const struct np_tune_cell *cl = &tu->pts[i].cells[a];
 		size_t j = i;
 		double lo, hi;
 		char sr[80], rr[48];
@@ -1017,44 +938,12 @@ static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, 
 	return count;
 }
 
-/* The candidate to recommend: significantly faster somewhere, slower
- * nowhere, every point it ran confirmed; the most winning points, then
- * the largest product of winning ratios. -1 when none. */
-static int recommended(const struct tune *tu)
-{
-	int best = -1, best_wins = 0;
-	double best_gain = 0;
-
-	for (int a = 1; a < tu->narms; a++) {
-		int wins = 0, slower = 0, ignored = 0;
-		double gain = 0;
-		if (tu->arms[a].state != ARM_OK)
-			continue;
-		for (size_t i = 0; i < tu->npts; i++) {
-			const struct cell *cl = &tu->pts[i].cells[a];
-			ignored += cl->ignored;
-			slower += cl->ratio.verdict == NP_TUNE_SLOWER;
-			if (tu->pts[i].winner == a) {
-				wins++;
-				gain += log(cl->ratio.median);
-			}
-		}
-		if (!wins || slower || ignored)
-			continue;
-		if (wins > best_wins || (wins == best_wins && gain > best_gain)) {
-			best = a;
-			best_wins = wins;
-			best_gain = gain;
-		}
-	}
-	return best;
-}
-
 static void write_table(const struct tune *tu, FILE *f, double wall)
 {
 	const struct np_opts *o = tu->o;
 	const struct np_backend_info *info = &tu->arms[0].be.info;
 	char lo[32], hi[32], buf[2048];
+	enum np_tune_arm_state st[NP_TUNE_MAX_CANDS + 1];
 	int rec;
 
 	np_human_size(o->min_bytes, lo, sizeof(lo));
@@ -1067,8 +956,8 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 		fprintf(f, "# baseline: the environment as launched\n");
 		for (int a = 1; a < tu->narms; a++) {
 			const struct arm *arm = &tu->arms[a];
-			fprintf(f, "# candidate %d: %s: %s", a, arm->cand->label, arm_state_str(arm->state));
-			if (arm->state == ARM_OK)
+			fprintf(f, "# candidate %d: %s: %s", a, arm->cand->label, np_tune_arm_state_str(arm->state));
+			if (arm->state == NP_TUNE_ARM_OK)
 				fprintf(f, " (in effect: %s)\n", arm->evidence);
 			else
 				fprintf(f, ": %s\n", arm->why);
@@ -1087,7 +976,7 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 		fprintf(f, "  cand%-30d", a);
 	fputc('\n', f);
 	for (size_t i = 0; i < tu->npts; i++) {
-		const struct tpoint *p = &tu->pts[i];
+		const struct np_tune_point *p = &tu->pts[i];
 		char sz[32];
 		if (!p->cells[0].ran || !p->rounds)
 			continue;
@@ -1095,7 +984,7 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 		fprintf(f, "%-14s %10s %6d %11.2f %9.2f", p->coll->name, sz, p->rounds, p->cells[0].t_med * 1e6,
 			p->cells[0].busbw);
 		for (int a = 1; a < tu->narms; a++) {
-			const struct cell *cl = &p->cells[a];
+			const struct np_tune_cell *cl = &p->cells[a];
 			const char *word = cl->ratio.verdict == NP_TUNE_FASTER ? "faster" :
 					   cl->ratio.verdict == NP_TUNE_SLOWER ? "slower" :
 					   cl->ratio.verdict == NP_TUNE_NONE ? "same" : "undecided";
@@ -1105,7 +994,7 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 			if (cl->ignored)
 				snprintf(buf, sizeof(buf), "ignored (NCCL used%s)", alg);
 			else if (!cl->ran || !(cl->t_med > 0))
-				snprintf(buf, sizeof(buf), "%s", arm_state_str(tu->arms[a].state));
+				snprintf(buf, sizeof(buf), "%s", np_tune_arm_state_str(tu->arms[a].state));
 			else
 				snprintf(buf, sizeof(buf), "%.2fx [%.2f, %.2f] %s%s", cl->ratio.median, cl->ratio.lo,
 					 cl->ratio.hi, word, alg);
@@ -1117,8 +1006,8 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 	for (int a = 1; a < tu->narms; a++) {
 		char fast[900], slow[900];
 		const struct arm *arm = &tu->arms[a];
-		if (arm->state != ARM_OK) {
-			fprintf(f, "#   %d %s: %s, loses: %s\n", a, arm->cand->label, arm_state_str(arm->state), arm->why);
+		if (arm->state != NP_TUNE_ARM_OK) {
+			fprintf(f, "#   %d %s: %s, loses: %s\n", a, arm->cand->label, np_tune_arm_state_str(arm->state), arm->why);
 			continue;
 		}
 		int nf = verdict_ranges(tu, a, NP_TUNE_FASTER, fast, sizeof(fast));
@@ -1146,7 +1035,8 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 			tu->pts[i].winner ? tu->arms[tu->pts[i].winner].cand->label : "baseline");
 		i = j + 1;
 	}
-	rec = recommended(tu);
+	arm_states(tu, st);
+	rec = np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
 	if (rec > 0) {
 		const struct np_tune_cand *c = tu->arms[rec].cand;
 		verdict_ranges(tu, rec, NP_TUNE_FASTER, buf, sizeof(buf));
@@ -1182,8 +1072,11 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 {
 	const struct np_opts *o = tu->o;
 	struct np_json j;
-	int rec = recommended(tu);
+	enum np_tune_arm_state st[NP_TUNE_MAX_CANDS + 1];
+	int rec;
 
+	arm_states(tu, st);
+	rec = np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
 	np_json_str(&j, "schema", TUNE_SCHEMA);
@@ -1206,15 +1099,15 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 		np_json_int(&j, "index", a);
 		np_json_str(&j, "label", arm_label(tu, a));
 		json_settings(&j, arm->cand);
-		np_json_str(&j, "state", arm_state_str(arm->state));
-		np_json_str(&j, "why", arm->state == ARM_OK ? NULL : arm->why);
-		np_json_str(&j, "evidence", a && arm->state == ARM_OK ? arm->evidence : NULL);
+		np_json_str(&j, "state", np_tune_arm_state_str(arm->state));
+		np_json_str(&j, "why", arm->state == NP_TUNE_ARM_OK ? NULL : arm->why);
+		np_json_str(&j, "evidence", a && arm->state == NP_TUNE_ARM_OK ? arm->evidence : NULL);
 		np_json_obj_end(&j);
 	}
 	np_json_arr_end(&j);
 	np_json_arr_begin(&j, "rows");
 	for (size_t i = 0; i < tu->npts; i++) {
-		const struct tpoint *p = &tu->pts[i];
+		const struct np_tune_point *p = &tu->pts[i];
 		if (!p->rounds)
 			continue;
 		np_json_obj_begin(&j, NULL);
@@ -1225,7 +1118,7 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 		np_json_int(&j, "winner", p->winner);
 		np_json_arr_begin(&j, "arms");
 		for (int a = 0; a < tu->narms; a++) {
-			const struct cell *cl = &p->cells[a];
+			const struct np_tune_cell *cl = &p->cells[a];
 			np_json_obj_begin(&j, NULL);
 			np_json_int(&j, "arm", a);
 			np_json_bool(&j, "ran", cl->ran && cl->t_med > 0);
@@ -1409,10 +1302,10 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 	 * sets one finds NCCL silent about it, and is refused */
 	for (int a = 0; a < tu->narms; a++) {
 		arm_start(tu, a);
-		if (a == 0 && tu->arms[0].state != ARM_OK)
+		if (a == 0 && tu->arms[0].state != NP_TUNE_ARM_OK)
 			np_die(NP_EXIT_RUNTIME, "the baseline's %s backend did not start: %s", tu->ops->name,
 			       tu->arms[0].why);
-		if (tu->arms[a].state != ARM_OK)
+		if (tu->arms[a].state != NP_TUNE_ARM_OK)
 			arm_stop(&tu->arms[a]); /* its memory and communicator go back now */
 	}
 	np_watchdog_set_backend(NULL);
@@ -1439,7 +1332,7 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 		}
 	}
 	for (size_t i = 0; i < tu->npts; i++) {
-		struct tpoint *p = &tu->pts[i];
+		struct np_tune_point *p = &tu->pts[i];
 		struct np_bench b = { .coll = p->coll, .dtype = o.dtype, .op = o.op, .root = o.root,
 				      .inplace = o.inplace, .lay = p->lay };
 		if (w.rank == 0 && !o.quiet && isatty(fileno(stderr)))
@@ -1453,7 +1346,11 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 			p->rounds = 0;
 			break;
 		}
-		p->winner = point_winner(tu, p);
+		{
+			enum np_tune_arm_state states[NP_TUNE_MAX_CANDS + 1];
+			arm_states(tu, states);
+			p->winner = np_tune_point_winner(p, tu->narms, states);
+		}
 		tu->done++;
 		/* NCCL logs a line per call on rank 0: keep the file sparse.
 		 * NCCL's stream writes on at its own offset, past a hole */
@@ -1466,8 +1363,8 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 	if (w.rank == 0) {
 		code = report(tu);
 		for (int a = 1; a < tu->narms; a++)
-			if (tu->arms[a].state == ARM_WRONG || tu->arms[a].state == ARM_ERROR ||
-			    tu->arms[a].state == ARM_HUNG)
+			if (tu->arms[a].state == NP_TUNE_ARM_WRONG || tu->arms[a].state == NP_TUNE_ARM_ERROR ||
+			    tu->arms[a].state == NP_TUNE_ARM_HUNG)
 				np_error("candidate %d (%s) loses: %s", a, tu->arms[a].cand->label, tu->arms[a].why);
 		if (tu->interrupted)
 			np_error("interrupted by signal %d after %zu of %zu points; the report holds the points that finished",
@@ -1484,7 +1381,7 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 		 * baseline, which is not an answer */
 		int measured = 0;
 		for (int a = 1; a < tu->narms; a++)
-			measured += tu->arms[a].state != ARM_REFUSED;
+			measured += tu->arms[a].state != NP_TUNE_ARM_REFUSED;
 		if (tu->narms > 1 && !measured) {
 			np_error("no candidate was measured: the library refused every one (see above); nothing was tuned");
 			code = NP_EXIT_USAGE;

@@ -53,9 +53,13 @@ tests_unit_test_measure_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_isolate_judge
 tests_unit_test_isolate_judge_SOURCES = tests/unit/test_isolate_judge.c tests/unit/tap.h
 tests_unit_test_isolate_judge_LDADD = $(UNIT_LDADD)
+# tune's decisions: each rule on figures by hand
+check_PROGRAMS += tests/unit/test_tune_judge
+tests_unit_test_tune_judge_SOURCES = tests/unit/test_tune_judge.c tests/unit/tap.h
+tests_unit_test_tune_judge_LDADD = $(UNIT_LDADD)
 
 TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/unit/test_measure tests/unit/test_isolate_judge \
-	$(SWEEP_TESTS)
+	tests/unit/test_tune_judge $(SWEEP_TESTS)
 
 EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS) \
 	tests/nccl_tests_parse.py tests/nccl-tests/README tests/nccl-tests/all_reduce_perf-h200.txt
