@@ -21,6 +21,7 @@
 #include "health.h"
 #include "msg.h"
 #include "opts.h"
+#include "openmetrics.h"
 #include "outfile.h"
 #include "topo_report.h"
 #include "topo.h"
@@ -383,6 +384,10 @@ int cmd_topo(int argc, char **argv, int first, bool mpi)
 				np_error("%s", err.msg);
 				code = np_status_exit(err.status);
 			}
+		}
+		if (o.metrics_file && np_openmetrics_topo(o.metrics_file, t, code, &err)) {
+			np_error("%s", err.msg);
+			code = NP_EXIT_RUNTIME;
 		}
 	}
 	free(fs.fleet.summaries);

@@ -24,6 +24,7 @@
 #include "measure.h"
 #include "stats.h"
 #include "msg.h"
+#include "openmetrics.h"
 #include "outfile.h"
 #include "version.h"
 #include "watchdog.h"
@@ -567,6 +568,26 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 	fputc('\n', out);
 }
 
+/* --metrics: each node's state as the JSON report names it */
+static enum np_status write_metrics(const struct iso *is, struct np_err *err)
+{
+	struct np_om_node *nodes = calloc((size_t)is->N, sizeof(*nodes));
+	struct np_om_isolate om = { is->ops->name, nodes, is->N, is->j.nlinks, is->j.rounds, is->size,
+				    np_iso_exit_code(&is->j) };
+	enum np_status st;
+
+	if (!nodes)
+		return np_fail(err, NP_ENOMEM, "out of memory for --metrics");
+	for (int v = 0; v < is->N; v++)
+		nodes[v] = (struct np_om_node){ is->names[v], is->w->hosts[v * is->L],
+						is->j.state[v] == NP_NODE_OK && !np_iso_node_measured(&is->j, v)
+							? "unknown"
+							: np_iso_node_state_str(is->j.state[v]) };
+	st = np_openmetrics_isolate(is->o->metrics_file, &om, err);
+	free(nodes);
+	return st;
+}
+
 static void write_table(const struct iso *is, FILE *out, double wall)
 {
 	int bad = 0;
@@ -864,6 +885,10 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 			go = NP_EXIT_RUNTIME;
 		} else {
 			go = np_iso_exit_code(&is->j);
+		}
+		if (o.metrics_file && write_metrics(is, &err)) {
+			np_error("%s", err.msg);
+			go = NP_EXIT_RUNTIME;
 		}
 		if (o.output || o.format == NP_FMT_JSON) {
 			for (int v = 0; v < is->N; v++)

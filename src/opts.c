@@ -97,6 +97,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("local-register", 'R', "0", SW, opt_local_register, "nccl-tests -R: only 0, buffers are not registered with NCCL"),
 	OPT_CALLBACK("max-regression", 0, "PCT", CP | SW, opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
 	OPT_CALLBACK("maxbytes", 'e', "SIZE", SW | TU, opt_maxbytes, "largest size (as in --sweep; not with --sweep)"),
+	OPT_STRING("metrics", 0, "FILE", SW | TP | IS, metrics_file, "also write the results to FILE in the Prometheus text format (a .prom file for node_exporter)"),
 	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", SW | IS, opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
 	OPT_CALLBACK("min-change", 0, "PCT", CP | SW | TU, opt_min_change, "call B faster or slower only where it differs by PCT percent or more (default 5)"),
 	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent, e.g. 80 or 80% (one value or per collective)"),
@@ -1075,11 +1076,11 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
 	{
 		/* one file, one report: two writers would rename over each other */
-		const char *f[3] = { o->output && strcmp(o->output, "-") ? o->output : NULL,
-				     o->json_file, o->csv_file };
-		static const char *const n[3] = { "--output", "--json", "--csv" };
-		for (int i = 0; i < 3; i++)
-			for (int k = i + 1; k < 3; k++)
+		const char *f[4] = { o->output && strcmp(o->output, "-") ? o->output : NULL,
+				     o->json_file, o->csv_file, o->metrics_file };
+		static const char *const n[4] = { "--output", "--json", "--csv", "--metrics" };
+		for (int i = 0; i < 4; i++)
+			for (int k = i + 1; k < 4; k++)
 				if (f[i] && f[k] && !strcmp(f[i], f[k]))
 					return np_fail(err, NP_EUSAGE,
 						       "%s and %s both name '%s'; give each report its own file",
@@ -1089,6 +1090,9 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 				return np_fail(err, NP_EUSAGE,
 					       "%s - : the table is on standard output; give %s a file name, or use --format %s for standard output",
 					       n[i], n[i], i == 1 ? "json" : "csv");
+		if (f[3] && !strcmp(f[3], "-") && !f[0])
+			return np_fail(err, NP_EUSAGE,
+				       "--metrics - and the report would both go to standard output; give --metrics a file name, or --output one");
 	}
 	if (o->graph && o->backend == NP_BACKEND_MPI)
 		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
@@ -1114,6 +1118,8 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 	if (o->json_file && np_outfile_check(o->json_file, "--json", err))
 		return NP_EUSAGE;
 	if (o->csv_file && np_outfile_check(o->csv_file, "--csv", err))
+		return NP_EUSAGE;
+	if (o->metrics_file && np_outfile_check(o->metrics_file, "--metrics", err))
 		return NP_EUSAGE;
 	if (o->export_file && !strcmp(o->export_file, "-") && (!o->output || !strcmp(o->output, "-")))
 		return np_fail(err, NP_EUSAGE,

@@ -71,6 +71,7 @@ struct np_opts {
 	const char *output;        /* NULL = stdout */
 	const char *json_file;     /* -J/--json FILE: JSON besides the report, or NULL */
 	const char *csv_file;      /* --csv FILE: CSV besides the report, or NULL */
+	const char *metrics_file;  /* --metrics FILE: Prometheus text besides the report, or NULL */
 	bool quiet;
 	bool wide;                 /* --wide: every column in the table */
 	/* isolate */

@@ -20,6 +20,7 @@
 #include "cmds.h"
 #include "compare.h"
 #include "msg.h"
+#include "openmetrics.h"
 #include "report.h"
 #include "stats.h"
 #include "sweep.h"
@@ -889,6 +890,10 @@ static void finish_output(struct sweep *s)
 			np_error("%s", err.msg);
 			s->rep.exit_code = NP_EXIT_RUNTIME;
 		}
+	}
+	if (s->o->metrics_file && np_openmetrics_sweep(s->o->metrics_file, &s->rep, &err)) {
+		np_error("%s", err.msg);
+		s->rep.exit_code = NP_EXIT_RUNTIME;
 	}
 	for (int i = 0; i < s->rep.nverdict; i++)
 		np_error("%s", s->rep.verdict[i]);

@@ -116,3 +116,6 @@ EXTRA_DIST += $(CONTRIB_OPS_TESTS)
 OUTPUT_TESTS = tests/t0060-output-group.sh tests/t0061-readers-untrusted.sh
 TESTS += $(OUTPUT_TESTS)
 EXTRA_DIST += $(OUTPUT_TESTS)
+# --metrics files parsed with prometheus_client against the same runs' JSON
+TESTS += tests/t0062-metrics.sh
+EXTRA_DIST += tests/t0062-metrics.sh tests/metrics_check.py
