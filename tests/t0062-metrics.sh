@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# --metrics FILE (sweep, topo, isolate): every file parses with prometheus_client's parser, every family has
+# --metrics FILE (sweep, topo, isolate) and nccl-probe-validate --metrics
+# DIR: every file parses with prometheus_client's parser, every family has
 # HELP and TYPE and a nccl_probe_ name, and the values are the same run's
 # JSON report (busbw per row, the verdict, topo's findings and GDR answers
 # on the fixtures and on fake nodes, health figures from the fake NVML,
-# isolate's node states). Files are replaced whole (the old
+# isolate's and validate's node states). Files are replaced whole (the old
 # inode untouched, no temporary left, never a partial file seen) and links,
 # directories and FIFOs are refused. The man page names every metric.
 . "$(dirname "$0")/lib.sh"
@@ -149,6 +150,41 @@ ts = [s.value for f in p(open(sys.argv[1]).read()) for s in f.samples if s.name 
 sys.exit(0 if len(ts) == 1 and int(sys.argv[2]) - 1 <= ts[0] <= int(sys.argv[3]) + 1 else 1)' "$T/i.prom" "$t0" "$t1"
 ok $? "  each node's state (ok, bad, unknown), why, rounds and exit code as the JSON; the run's end"
 ALL="$ALL $T/i.prom"
+
+# ---- nccl-probe-validate --metrics DIR --------------------------------------------
+V="$srcdir/contrib/nccl-probe-validate"
+NCCL_PROBE_TEST_SLOW=2:20000 "$V" --nccl-probe "$NP_BIN" --backend mpi --json "$T/v.json" --out "$T/vout" \
+	--metrics "$T/vm" --virtual 4 --ppn 1 -- --size 16K --budget 0.6 --min-effect 50 >"$TEST_OUT" 2>"$TEST_ERR"
+rc=$?
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; }
+ok $? "validate --virtual 4 --metrics DIR: a verdict (exit $rc)"
+check lint "$T"/vm/*.prom && check validate "$T/vm" "$T/v.json" "$rc" "$T/vout/isolate.json"
+ok $? "  one file per node, nothing else in DIR: state, why, busbw figures, exit code as the JSON verdict"
+mkdir "$T/vm1" && cp "$T"/vm/*.prom "$T/vm1/"
+ALL="$ALL $(ls "$T"/vm1/*.prom | tr '\n' ' ')"
+# an earlier file of a node is replaced whole
+ln "$T/vm/nccl-probe-validate.vnode0.prom" "$T/v-old"
+cp "$T/v-old" "$T/v-old.copy"
+"$V" --nccl-probe "$NP_BIN" --backend mpi --metrics "$T/vm" --no-topo --virtual 4 --ppn 1 -- --size 16K \
+	--budget 0.2 --min-effect 50 >/dev/null 2>&1
+cmp -s "$T/v-old" "$T/v-old.copy" && ! cmp -s "$T/v-old" "$T/vm/nccl-probe-validate.vnode0.prom" &&
+	[ "$(ls -A "$T/vm" | grep -vc '\.prom$')" -eq 0 ]
+ok $? "  a second run replaces the files by rename: the old inode keeps the old text, no temporary left"
+ln -s "$T/elsewhere" "$T/vlink"
+expect_code 64 "validate --metrics a symbolic link: exit 64" "$V" --nccl-probe "$NP_BIN" --metrics "$T/vlink" \
+	--virtual 2 --dry-run
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && grep -q "^error: --metrics '.*vlink' is a symbolic link" "$TEST_ERR" && [ ! -e "$T/elsewhere" ]
+ok $? "  one line naming it, nothing created where it points"
+: >"$T/vfile"
+expect_code 64 "validate --metrics a regular file: exit 64" "$V" --nccl-probe "$NP_BIN" --metrics "$T/vfile" \
+	--virtual 2 --dry-run
+mkdir -p "$T/vm2" && ln -s "$T/victim" "$T/vm2/nccl-probe-validate.vnode1.prom"
+"$V" --nccl-probe "$NP_BIN" --backend mpi --metrics "$T/vm2" --no-topo --virtual 2 --ppn 1 -- --size 16K \
+	--budget 0.2 --min-effect 50 >"$TEST_OUT" 2>"$TEST_ERR"
+rc=$?
+[ "$rc" -eq 3 ] && [ ! -e "$T/victim" ] && [ -L "$T/vm2/nccl-probe-validate.vnode1.prom" ] &&
+	grep -q "symbolic link 'nccl-probe-validate.vnode1.prom'" "$TEST_ERR" && [ -f "$T/vm2/nccl-probe-validate.vnode0.prom" ]
+ok $? "  a link where a node's file goes is refused, not followed (exit $rc); the other node's file is written"
 
 # ---- the files as node_exporter sees them ------------------------------------------
 # shellcheck disable=SC2086
