@@ -19,4 +19,6 @@ install-contrib-bindir:
 	done
 .PHONY: install-contrib-bindir
 dist_pkgdata_DATA = contrib/nccl-probe-sweep.schema.json
+# a Grafana dashboard of the --metrics files, beside the schema
+dist_pkgdata_DATA += contrib/grafana/nccl-probe-dashboard.json
 EXTRA_DIST += contrib/np-setup .ci/run

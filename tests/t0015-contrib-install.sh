@@ -20,6 +20,8 @@ done
 ok $? "  $share/nhc/nccl-probe.nhc, a file NHC sources"
 cmp -s "$srcdir/contrib/nccl-probe-sweep.schema.json" "$share/nccl-probe-sweep.schema.json"
 ok $? "  $share/nccl-probe-sweep.schema.json, the sweep JSON's schema"
+cmp -s "$srcdir/contrib/grafana/nccl-probe-dashboard.json" "$share/nccl-probe-dashboard.json"
+ok $? "  $share/nccl-probe-dashboard.json, the Grafana dashboard, beside it"
 expect_success "the installed driver runs" "$bin/nccl-probe-validate" --hosts a,b --ppn 2 --no-topo --dry-run
 expect_grep " $bin/nccl-probe isolate " "$TEST_OUT" "  and uses the nccl-probe installed beside it"
 bindir=$(sed -n 's/^bindir = //p' "$top_builddir/Makefile" | sed "s|\${exec_prefix}|$(sed -n 's/^exec_prefix = //p' "$top_builddir/Makefile" | sed "s|\${prefix}|$prefix|")|")

@@ -7,7 +7,8 @@
 # on the fixtures and on fake nodes, health figures from the fake NVML,
 # isolate's and validate's node states). Files are replaced whole (the old
 # inode untouched, no temporary left, never a partial file seen) and links,
-# directories and FIFOs are refused. The man page names every metric.
+# directories and FIFOs are refused. The Grafana dashboard's queries use
+# only metrics and labels these files have; the man page names them all.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fakesys.sh"
 have_mpirun || skip_all "mpirun not found"
@@ -197,6 +198,9 @@ for name in $(cut -d' ' -f1 "$T/names.txt"); do
 done
 [ "$n" -eq 0 ] && [ "$(wc -l <"$T/names.txt")" -ge 30 ]
 ok $? "every metric name written ($(wc -l <"$T/names.txt")) is in the man page"
+expect_success "the Grafana dashboard's queries use only metrics and labels written here, with its datasource variable" \
+	check dashboard "$srcdir/contrib/grafana/nccl-probe-dashboard.json" "$T/names.txt"
+cat "$TEST_OUT" | head -n 3
 
 # ---- the atomic writer --------------------------------------------------------------
 echo 'old' >"$T/m.prom"
