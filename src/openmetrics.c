@@ -212,9 +212,13 @@ static void fill_sweep(FILE *f, const void *arg)
 	common_tail(f, "sweep", rep->exit_code);
 }
 
-enum np_status np_openmetrics_sweep(const char *path, const struct np_sweep_report *rep, struct np_err *err)
+enum np_status np_openmetrics_sweep(struct np_outfile *of, const char *path, const struct np_sweep_report *rep,
+				    struct np_err *err)
 {
-	return write_file(path, fill_sweep, rep, err);
+	if (np_outfile_open(of, path, "--metrics", err))
+		return err->status;
+	fill_sweep(of->f, rep);
+	return NP_OK;
 }
 
 /* ---- topo ----------------------------------------------------------------- */

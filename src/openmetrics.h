@@ -18,16 +18,20 @@
 #include <stdint.h>
 
 #include "../topo/model.h"
+#include "outfile.h"
 #include "status.h"
 #include "sweep.h"
 
 /* The sweep's report: per collective and size, busbw, algbw, time, eff,
  * limit, wrong elements and the row's verdict; the run's exit code, whether
- * a threshold judged it, and its info. NP_EUSAGE for a target refused,
- * NP_ESYS when it cannot be written (err says why). */
-enum np_status np_openmetrics_sweep(const char *path, const struct np_sweep_report *rep, struct np_err *err);
+ * a threshold judged it, and its info. Written into *of, opened on path
+ * and not committed: the sweep commits it with its other outputs, all or
+ * none (np_outfile_commit_all). NP_EUSAGE for a target refused, NP_ESYS
+ * when the temporary cannot be made (err says why). */
+enum np_status np_openmetrics_sweep(struct np_outfile *of, const char *path, const struct np_sweep_report *rep,
+				    struct np_err *err);
 
-/* topo's report: findings by level and kind, GDR per GPU (a state set:
+/* The writers below open, write and commit path. topo's report: findings by level and kind, GDR per GPU (a state set:
  * yes, no, unknown), health figures where t->health has them, and the
  * command's exit code. */
 enum np_status np_openmetrics_topo(const char *path, const struct np_topo *t, int exit_code, struct np_err *err);

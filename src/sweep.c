@@ -878,7 +878,7 @@ static void finish_output(struct sweep *s)
 		np_report_csv(s->csv_of.f, &s->rep);
 	{
 		/* one run's files: all replaced or none */
-		struct np_outfile *files[3];
+		struct np_outfile *files[4], mof = { 0 };
 		int n = 0;
 		if (s->o->output)
 			files[n++] = &s->of;
@@ -886,14 +886,16 @@ static void finish_output(struct sweep *s)
 			files[n++] = &s->json_of;
 		if (s->o->csv_file)
 			files[n++] = &s->csv_of;
-		if (np_outfile_commit_all(files, n, &err)) {
+		if (s->o->metrics_file && np_openmetrics_sweep(&mof, s->o->metrics_file, &s->rep, &err)) {
+			while (n > 0)
+				np_outfile_discard(files[--n]);
+		} else if (s->o->metrics_file) {
+			files[n++] = &mof;
+		}
+		if (err.status || np_outfile_commit_all(files, n, &err)) {
 			np_error("%s", err.msg);
 			s->rep.exit_code = NP_EXIT_RUNTIME;
 		}
-	}
-	if (s->o->metrics_file && np_openmetrics_sweep(s->o->metrics_file, &s->rep, &err)) {
-		np_error("%s", err.msg);
-		s->rep.exit_code = NP_EXIT_RUNTIME;
 	}
 	for (int i = 0; i < s->rep.nverdict; i++)
 		np_error("%s", s->rep.verdict[i]);

@@ -240,6 +240,22 @@ sys.exit(0 if reads > 0 else 1)
 PY
 ok $? "a reader polling the file while 6 sweeps rewrite it sees only whole files"
 wait "$bg"
+# the sweep's --metrics is one of the run's outputs: all replaced or none
+mkdir "$T/full"
+if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
+	trap 'umount "$T/full" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+	echo old >"$T/g.json"
+	echo old >"$T/full/g.prom"
+	dd if=/dev/zero of="$T/full/fill" bs=4k >/dev/null 2>&1
+	expect_code 3 "sweep -J FILE --metrics on a full disk: exit 3" np_host 1 --sweep 1K --coll allreduce --iters 1 \
+		--samples 1 -q --json "$T/g.json" --metrics "$T/full/g.prom"
+	[ "$(cat "$T/g.json")" = old ] && [ "$(cat "$T/full/g.prom")" = old ] && [ "$(grep -c '^error:' "$TEST_ERR")" -eq 1 ] &&
+		grep -q -- '--metrics' "$TEST_ERR" && [ "$(ls -A "$T" | grep -c '^g\.json\.')" -eq 0 ]
+	ok $? "  neither file replaced, no temporary left, one error line naming --metrics"
+	umount "$T/full"
+else
+	ok 0 "--metrics with the run's other outputs, all or none # SKIP cannot mount a small tmpfs (not root)"
+fi
 ln -s "$T/target" "$T/link.prom"
 expect_code 64 "sweep --metrics a symbolic link: exit 64" np_host 2 --sweep 1K --iters 1 --samples 1 --quiet \
 	--metrics "$T/link.prom"
