@@ -37,6 +37,10 @@ static double meas_now(const struct np_meas *m)
 	return m->clock ? m->clock() : now_s();
 }
 
+/* NCCL_PROBE_TEST_STALL=R stalls job rank R at its first timed batch;
+ * R@N at its timed batch N (from 0), so that rows finish before it */
+static long stall_after;
+
 int np_test_stall_rank(void)
 {
 	const char *stall = getenv("NCCL_PROBE_TEST_STALL");
@@ -46,12 +50,22 @@ int np_test_stall_rank(void)
 	if (!stall || !*stall || strchr(stall, ':'))
 		return -1;
 	r = strtol(stall, &end, 10);
+	stall_after = 0;
+	if (*end == '@') {
+		char *e2;
+		stall_after = strtol(end + 1, &e2, 10);
+		if (e2 == end + 1 || *e2 || stall_after < 0)
+			return -1;
+		end = e2;
+	}
 	return !*end && r >= 0 && r <= INT_MAX ? (int)r : -1;
 }
 
 static void stall_if_asked(struct np_meas *m)
 {
 	if (m->stall_rank < 0 || m->stall_rank != (m->be->world.job_ranks ? m->be->world.job_ranks[m->be->world.rank] : m->be->world.rank))
+		return;
+	if (stall_after-- > 0)
 		return;
 	m->stall_rank = -1;
 	for (;;)

@@ -983,6 +983,26 @@ static _Noreturn void takeover(void *arg, int sig)
 	_exit(s->w->rank == 0 ? s->rep.exit_code : NP_EXIT_INTERRUPTED);
 }
 
+/* --timeout fired (watchdog thread, rank 0): the report, -J and --csv of
+ * the rows that finished, marked interrupted, with exit 4 in the verdict */
+static void hang_report(void *arg)
+{
+	struct sweep *s = arg;
+
+	pthread_mutex_lock(&rep_lock);
+	progress_clear(s);
+	s->rep.interrupted = true;
+	s->rep.complete = false;
+	s->rep.wall_seconds = now_s() - s->t0;
+	verdict(s);
+	add_verdict(&s->rep, "timed out (--timeout %g s, exit 4): the report holds the %zu row%s that finished",
+		    s->o->timeout, s->rep.nrows, s->rep.nrows == 1 ? "" : "s");
+	s->rep.exit_code = NP_EXIT_TIMEOUT;
+	finish_output(s);
+	fflush(stdout);
+	/* the lock stays held: the job ends now */
+}
+
 int cmd_sweep(int argc, char **argv, int first, bool mpi)
 {
 	static struct sweep sw;
@@ -1140,6 +1160,7 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	s->rep.complete = true;
 	s->t0 = t0;
 	np_watchdog_on_interrupt(takeover, s);
+	np_watchdog_on_hang(hang_report, s);
 	for (size_t i = 0; i < npts; i++) {
 		struct np_bench b = { .coll = pts[i].coll, .dtype = o.dtype, .op = o.op,
 				      .root = o.root, .inplace = o.inplace, .lay = pts[i].lay };

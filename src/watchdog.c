@@ -46,6 +46,8 @@ static struct {
 	bool sig_taken;       /* the main thread reached a decision after it */
 	void (*takeover)(void *arg, int sig);
 	void *takeover_arg;
+	void (*on_hang)(void *arg); /* rank 0: the report of the rows that finished */
+	void *on_hang_arg;
 	bool soft, fired;     /* np_watchdog_soft; a soft deadline fired */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -81,6 +83,9 @@ static _Noreturn void fire(void)
 	struct np_backend *be;
 	bool everyone = wd.everyone;
 
+	void (*on_hang)(void *) = wd.on_hang;
+	void *hang_arg = wd.on_hang_arg;
+
 	snprintf(what, sizeof(what), "%s", wd.what);
 	be = wd.be;
 	pthread_mutex_unlock(&wd.lock);
@@ -93,6 +98,10 @@ static _Noreturn void fire(void)
 		np_rank_error("%s did not finish within %g s (--timeout); aborting the job with exit 4: "
 			      "look for a stalled or failed rank, or run 'nccl-probe topo' on this node",
 			      what, wd.timeout);
+	/* the rows that finished, written before the backend is aborted (the
+	 * main thread stays in its collective until then) */
+	if (on_hang && np_msg_rank <= 0)
+		on_hang(hang_arg);
 	if (be && be->ops && be->ops->abort)
 		be->ops->abort(be);
 	np_cleanup();
@@ -180,6 +189,14 @@ static void on_signal(int sig)
 		np_cleanup();
 	else
 		np_cleanup_scratch();
+}
+
+void np_watchdog_on_hang(void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.on_hang = fn;
+	wd.on_hang_arg = arg;
+	pthread_mutex_unlock(&wd.lock);
 }
 
 void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig), void *arg)
@@ -413,6 +430,8 @@ static void collect(MPI_Comm comm, int from, int to, int64_t deadline, const cha
 				if (missing++ < MAX_NAMED)
 					name_rank(who, sizeof(who), wr[i]);
 			}
+			if (np_msg_rank == 0 && wd.on_hang)
+				wd.on_hang(wd.on_hang_arg); /* rank 0: the rows that finished */
 			np_cleanup();
 			np_abort_job(NP_EXIT_TIMEOUT,
 				     "rank%s %s%s did not reach %s within %g s (--timeout) while the other "

@@ -63,6 +63,10 @@ bool np_watchdog_interrupted(void);
 /* fn(arg, sig) ends the run when the main thread is stuck; it runs on the
  * watchdog thread and must not return. */
 void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig), void *arg);
+/* fn(arg) on rank 0 when --timeout fires: writes the report of the rows
+ * that finished, marked interrupted, and returns (the job then exits 4);
+ * it runs on the watchdog thread while the main thread is stuck. */
+void np_watchdog_on_hang(void (*fn)(void *arg), void *arg);
 void np_watchdog_stop(void);
 /* Soft deadlines (nccl-probe tune, for a candidate's calls): when a step
  * is past its deadline and the backend can abort, the thread aborts the

@@ -28,10 +28,15 @@ stalled() {
 	left=$(ls -A "$TEST_TMP" | grep -c 'out\.txt\.tmp\.')
 	[ "$left" -eq 0 ]
 	ok $? "stall $sw: no temporary left ($left)"
-	# rank 0 aborts the job without a report; when rank 0 is the one
-	# stalled, mpirun's SIGTERM has it write the finished rows, marked
-	[ ! -e "$TEST_TMP/out.txt" ] || { [ "$r" = 0 ] && grep -q '^# interrupted' "$TEST_TMP/out.txt"; }
-	ok $? "stall $sw: no report, or rank 0's whole report marked interrupted"
+	# once measuring began, rank 0 writes the report of the rows that
+	# finished, marked interrupted, before it aborts the job (when rank 0
+	# is the one stalled, mpirun's SIGTERM has it write them); a stall at
+	# start-up, before anything was measured, leaves no report
+	case $sw in
+	*:start) [ ! -e "$TEST_TMP/out.txt" ] ;;
+	*) [ -s "$TEST_TMP/out.txt" ] && grep -q '^# interrupted' "$TEST_TMP/out.txt" ;;
+	esac
+	ok $? "stall $sw: rank 0's whole report marked interrupted (none at start-up)"
 	rm -f "$TEST_TMP/out.txt"
 }
 
@@ -48,4 +53,22 @@ ok $? "no scratch file of nccl-probe left in TMPDIR ($n)"
 expect_code 0 "no stall: the same run passes" np_mpi 3 --backend mpi --sweep 1K --coll allreduce --timeout 20 --iters 2 --samples 2
 expect_code 64 "--timeout beyond a week is a usage error" np_host 1 --timeout 1e19
 expect_grep "invalid --timeout '1e19'" "$TEST_ERR" "the message names the value"
+# rows that finished before a hang are kept in the report, -J and --csv,
+# marked interrupted, with exit 4 in the JSON's verdict
+NCCL_PROBE_TEST_STALL=1@7 expect_code 4 "a stall after rows finished: exit 4" \
+	np_mpi 3 --backend mpi --sweep 1K:64K --coll allreduce --iters 1 --samples 3 --timeout 2 \
+	-J "$TEST_TMP/h.json" --csv "$TEST_TMP/h.csv" --output "$TEST_TMP/h.txt"
+python3 - "$TEST_TMP/h.json" "$TEST_TMP/h.csv" "$TEST_TMP/h.txt" <<'PY'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+table = open(sys.argv[3]).read()
+n = len(j["results"])
+assert n >= 1 and len(rows) == n, (n, len(rows))
+assert j["interrupted"] is True and j["complete"] is False
+assert j["verdict"]["exit_code"] == 4 and any("timed out" in r for r in j["verdict"]["reasons"])
+assert "# interrupted" in table
+PY
+ok $? "  the JSON, the CSV and the table hold the finished rows, marked interrupted, exit 4"
+
 done_testing
