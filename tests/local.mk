@@ -61,7 +61,7 @@ tests_unit_test_tune_judge_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/unit/test_measure tests/unit/test_isolate_judge \
 	tests/unit/test_tune_judge $(SWEEP_TESTS)
 
-EXTRA_DIST += tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS) \
+EXTRA_DIST += tests/README tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS) \
 	tests/nccl_tests_parse.py tests/nccl-tests/README tests/nccl-tests/all_reduce_perf-h200.txt
 
 # benchmarks (built by make check, run by hand: see tests/bench/*.sh)
