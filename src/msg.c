@@ -193,6 +193,29 @@ void np_abort_err(const struct np_err *err)
 	np_abort(np_status_exit(err->status), "%s", err->msg);
 }
 
+void np_wrap(FILE *f, const char *lead, const char *indent, const char *text, int width)
+{
+	const char *pre = lead;
+
+	do {
+		int room = width - (int)strlen(pre), n = (int)strlen(text);
+		if (room < 20)
+			room = 20;
+		if (n > room) {
+			n = room;
+			while (n > 0 && text[n] != ' ')
+				n--;
+			if (n == 0)
+				n = room;
+		}
+		fprintf(f, "%s%.*s\n", pre, n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		pre = indent;
+	} while (*text);
+}
+
 void np_human_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };

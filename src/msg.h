@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "status.h"
 
@@ -58,6 +59,9 @@ void np_cleanup(void);
 void np_cleanup_scratch(void);
 
 /* A size for people: "128 MiB", "8 B", "1.5 GiB". */
+/* text as lines of at most width columns, broken at blanks: the first
+ * after lead, the others after indent (a word longer than a line is cut) */
+void np_wrap(FILE *f, const char *lead, const char *indent, const char *text, int width);
 void np_human_size(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
 #include "report.h"
 #include "stats.h"
 #include "version.h"
@@ -17,28 +18,7 @@
  * lines after the first indented under it */
 static void wrapped(FILE *f, const char *lead, const char *text)
 {
-	const int width = 100;
-	int indent = (int)strlen(lead), room = width - indent;
-	bool first = true;
-
-	while (*text) {
-		int n = (int)strlen(text);
-		if (n > room) {
-			n = room;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (n == 0)
-				n = room; /* one word longer than the line */
-		}
-		fprintf(f, "%s%.*s\n", first ? lead : "#    ", n, text);
-		text += n;
-		while (*text == ' ')
-			text++;
-		if (first) {
-			first = false;
-			room = width - 5;
-		}
-	}
+	np_wrap(f, lead, "#    ", text, 100);
 }
 
 /* The sizes that run, as they run: all of them up to 8, else the first

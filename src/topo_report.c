@@ -10,6 +10,7 @@
 
 #include "health_report.h"
 #include "json.h"
+#include "msg.h"
 #include "topo_report.h"
 #include "topo.h"
 #include "version.h"
@@ -335,28 +336,10 @@ static void host_line(FILE *f, const struct np_topo *t, bool wide)
  * (the lines after the first start with indent); wide: one line */
 static void wrap(FILE *f, const char *lead, const char *indent, const char *text, bool wide)
 {
-	const int width = 100;
-	const char *pre = lead;
-
-	if (wide) {
+	if (wide)
 		fprintf(f, "%s%s\n", lead, text);
-		return;
-	}
-	while (*text) {
-		int room = width - (int)strlen(pre), n = (int)strlen(text);
-		if (n > room) {
-			n = room;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (n == 0)
-				n = room;
-		}
-		fprintf(f, "%s%.*s\n", pre, n, text);
-		text += n;
-		while (*text == ' ')
-			text++;
-		pre = indent;
-	}
+	else
+		np_wrap(f, lead, indent, text, 100);
 }
 
 static void findings(FILE *f, const struct np_topo *t, bool gdr_only, bool wide)

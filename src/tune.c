@@ -938,39 +938,30 @@ static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, 
 	return count;
 }
 
-static void write_table(const struct tune *tu, FILE *f, double wall)
+/* A candidate's cell: "1.02x [0.98, 1.05] same", with NCCL's choice */
+static void cell_str(const struct tune *tu, const struct np_tune_cell *cl, int a, char *buf, size_t len,
+		     char *alg, size_t alen)
 {
-	const struct np_opts *o = tu->o;
-	const struct np_backend_info *info = &tu->arms[0].be.info;
-	char lo[32], hi[32], buf[2048];
-	enum np_tune_arm_state st[NP_TUNE_MAX_CANDS + 1];
-	int rec;
+	const char *word = cl->ratio.verdict == NP_TUNE_FASTER ? "faster" :
+			   cl->ratio.verdict == NP_TUNE_SLOWER ? "slower" :
+			   cl->ratio.verdict == NP_TUNE_NONE ? "same" : "undecided";
 
-	np_human_size(o->min_bytes, lo, sizeof(lo));
-	np_human_size(o->max_bytes, hi, sizeof(hi));
-	if (!o->quiet) {
-		fprintf(f, "# nccl-probe %s tune: %d ranks on %d %snode%s, %s backend (%s), %s %s, %s to %s\n",
-			PACKAGE_VERSION, tu->w->size, tu->w->nnodes, tu->w->virtual_nodes ? "virtual " : "",
-			tu->w->nnodes == 1 ? "" : "s",
-			tu->ops->name, info->library, np_dtype_str(o->dtype), np_redop_str(o->op), lo, hi);
-		fprintf(f, "# baseline: the environment as launched\n");
-		for (int a = 1; a < tu->narms; a++) {
-			const struct arm *arm = &tu->arms[a];
-			fprintf(f, "# candidate %d: %s: %s", a, arm->cand->label, np_tune_arm_state_str(arm->state));
-			if (arm->state == NP_TUNE_ARM_OK)
-				fprintf(f, " (in effect: %s)\n", arm->evidence);
-			else
-				fprintf(f, ": %s\n", arm->why);
-		}
-		for (int i = 0; i < tu->nnotes; i++)
-			fprintf(f, "# note: %s\n", tu->notes[i]);
-		fprintf(f, "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
-			   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
-			   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
-			o->min_change * 100,
-			strcmp(tu->ops->name, "nccl") ? "" :
-			"; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
-	}
+	alg[0] = '\0';
+	if (cl->proto[0])
+		snprintf(alg, alen, "%s/%s%s", cl->algo, cl->proto, cl->same_choice ? "=" : "");
+	if (cl->ignored)
+		snprintf(buf, len, "ignored (NCCL used %s)", alg);
+	else if (!cl->ran || !(cl->t_med > 0))
+		snprintf(buf, len, "%s", np_tune_arm_state_str(tu->arms[a].state));
+	else
+		snprintf(buf, len, "%.2fx [%.2f, %.2f] %s", cl->ratio.median, cl->ratio.lo, cl->ratio.hi, word);
+}
+
+/* --wide: one row per point, a column per candidate */
+static void wide_rows(const struct tune *tu, FILE *f)
+{
+	char buf[256], alg[72], both[340];
+
 	fprintf(f, "%-14s %10s %6s %11s %9s", "coll", "size", "rounds", "base_us", "base_busbw");
 	for (int a = 1; a < tu->narms; a++)
 		fprintf(f, "  cand%-30d", a);
@@ -984,40 +975,111 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 		fprintf(f, "%-14s %10s %6d %11.2f %9.2f", p->coll->name, sz, p->rounds, p->cells[0].t_med * 1e6,
 			p->cells[0].busbw);
 		for (int a = 1; a < tu->narms; a++) {
-			const struct np_tune_cell *cl = &p->cells[a];
-			const char *word = cl->ratio.verdict == NP_TUNE_FASTER ? "faster" :
-					   cl->ratio.verdict == NP_TUNE_SLOWER ? "slower" :
-					   cl->ratio.verdict == NP_TUNE_NONE ? "same" : "undecided";
-			char alg[72] = "";
-			if (cl->proto[0])
-				snprintf(alg, sizeof(alg), " %s/%s%s", cl->algo, cl->proto, cl->same_choice ? "=" : "");
-			if (cl->ignored)
-				snprintf(buf, sizeof(buf), "ignored (NCCL used%s)", alg);
-			else if (!cl->ran || !(cl->t_med > 0))
-				snprintf(buf, sizeof(buf), "%s", np_tune_arm_state_str(tu->arms[a].state));
-			else
-				snprintf(buf, sizeof(buf), "%.2fx [%.2f, %.2f] %s%s", cl->ratio.median, cl->ratio.lo,
-					 cl->ratio.hi, word, alg);
-			fprintf(f, "  %-34s", buf);
+			cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
+			snprintf(both, sizeof(both), "%s%s%s", buf, alg[0] && !p->cells[a].ignored ? " " : "",
+				 p->cells[a].ignored ? "" : alg);
+			fprintf(f, "  %-34s", both);
 		}
 		fputc('\n', f);
 	}
+}
+
+/* The default: one line per point and candidate (the point's figures on
+ * its first), 100 columns */
+static void narrow_rows(const struct tune *tu, FILE *f)
+{
+	char buf[256], alg[72];
+
+	bool choice = false; /* NCCL's choice: a column where the backend tells it */
+
+	for (size_t i = 0; i < tu->npts; i++)
+		for (int a = 1; a < tu->narms; a++)
+			choice |= tu->pts[i].cells[a].proto[0] != '\0';
+	fprintf(f, "%-13s %9s %6s %9s %10s %4s  %s%s\n", "coll", "size", "rounds", "base(us)", "base busbw", "cand",
+		choice ? "speed [95%]                  " : "speed [95%]", choice ? "NCCL's choice" : "");
+	for (size_t i = 0; i < tu->npts; i++) {
+		const struct np_tune_point *p = &tu->pts[i];
+		char sz[32];
+		if (!p->cells[0].ran || !p->rounds)
+			continue;
+		np_human_size(p->lay.size, sz, sizeof(sz));
+		for (int a = 1; a < tu->narms; a++) {
+			cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
+			if (a == 1)
+				fprintf(f, "%-13s %9s %6d %9.2f %10.2f", p->coll->name, sz, p->rounds,
+					p->cells[0].t_med * 1e6, p->cells[0].busbw);
+			else
+				fprintf(f, "%-13s %9s %6s %9s %10s", "", "", "", "", "");
+			if (choice && alg[0] && !p->cells[a].ignored)
+				fprintf(f, " %4d  %-28s %s\n", a, buf, alg);
+			else
+				fprintf(f, " %4d  %s\n", a, buf);
+		}
+	}
+}
+
+static void write_table(const struct tune *tu, FILE *f, double wall)
+{
+	const struct np_opts *o = tu->o;
+	const struct np_backend_info *info = &tu->arms[0].be.info;
+	char lo[32], hi[32], buf[2048], line[4096];
+	enum np_tune_arm_state st[NP_TUNE_MAX_CANDS + 1];
+	int rec, W = o->wide ? 1 << 20 : 100; /* lines broken at 100 columns unless --wide */
+
+	np_human_size(o->min_bytes, lo, sizeof(lo));
+	np_human_size(o->max_bytes, hi, sizeof(hi));
+	if (!o->quiet) {
+		snprintf(line, sizeof(line), "nccl-probe %s tune: %d ranks on %d %snode%s, %s backend (%s), %s %s, %s to %s",
+			 PACKAGE_VERSION, tu->w->size, tu->w->nnodes, tu->w->virtual_nodes ? "virtual " : "",
+			 tu->w->nnodes == 1 ? "" : "s", tu->ops->name, info->library, np_dtype_str(o->dtype),
+			 np_redop_str(o->op), lo, hi);
+		np_wrap(f, "# ", "#   ", line, W);
+		fprintf(f, "# baseline: the environment as launched\n");
+		for (int a = 1; a < tu->narms; a++) {
+			const struct arm *arm = &tu->arms[a];
+			if (arm->state == NP_TUNE_ARM_OK)
+				snprintf(line, sizeof(line), "candidate %d: %s: %s (in effect: %s)", a, arm->cand->label,
+					 np_tune_arm_state_str(arm->state), arm->evidence);
+			else
+				snprintf(line, sizeof(line), "candidate %d: %s: %s: %s", a, arm->cand->label,
+					 np_tune_arm_state_str(arm->state), arm->why);
+			np_wrap(f, "# ", "#   ", line, W);
+		}
+		for (int i = 0; i < tu->nnotes; i++)
+			np_wrap(f, "# note: ", "#   ", tu->notes[i], W);
+		fprintf(f, "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
+			   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
+			   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
+			o->min_change * 100,
+			strcmp(tu->ops->name, "nccl") ? "" :
+			"; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
+	}
+	if (o->wide)
+		wide_rows(tu, f);
+	else
+		narrow_rows(tu, f);
 	fprintf(f, "# where each candidate differs from the baseline:\n");
 	for (int a = 1; a < tu->narms; a++) {
 		char fast[900], slow[900];
 		const struct arm *arm = &tu->arms[a];
 		if (arm->state != NP_TUNE_ARM_OK) {
-			fprintf(f, "#   %d %s: %s, loses: %s\n", a, arm->cand->label, np_tune_arm_state_str(arm->state), arm->why);
+			snprintf(line, sizeof(line), "%d %s: %s, loses: %s", a, arm->cand->label,
+				 np_tune_arm_state_str(arm->state), arm->why);
+			np_wrap(f, "#   ", "#     ", line, W);
 			continue;
 		}
 		int nf = verdict_ranges(tu, a, NP_TUNE_FASTER, fast, sizeof(fast));
 		int ns = verdict_ranges(tu, a, NP_TUNE_SLOWER, slow, sizeof(slow));
 		if (!nf && !ns)
 			fprintf(f, "#   %d %s: no significant difference anywhere\n", a, arm->cand->label);
-		if (nf)
-			fprintf(f, "#   %d %s: faster at %s\n", a, arm->cand->label, fast);
-		if (ns)
-			fprintf(f, "#   %d %s: slower at %s\n", a, arm->cand->label, slow);
+		if (nf) {
+			snprintf(line, sizeof(line), "%d %s: faster at %s", a, arm->cand->label, fast);
+			np_wrap(f, "#   ", "#     ", line, W);
+		}
+		if (ns) {
+			snprintf(line, sizeof(line), "%d %s: slower at %s", a, arm->cand->label, slow);
+			np_wrap(f, "#   ", "#     ", line, W);
+		}
 	}
 	fprintf(f, "# winners (the fastest candidate significantly faster than the baseline, else the baseline):\n");
 	for (size_t i = 0; i < tu->npts;) {
@@ -1040,15 +1102,16 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 	if (rec > 0) {
 		const struct np_tune_cand *c = tu->arms[rec].cand;
 		verdict_ranges(tu, rec, NP_TUNE_FASTER, buf, sizeof(buf));
-		fprintf(f, "# recommended: candidate %d is significantly faster at %s, and significantly slower nowhere:\n",
-			rec, buf);
+		snprintf(line, sizeof(line), "recommended: candidate %d is significantly faster at %s, and significantly slower nowhere:",
+			 rec, buf);
+		np_wrap(f, "# ", "#   ", line, W);
 		for (int i = 0; i < c->n; i++) {
 			char q[NP_TUNE_VALLEN * 4 + 3];
 			np_shell_quote(c->set[i].value, q, sizeof(q));
 			fprintf(f, "export %s=%s\n", c->set[i].name, q);
 		}
 	} else {
-		fprintf(f, "# no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is\n");
+		np_wrap(f, "# ", "#   ", "no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is", W);
 	}
 	if (!o->quiet)
 		fprintf(f, "# %zu of %zu points in %.1f s%s\n", tu->done, tu->npts, wall,

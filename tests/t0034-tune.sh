@@ -14,7 +14,9 @@ command -v python3 >/dev/null || skip_all "python3 not found"
 mpirun --version 2>&1 | grep -q "Open MPI" || skip_all "the MPI stand-in settings are Open MPI's"
 
 ALG=OMPI_MCA_coll_tuned_allreduce_algorithm
-tune() { np_mpi 4 tune --backend mpi "$@"; }
+# --wide: each header line whole, for the greps below (the default layout
+# is checked at the end)
+tune() { np_mpi 4 tune --backend mpi --wide "$@"; }
 
 # -- bad input: one line, exit 64, before anything runs ---------------
 expect_code 64 "tune without candidates" np tune
@@ -170,4 +172,14 @@ expect_grep "^#   2 $ALG=ring OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsiz
 left=$(find "$TEST_TMP" -name '*.tmp.*' | wc -l)
 [ "$left" -eq 0 ]
 ok $? "no temporary file left behind ($left)"
+# the default table: a line per size and candidate, 100 columns
+OMPI_MCA_coll_tuned_use_dynamic_rules=1 expect_success "the default table" \
+	np_mpi 4 tune --backend mpi --sweep 1K:4K --budget 0.2 --try "$ALG=1,2"
+awk 'length($0) > 100 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_OUT"
+ok $? "  fits 100 columns"
+grep -Eq '^coll +size +rounds +base\(us\) +base busbw +cand +speed \[95%\]$' "$TEST_OUT" &&
+	grep -Eq '^allreduce +1 KiB +[0-9]+ +[0-9.]+ +[0-9.]+ +1 +[0-9.]+x \[' "$TEST_OUT" &&
+	grep -Eq '^ {50,}2 +[0-9.]+x \[' "$TEST_OUT"
+ok $? "  the size's figures on its first line, a line per candidate"
+
 done_testing
