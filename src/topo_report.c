@@ -228,6 +228,14 @@ static void link_str(const struct np_pcie *l, char *buf, size_t len)
 	}
 }
 
+/* NCCL classes GPU i's path to its nearest NIC otherwise than nvidia-smi
+ * (a Broadcom switch it flattens, a root port it counts with the CPU). */
+static bool nccl_differs(const struct np_topo *t, int i)
+{
+	return t->near[i].n && t->near[i].nccl != t->near[i].path && t->near[i].nccl != NP_PATH_UNKNOWN &&
+	       t->near[i].path != NP_PATH_UNKNOWN;
+}
+
 static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->ngpus) {
@@ -258,7 +266,10 @@ static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 		near[0] = '\0';
 		for (int k = 0; k < t->near[i].n && strlen(near) < sizeof(near) - 24; k++)
 			snprintf(near + strlen(near), sizeof(near) - strlen(near), "%sNIC%d", k ? "," : "", t->near[i].nics[k]);
-		if (t->near[i].n)
+		if (nccl_differs(t, i))
+			snprintf(near + strlen(near), sizeof(near) - strlen(near), wide ? " (%s, NCCL: %s)" : " (%s*)",
+				 np_path_str(t->near[i].path), np_path_str(t->near[i].nccl));
+		else if (t->near[i].n)
 			snprintf(near + strlen(near), sizeof(near) - strlen(near), " (%s)", np_path_str(t->near[i].path));
 		if (wide)
 			fprintf(f, "  %-5d %-13s %-34.34s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid,
@@ -268,6 +279,13 @@ static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 				g->name[0] ? short_name(g->name) : "unknown", numa, link, nv, np_tri_str(g->gdr),
 				near[0] ? near : "-");
 	}
+	/* the narrow table has no room for NCCL's class beside nvidia-smi's */
+	for (int i = 0, first = 1; i < t->ngpus && !wide; i++)
+		if (nccl_differs(t, i)) {
+			fprintf(f, "%s    GPU%d: %s (NCCL: %s)\n", first ? "  * nearest NIC's path as nvidia-smi classes it, and as NCCL does:\n" : "",
+				i, np_path_str(t->near[i].path), np_path_str(t->near[i].nccl));
+			first = 0;
+		}
 }
 
 static void nic_rate(const struct np_nic *n, char *buf, size_t len)
@@ -628,7 +646,7 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		json_tri(j, "dmabuf_supported", g->dmabuf);
 		np_topo_pci_chain(t, g->pci, buf, sizeof(buf));
 		json_str_or_null(j, "pci_path", buf);
-		np_json_str(j, "nearest_path", t->near[i].n ? np_path_str(t->near[i].path) : NULL);
+		np_json_str(j, "nearest_path", t->near[i].n && t->near[i].path != NP_PATH_UNKNOWN ? np_path_str(t->near[i].path) : NULL);
 		np_json_str(j, "nearest_path_nccl", t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN ? np_path_str(t->near[i].nccl) : NULL);
 		np_json_arr_begin(j, "nearest_nics");
 		for (int k = 0; k < t->near[i].n; k++)

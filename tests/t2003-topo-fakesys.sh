@@ -290,4 +290,34 @@ echo InfiniBand >"$R/sys/class/infiniband/mlx5_1/ports/1/link_layer"
 expect_success "RoCE beside the GPU, IB elsewhere: --recommend" topo --recommend
 expect_grep "^export NCCL_IB_HCA='=mlx5_0:1' " "$TEST_OUT" "  NCCL_IB_HCA lists the RoCE port only"
 
+# 12. NCCL flattens a Broadcom PEX Gen5 switch: a GPU and a NIC below two
+# level-1 sub-switches (subsystem device 0x1xxx) of one level-0 switch
+# (0x0xxx) are PXB to nvidia-smi and PIX to NCCL; sub-switches that are not
+# level-1 parts stay PXB; without the subsystem ids NCCL's class is the
+# tree's, and a note says so
+R=$TEST_TMP/bcm
+bcm "$R" 0x0100 0x1100
+NCCL_PROBE_FSROOT=$R np topo --quiet >"$TEST_OUT" 2>"$TEST_ERR"
+grep -Eq '^GPU0  X     PXB$' "$TEST_OUT" && grep -Eq '^  0 .* NIC0 \(PXB\*\)$' "$TEST_OUT" &&
+	grep -Eq '^    GPU0: PXB \(NCCL: PIX\)$' "$TEST_OUT"
+ok $? "Broadcom Gen5 sub-switches: PXB in the matrix, PIX to NCCL beside it"
+expect_success "  --wide" topo
+expect_grep ' NIC0 \(PXB, NCCL: PIX\)$' "$TEST_OUT" "  --wide shows both in the cell"
+if [ -n "$(command -v python3)" ]; then
+	NCCL_PROBE_FSROOT=$R np topo --quiet --format json >"$TEST_TMP/bcm.json" 2>"$TEST_ERR"
+	python3 -c 'import json, sys; g = json.load(open(sys.argv[1]))["gpus"][0]
+sys.exit(not (g["nearest_path"] == "PXB" and g["nearest_path_nccl"] == "PIX"))' "$TEST_TMP/bcm.json"
+	ok $? "  JSON: nearest_path PXB, nearest_path_nccl PIX"
+fi
+R=$TEST_TMP/bcm-plain
+bcm "$R" 0x0100 0x0100
+NCCL_PROBE_FSROOT=$R np topo --quiet >"$TEST_OUT" 2>"$TEST_ERR"
+grep -Eq '^  0 .* NIC0 \(PXB\)$' "$TEST_OUT" && ! grep -q 'NCCL: PIX' "$TEST_OUT"
+ok $? "level-0 ids below a level-0 switch: not folded, PXB both ways"
+R=$TEST_TMP/bcm-noids
+bcm "$R" "" ""
+NCCL_PROBE_FSROOT=$R np topo >"$TEST_OUT" 2>"$TEST_ERR"
+grep -Eq '^  0 .* NIC0 \(PXB\)$' "$TEST_OUT" && grep -q '^note: .*Broadcom PEX switch' "$TEST_ERR"
+ok $? "no subsystem ids: the tree's class, and a note that the ids would tell"
+
 done_testing

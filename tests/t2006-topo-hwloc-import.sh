@@ -76,7 +76,7 @@ if [ -n "$LSTOPO" ] && command -v python3 >/dev/null; then
 gpus 3
 nics 1
 numa 2
-gpu 0000:06:00.0 path=? nccl=-
+gpu 0000:06:00.0 path=- nccl=-
 gpu 0000:11:00.0 path=SYS nccl=SYS
 gpu 0000:14:00.0 path=SYS nccl=SYS
 forbid vm-flattened

@@ -13,6 +13,9 @@
 void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo);
 /* The PCI chain of an hwloc PCI object into t->pci; returns its index. */
 int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj);
+/* Bridges of t->pci that have no ids take them from hwloc's bridge of the
+ * same bus id (a snapshot's chains carry bus ids only). */
+void np_hwloc_bridge_ids(struct np_topo *t, hwloc_topology_t topo);
 /* NUMA node of an I/O object's locality, -1 when not below one node. */
 int np_hwloc_numa_of(hwloc_topology_t topo, hwloc_obj_t obj);
 

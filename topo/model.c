@@ -257,6 +257,17 @@ int np_topo_pci_add(struct np_topo *t, const char *id, enum np_pci_kind kind, in
 	return t->npci++;
 }
 
+void np_topo_pci_set_ids(struct np_topo *t, int i, unsigned vendor, unsigned device, unsigned sub_vendor,
+			 unsigned sub_device, bool sub_known)
+{
+	if (i < 0 || i >= t->npci)
+		return;
+	t->pci[i].ids = (uint64_t)(vendor & 0xffff) << 48 | (uint64_t)(device & 0xffff) << 32;
+	if (sub_known)
+		t->pci[i].ids |= (uint64_t)(sub_vendor & 0xffff) << 16 | (sub_device & 0xffff);
+	t->pci[i].ids_known = sub_known ? NP_IDS_ALL : NP_IDS_DEVICE;
+}
+
 int np_topo_pci_add_chain(struct np_topo *t, const char *chain, int numa)
 {
 	char buf[1024], *tok, *save = NULL;

@@ -55,6 +55,11 @@ struct np_pci {
 	bool virtual_sw;   /* a switch that an NCCL topology file declares */
 	bool named;        /* a host bridge the source lacks, named after a
 			    * device's bus (an hwloc export without bridges) */
+	/* bridges: vendor << 48 | device << 32 | subsystem vendor << 16 |
+	 * subsystem device, as NCCL keys a PCIe switch (it tells Broadcom PEX
+	 * switches by them); ids_known says how much of it the source gave */
+	uint64_t ids;
+	enum np_pci_ids { NP_IDS_NONE, NP_IDS_DEVICE, NP_IDS_ALL } ids_known;
 };
 
 enum np_port_state {
@@ -244,6 +249,10 @@ void np_topo_release(struct np_topo *t);
 /* Add a PCI node (deduplicated by id); returns its index or -1 (no memory). */
 int np_topo_pci_add(struct np_topo *t, const char *id, enum np_pci_kind kind, int parent);
 int np_topo_pci_find(const struct np_topo *t, const char *id);
+/* Set a PCI node's ids (np_pci.ids); sub_known false when the subsystem's
+ * are absent. */
+void np_topo_pci_set_ids(struct np_topo *t, int i, unsigned vendor, unsigned device, unsigned sub_vendor,
+			 unsigned sub_device, bool sub_known);
 /* Add a chain "pciDDDD:BB/BRIDGE/.../DEVICE"; returns the last node's index. */
 int np_topo_pci_add_chain(struct np_topo *t, const char *chain, int numa);
 /* Write the chain of node i into buf ("" when i < 0). */

@@ -2,7 +2,8 @@
 /* Path classes between GPUs and NICs, as nvidia-smi topo -m names them:
  * NVLinks first, else the PCI tree (PIX, PXB, PHB) and the NUMA nodes of
  * the two ends (NODE, SYS); beside them the class NCCL gives the same
- * GPU-NIC path, which GDR decisions follow. Also which NICs carry no job
+ * GPU-NIC path, which GDR decisions follow (NCCL 2.28's graph/paths.cc on
+ * its tree of graph/topo.cc, Broadcom switches flattened). Also which NICs carry no job
  * traffic, whether the tree is a hypervisor's flattened one, and each
  * GPU's nearest data NIC(s). */
 #include "config.h"
@@ -72,7 +73,10 @@ static enum np_path pci_path(const struct np_topo *t, int a, int b, int na, int 
 	da = hops(t, a, c);
 	db = hops(t, b, c);
 	/* a switch is its upstream port and the downstream ports right below
-	 * it: two devices within one switch cross at most one bridge */
+	 * it: two devices within one switch cross at most one bridge; an NCCL
+	 * file's <pci> switch is the whole switch */
+	if (t->origin == NP_SRC_NCCL)
+		return da <= 1 && db <= 1 ? NP_PATH_PIX : NP_PATH_PXB;
 	return da <= 2 && db <= 2 ? NP_PATH_PIX : NP_PATH_PXB;
 }
 
@@ -104,16 +108,82 @@ static int nccl_up(const struct np_topo *t, int i)
 	return gp;
 }
 
-static enum np_path nccl_path(const struct np_topo *t, int a, int b, int na, int nb)
+/* NCCL's getBcmGen (graph/topo.cc, 2.28): the generation of a Broadcom PEX
+ * switch, by its vendor, device and subsystem ids, as a level-0 switch or
+ * a level-1 sub-switch of one (Gen4 parts look the same at both levels);
+ * 0 when it is not one, -1 when the ids the source gave cannot tell. A
+ * host bridge is NCCL's CPU; a switch an NCCL file invents (ffff:) has no
+ * ids anywhere. */
+static int bcm_gen(const struct np_pci *p, int level)
+{
+	uint64_t id = p->ids & ~(uint64_t)0xfff;
+	unsigned vd = (unsigned)(p->ids >> 32);
+
+	if (p->kind != NP_PCI_BRIDGE || p->virtual_sw)
+		return 0;
+	switch (p->ids_known) {
+	case NP_IDS_ALL:
+		if (id == 0x1000c0101000a000ULL)
+			return 4;
+		if (id == (0x1000c03010000000ULL | (uint64_t)level * 0x1000))
+			return 5;
+		return 0;
+	case NP_IDS_DEVICE:
+		return vd == 0x1000c010 || vd == 0x1000c030 ? -1 : 0;
+	default:
+		return -1;
+	}
+}
+
+/* Whether NCCL folds switch e into the switch above it
+ * (ncclTopoFlattenBcmSwitches): a Broadcom level-1 sub-switch right below
+ * a level-0 switch of the same generation, which was not folded itself
+ * (a switch takes its sub-switches once). Broadcom's sub-switches are one
+ * crossbar, so NCCL sees one switch: devices under two of its
+ * sub-switches are PIX to NCCL, PXB in the raw tree. */
+static enum np_tri folded(const struct np_topo *t, int e)
+{
+	int p = nccl_up(t, e), gp, ge;
+	enum np_tri pf;
+
+	if (p < 0 || t->pci[e].kind != NP_PCI_BRIDGE || t->pci[p].kind != NP_PCI_BRIDGE)
+		return NP_NO;
+	gp = bcm_gen(&t->pci[p], 0);
+	ge = bcm_gen(&t->pci[e], 1);
+	if (gp == 0 || ge == 0 || (gp > 0 && ge > 0 && gp != ge))
+		return NP_NO;
+	pf = folded(t, p);
+	if (pf == NP_YES)
+		return NP_NO;
+	return gp > 0 && ge > 0 && pf == NP_NO ? NP_YES : NP_UNKNOWN;
+}
+
+/* The element above element (or device) i once NCCL has folded Broadcom
+ * sub-switches; a fold the ids cannot tell is taken as fold_unknown says. */
+static int nccl_up_flat(const struct np_topo *t, int i, bool fold_unknown)
+{
+	int p = nccl_up(t, i);
+
+	while (p >= 0 && t->pci[p].kind != NP_PCI_HOSTBRIDGE) {
+		enum np_tri f = folded(t, p);
+		if (f == NP_NO || (f == NP_UNKNOWN && !fold_unknown))
+			break;
+		p = nccl_up(t, p);
+	}
+	return p;
+}
+
+static enum np_path nccl_path_as(const struct np_topo *t, int a, int b, int na, int nb, bool fold_unknown)
 {
 	int ea, eb, first_a, first_b;
 
 	if (a < 0 || b < 0 || hidden(t, a, b))
 		return na >= 0 && nb >= 0 && na != nb ? NP_PATH_SYS : NP_PATH_UNKNOWN;
-	first_a = nccl_up(t, a);
-	first_b = nccl_up(t, b);
-	for (ea = first_a; ea >= 0 && t->pci[ea].kind != NP_PCI_HOSTBRIDGE; ea = nccl_up(t, ea))
-		for (eb = first_b; eb >= 0 && t->pci[eb].kind != NP_PCI_HOSTBRIDGE; eb = nccl_up(t, eb))
+	first_a = nccl_up_flat(t, a, fold_unknown);
+	first_b = nccl_up_flat(t, b, fold_unknown);
+	for (ea = first_a; ea >= 0 && t->pci[ea].kind != NP_PCI_HOSTBRIDGE; ea = nccl_up_flat(t, ea, fold_unknown))
+		for (eb = first_b; eb >= 0 && t->pci[eb].kind != NP_PCI_HOSTBRIDGE;
+		     eb = nccl_up_flat(t, eb, fold_unknown))
 			if (ea == eb)
 				return ea == first_a && eb == first_b ? NP_PATH_PIX : NP_PATH_PXB;
 	/* through the CPU: NCCL puts every host bridge of a NUMA node under
@@ -123,6 +193,24 @@ static enum np_path nccl_path(const struct np_topo *t, int a, int b, int na, int
 	if (common_ancestor(t, a, b) >= 0 || t->nnuma <= 1)
 		return NP_PATH_PHB;
 	return NP_PATH_UNKNOWN;
+}
+
+/* NCCL's class of a GPU-NIC path. Where the source lacks the ids of a
+ * switch that may be a Broadcom sub-switch, and folding it would change
+ * the class, the class is the raw tree's and a note says so. */
+static enum np_path nccl_path(struct np_topo *t, int gi, int k)
+{
+	const struct np_gpu *g = &t->gpus[gi];
+	const struct np_nic *n = &t->nics[k];
+	enum np_path raw = nccl_path_as(t, g->pci, n->pci, g->numa, n->numa, false);
+	enum np_path fold = nccl_path_as(t, g->pci, n->pci, g->numa, n->numa, true);
+
+	if (raw != fold)
+		np_topo_note(t, "NCCL's path from a GPU to a NIC is taken as %s, as the PCIe tree stands; it is %s if a switch "
+				"between them is a Broadcom PEX switch, which NCCL flattens, and the source lacks the "
+				"switches' PCI ids (vendor, device, subsystem) that tell",
+			     np_path_str(raw), np_path_str(fold));
+	return raw;
 }
 
 static bool usable(const struct np_nic *n)
@@ -207,7 +295,7 @@ void np_topo_paths(struct np_topo *t)
 	for (int i = 0; i < t->ngpus; i++)
 		for (int k = 0; k < t->nnics; k++) {
 			t->gn[i][k] = pci_path(t, t->gpus[i].pci, t->nics[k].pci, t->gpus[i].numa, t->nics[k].numa);
-			t->gn_nccl[i][k] = nccl_path(t, t->gpus[i].pci, t->nics[k].pci, t->gpus[i].numa, t->nics[k].numa);
+			t->gn_nccl[i][k] = nccl_path(t, i, k);
 		}
 	for (int k = 0; k < t->nnics; k++)
 		for (int l = 0; l < t->nnics; l++)

@@ -525,5 +525,6 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 		if (get(recs[i], "id", id, sizeof(id)) && (p = np_topo_pci_find(t, id)) >= 0)
 			t->pci[p].acs = tri(geti(recs[i], "acs", -1));
 	}
+	np_hwloc_bridge_ids(t, topo);
 	return rd.st;
 }

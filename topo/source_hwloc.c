@@ -100,10 +100,29 @@ int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj)
 		parent = np_topo_pci_add(t, id, kind, parent);
 		if (parent < 0)
 			return -1;
+		if (kind == NP_PCI_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI) {
+			const struct hwloc_pcidev_attr_s *u = &o->attr->bridge.upstream.pci;
+			np_topo_pci_set_ids(t, parent, u->vendor_id, u->device_id, u->subvendor_id, u->subdevice_id, true);
+		}
 		if (kind == NP_PCI_HOSTBRIDGE && t->pci[parent].numa < 0)
 			t->pci[parent].numa = numa;
 	}
 	return parent;
+}
+
+void np_hwloc_bridge_ids(struct np_topo *t, hwloc_topology_t topo)
+{
+	for (hwloc_obj_t o = hwloc_get_next_bridge(topo, NULL); o; o = hwloc_get_next_bridge(topo, o)) {
+		char id[NP_BUSID_LEN];
+		const struct hwloc_pcidev_attr_s *u = &o->attr->bridge.upstream.pci;
+		int i;
+		if (o->attr->bridge.upstream_type != HWLOC_OBJ_BRIDGE_PCI)
+			continue;
+		busid_of(o, id, sizeof(id));
+		i = np_topo_pci_find(t, id);
+		if (i >= 0 && t->pci[i].kind == NP_PCI_BRIDGE && t->pci[i].ids_known == NP_IDS_NONE)
+			np_topo_pci_set_ids(t, i, u->vendor_id, u->device_id, u->subvendor_id, u->subdevice_id, true);
+	}
 }
 
 static bool is_nvidia_gpu(hwloc_obj_t o)

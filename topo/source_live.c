@@ -140,6 +140,29 @@ static void acs_paths(struct np_topo *t, const struct np_sysfs *fs)
 			t->pci[i].acs = acs_of(t, fs, t->pci[i].id);
 }
 
+/* PCI ids of the bridges that hwloc did not place (their chain came from
+ * sysfs): NCCL tells Broadcom PEX switches by them. */
+static void bridge_ids(struct np_topo *t, const struct np_sysfs *fs)
+{
+	static const char *const f[] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
+
+	for (int i = 0; i < t->npci; i++) {
+		long v[4];
+		int n = 0;
+		if (t->pci[i].kind != NP_PCI_BRIDGE || t->pci[i].ids_known != NP_IDS_NONE)
+			continue;
+		for (; n < 4; n++) {
+			char rel[128];
+			snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/%s", t->pci[i].id, f[n]);
+			if (!np_sysfs_read_long(fs, rel, &v[n]) || v[n] < 0 || v[n] > 0xffff)
+				break;
+		}
+		if (n >= 2)
+			np_topo_pci_set_ids(t, i, (unsigned)v[0], (unsigned)v[1], n == 4 ? (unsigned)v[2] : 0,
+					    n == 4 ? (unsigned)v[3] : 0, n == 4);
+	}
+}
+
 static void host_facts(struct np_topo *t, const struct np_sysfs *fs)
 {
 	static const char *const peer[] = { "sys/kernel/mm/memory_peers/nv_mem/version",
@@ -283,6 +306,7 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 	if (!fs.fake && !t->no_gpu_libs)
 		np_gpu_live_cuda(t);
 	host_facts(t, &fs);
+	bridge_ids(t, &fs);
 	if (t->ngpus && t->nnics)
 		acs_paths(t, &fs);
 	interfaces(t, &fs);

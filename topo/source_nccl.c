@@ -317,6 +317,15 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		if (node < 0)
 			return;
 		t->pci[node].virtual_sw = !strncmp(busid, "ffff:", 5);
+		if (has_vendor && device > 0) {
+			long sv = 0, sd = 0;
+			int hsv, hsd;
+			if ((hsv = num(w, pci, "subsystem_vendor", 16, 0, 0xffff, &sv)) < 0 ||
+			    (hsd = num(w, pci, "subsystem_device", 16, 0, 0xffff, &sd)) < 0)
+				return;
+			np_topo_pci_set_ids(t, node, (unsigned)vendor, (unsigned)device, (unsigned)sv, (unsigned)sd,
+					    hsv && hsd);
+		}
 		for (xmlNodePtr c = pci->children; c; c = c->next)
 			if (is_elem(c, "pci"))
 				walk_pci(w, c, node);

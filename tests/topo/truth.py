@@ -15,6 +15,7 @@ the XML, not from the program. One fact a line, '#' comments:
   nic ID role=data|mgmt|socket rdma=yes|no|unknown state=ACTIVE|DOWN|...
   gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
   expect ID | forbid ID                     finding ids that must (not) appear
+  note TEXT                                 a note holds TEXT (_ for space)
   check-gdr-exit N                          exit status of --check-gdr (0, 1, 5)
 
 Prints one line per mismatch; exit status 1 when there is any.
@@ -97,6 +98,10 @@ def main(truth_path, json_path):
                 bad.append("gg %s %s: GPU not found" % (w[1], w[2]))
                 continue
             want("GPU %s to %s" % (w[1], w[2]), cell or "unknown", w[3])
+        elif k == "note":
+            text = " ".join(w[1:]).replace("_", " ")
+            if not any(text in n for n in d["notes"]):
+                bad.append("no note holds '%s' (notes: %s)" % (text, d["notes"]))
         elif k == "check-gdr-exit":
             pass  # the shell test runs --check-gdr and compares
         elif k == "expect":
