@@ -239,7 +239,14 @@ static bool nccl_differs(const struct np_topo *t, int i)
 static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->ngpus) {
-		fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
+		if (t->other_gpus)
+			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n", t->other_gpus,
+				t->other_gpu_vendor);
+		else if (t->unclassified)
+			fprintf(f, "GPUs: none the file names (%d device(s) it leaves unclassified: NCCL classifies them on the node)\n",
+				t->unclassified);
+		else
+			fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
 		return;
 	}
 	if (wide)
@@ -306,7 +313,10 @@ static const char *nic_role(const struct np_nic *n)
 static void nic_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->nnics) {
-		fprintf(f, "NICs: none (no RDMA device found)\n");
+		if (t->unclassified)
+			fprintf(f, "NICs: none the file names (see the GPUs' line)\n");
+		else
+			fprintf(f, "NICs: none (no RDMA device found)\n");
 		return;
 	}
 	if (wide)

@@ -170,8 +170,16 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		snprintf(n->busid, sizeof(n->busid), "%s", busid);
 		n->pci = node;
 		n->numa = w->numa;
-		if (num(w, net, "speed", 10, -1, 10000000, &v) > 0 && v > 0) /* Mb/s; NCCL writes -1 when unknown */
-			n->rate_gbit = (double)v / 1000.0;
+		/* Mb/s; NCCL writes -1 when unknown. A plugin may report another
+		 * unit (RCCL's dumps of Slingshot cxi NICs say 200000000 for 200
+		 * Gb/s): a rate above 10 Tb/s is no port's, so it is unknown */
+		if (num(w, net, "speed", 10, -1, 0x7fffffff, &v) > 0 && v > 0) {
+			if (v <= 10000000)
+				n->rate_gbit = (double)v / 1000.0;
+			else
+				np_topo_note(t, "<net> speed=\"%ld\" is above any port's rate in Mb/s (a plugin's own unit?); that NIC's rate is unknown",
+					     v);
+		}
 		if (num(w, net, "gdr", 10, 0, 1, &v) > 0)
 			n->gdr = v ? NP_YES : NP_NO;
 		if (on_cpu) {
