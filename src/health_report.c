@@ -204,5 +204,37 @@ void np_health_report_json(struct np_json *j, const struct np_topo *t)
 	jtri(j, "iommu_dma_translation", hh->iommu_dma);
 	np_json_str(j, "iommu_group_type", hh->iommu_type[0] ? hh->iommu_type : NULL);
 	np_json_obj_end(j);
+	/* null when the kernel log could not be read: XIDs unknown, not none */
+	if (h->xid.readable != NP_YES) {
+		np_json_null(j, "xid");
+	} else {
+		np_json_obj_begin(j, "xid");
+		np_json_str(j, "source", "kernel log (/dev/kmsg)");
+		jtri(j, "since_boot", h->xid.since_boot);
+		np_json_int(j, "records", h->xid.records);
+		np_json_arr_begin(j, "gpus");
+		for (int i = 0; i < h->xid.ngpus; i++) {
+			const struct np_xid_gpu *g = &h->xid.gpus[i];
+			np_json_obj_begin(j, NULL);
+			np_json_str(j, "bus_id", g->busid);
+			if (g->gpu >= 0)
+				np_json_int(j, "gpu", g->gpu);
+			else
+				np_json_null(j, "gpu");
+			np_json_arr_begin(j, "xids");
+			for (int k = 0; k < g->nkinds; k++) {
+				const char *m = np_xid_meaning(g->xid[k], NULL);
+				np_json_obj_begin(j, NULL);
+				np_json_int(j, "xid", g->xid[k]);
+				np_json_int(j, "count", g->count[k]);
+				np_json_str(j, "meaning", m[0] ? m : NULL);
+				np_json_obj_end(j);
+			}
+			np_json_arr_end(j);
+			np_json_obj_end(j);
+		}
+		np_json_arr_end(j);
+		np_json_obj_end(j);
+	}
 	np_json_obj_end(j);
 }

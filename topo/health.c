@@ -322,6 +322,7 @@ void np_health_live(struct np_topo *t, struct np_health *h, const struct np_heal
 	host_limits(&fs, &h->host);
 	host_container(&fs, &h->host);
 	host_iommu(t, &fs, &h->host);
+	np_health_xid(t, &fs, &h->xid);
 	np_sysfs_release(&fs);
 	/* kept for the NUMA node CPU lists the checks compare against */
 	t->health = h;
@@ -586,6 +587,56 @@ static void check_container(struct np_topo *t, const struct np_health *h)
 	snprintf(f->remedy, sizeof(f->remedy), "fix them in the container's launch options (see each finding); the host itself may be fine");
 }
 
+/* One finding per GPU that logged XIDs: their numbers, counts and usual
+ * meaning; an error when any points at the node, info when all point at
+ * the job. A log that cannot be read says so in a note: unknown, not none. */
+static void check_xid(struct np_topo *t, const struct np_health *h)
+{
+	const struct np_xid_log *x = &h->xid;
+	const char *scope = x->since_boot == NP_YES ? "since boot"
+			  : x->since_boot == NP_NO ? "in the kernel log's oldest records on (older ones were dropped)"
+						   : "in the kernel log";
+
+	if (x->readable == NP_NO) {
+		np_topo_note(t, "health: the kernel log (/dev/kmsg) cannot be read: %s; XID errors since boot are unknown", x->why);
+		return;
+	}
+	if (x->readable == NP_YES && x->since_boot == NP_NO && !x->ngpus)
+		np_topo_note(t, "health: no XID in the kernel log, whose oldest records were dropped; XIDs before them are unknown");
+	for (int i = 0; i < x->ngpus; i++) {
+		const struct np_xid_gpu *g = &x->gpus[i];
+		char s[NP_NAME_LEN], nums[NP_MSG_LEN] = "", what[NP_MSG_LEN] = "";
+		size_t on = 0, wn = 0;
+		int n;
+		bool node = false;
+		struct np_finding *f;
+		for (int k = 0; k < g->nkinds; k++) {
+			bool nf;
+			const char *m = np_xid_meaning(g->xid[k], &nf);
+			node |= nf;
+			if (on < sizeof(nums) - 32)
+				on += (size_t)snprintf(nums + on, sizeof(nums) - on, "%s%d (x%d)", k ? ", " : "", g->xid[k], g->count[k]);
+			if (m[0] && wn < sizeof(what) - 8)
+				wn += (size_t)snprintf(what + wn, sizeof(what) - wn, "%s%d: %s", wn ? "; " : "", g->xid[k], m);
+		}
+		if (g->gpu >= 0)
+			snprintf(s, sizeof(s), "GPU%d", g->gpu);
+		else
+			snprintf(s, sizeof(s), "%s", g->busid);
+		f = finding(t, "health-xid", node ? NP_SEV_ERROR : NP_SEV_INFO, s);
+		n = snprintf(f->message, sizeof(f->message), "%s (%s) logged XID %s %s", s, g->busid, nums, scope);
+		if (what[0] && n > 0 && (size_t)n < sizeof(f->message))
+			snprintf(f->message + n, sizeof(f->message) - (size_t)n, ": %s", what);
+		snprintf(f->evidence, sizeof(f->evidence), "kernel log (/dev/kmsg), the last: %.240s", g->last);
+		snprintf(f->remedy, sizeof(f->remedy), "%s",
+			 node ? "drain the node; reset the GPU (nvidia-smi -r) or reboot, then check ECC and row remapping "
+				"(nvidia-smi -q -d ECC,ROW_REMAPPER); a GPU that falls off the bus again or keeps logging "
+				"ECC XIDs needs service"
+			      : "XIDs of this kind usually come from the application that ran (a bad kernel or memory access); "
+				"check that job's logs");
+	}
+}
+
 void np_health_check(struct np_topo *t, const struct np_health *h)
 {
 	struct np_sysfs fs;
@@ -637,6 +688,7 @@ void np_health_check(struct np_topo *t, const struct np_health *h)
 	}
 	check_host(t, h, fs_ok ? &fs : NULL);
 	check_container(t, h);
+	check_xid(t, h);
 	if (fs_ok)
 		np_sysfs_release(&fs);
 }

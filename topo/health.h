@@ -87,6 +87,33 @@ struct np_host_health {
 	char iommu_type[16];            /* that group's type: "DMA", "DMA-FQ", "identity" */
 };
 
+/* XID errors the NVIDIA driver logged in the kernel log ("NVRM: Xid
+ * (PCI:0000:3b:00): 79, ..."). NVML cannot tell them after the fact: its
+ * XID events reach only a process that registered before they happened,
+ * so the kernel log is the one record of the past. */
+#define NP_XID_KINDS 16
+struct np_xid_gpu {
+	char busid[NP_BUSID_LEN];       /* "dddd:bb:dd.0" as the log names it */
+	int gpu;                        /* index in topo->gpus, -1 when the model lacks it */
+	int nkinds;
+	int xid[NP_XID_KINDS], count[NP_XID_KINDS]; /* in the order first seen */
+	char last[160];                 /* the last such line's text */
+};
+struct np_xid_log {
+	enum np_tri readable;           /* the kernel log was read (no: why says why) */
+	enum np_tri since_boot;         /* it reaches back to boot (its first record is
+					 * the kernel's first), unknown when it cannot tell */
+	char why[96];
+	long records;                   /* lines read */
+	struct np_xid_gpu gpus[NP_MAX_GPUS];
+	int ngpus;
+};
+/* What an XID usually means, and whether it points at the node (true) or
+ * at the job that ran (false); "" when this table does not know it. */
+const char *np_xid_meaning(int xid, bool *node_fault);
+/* Read the kernel log (dev/kmsg through the fsroot) into x. */
+void np_health_xid(const struct np_topo *t, const struct np_sysfs *fs, struct np_xid_log *x);
+
 struct np_health {
 	bool nvml;                      /* NVML was asked and answered */
 	double window_s;                /* seconds between the two reads */
@@ -98,6 +125,7 @@ struct np_health {
 	struct np_nic_health nics[NP_MAX_NICS];
 	int nnics;
 	struct np_host_health host;
+	struct np_xid_log xid;
 };
 
 /* A load run during the sampling window (a busy kernel on every GPU):

@@ -7,7 +7,7 @@ libnp_a_SOURCES += src/cmd_topo.c src/topo_report.c src/topo_report.h \
 	topo/gpu_live.c topo/gpu_live.h topo/nvml_dl.c topo/nvml_dl.h topo/ethtool.c topo/ethtool.h topo/nic_live.c \
 	topo/discover.c topo/xmlfile.c topo/xmlfile.h topo/paths.c topo/checks.c topo/recommend.c \
 	topo/snapshot.c topo/bwlimits.c topo/bwlimits.h
-libnp_a_SOURCES += topo/health.c topo/health_nvml.c topo/health.h \
+libnp_a_SOURCES += topo/health.c topo/health_nvml.c topo/health_xid.c topo/health.h \
 	src/health_report.c src/health_report.h \
 	probes/gpu_load.c probes/gpu_load.h
 
@@ -32,7 +32,12 @@ TOPO_PUBLIC = \
 	tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.truth tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml \
 	tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.truth tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.xml \
 	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml \
-	tests/topo/nccl/azure-ndv5-topo.truth tests/topo/nccl/azure-ndv5-topo.xml
+	tests/topo/nccl/azure-ndv5-topo.truth tests/topo/nccl/azure-ndv5-topo.xml \
+	tests/topo/nccl/azure-ncv4-topo.truth tests/topo/nccl/azure-ncv4-topo.xml \
+	tests/topo/nccl/aws-p5-48xl-topo.truth tests/topo/nccl/aws-p5-48xl-topo.xml \
+	tests/topo/nccl/aws-g5-48xl-topo.truth tests/topo/nccl/aws-g5-48xl-topo.xml \
+	tests/topo/nccl/aws-p4de-24xl-topo.truth tests/topo/nccl/aws-p4de-24xl-topo.xml \
+	tests/topo/nccl/rccl-mi300a-4p-topo.truth tests/topo/nccl/rccl-mi300a-4p-topo.xml
 TOPO_TRUTH = \
 	tests/topo/truth/aws-p4d.truth tests/topo/truth/aws-p4d-24xl-topo.truth \
 	tests/topo/truth/azure-ndv2-topo.truth tests/topo/truth/azure-ndv4-topo.truth \
@@ -41,7 +46,10 @@ TOPO_TRUTH = \
 	tests/topo/truth/hwloc-96em64t-4n4d3ca2co-pci.truth \
 	tests/topo/truth/hwloc-nvidiaDGX2.truth tests/topo/truth/hwloc-power8gpudistances.truth
 TOPO_EDGE = \
+	tests/topo/edge/hwloc-bcm-gen5.xml tests/topo/edge/hwloc-bcm-gen5.truth \
 	tests/topo/edge/hwloc-slingshot.xml tests/topo/edge/hwloc-slingshot.truth \
+	tests/topo/edge/nccl-bcm-gen5.xml tests/topo/edge/nccl-bcm-gen5.truth \
+	tests/topo/edge/nccl-bcm-gen5-noids.xml tests/topo/edge/nccl-bcm-gen5-noids.truth \
 	tests/topo/edge/hwloc-vm-flat.xml tests/topo/edge/hwloc-vm-flat.truth \
 	tests/topo/edge/nccl-amd-gpu.xml tests/topo/edge/nccl-amd-gpu.truth \
 	tests/topo/edge/nccl-gdr-nvlink.xml tests/topo/edge/nccl-gdr-nvlink.truth \
@@ -65,3 +73,6 @@ check_PROGRAMS += tests/unit/test_health
 tests_unit_test_health_SOURCES = tests/unit/test_health.c tests/unit/tap.h
 tests_unit_test_health_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_health
+# XIDs from a kernel log planted in a fake tree
+TESTS += tests/t2506-health-xid.sh
+EXTRA_DIST += tests/t2506-health-xid.sh

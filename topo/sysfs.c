@@ -136,6 +136,11 @@ static int open_in_root(const struct np_sysfs *fs, const char *rel, int flags)
 	return openat(fs->root_fd, path[0] ? path : ".", flags | O_NOFOLLOW);
 }
 
+int np_sysfs_openfd(const struct np_sysfs *fs, const char *rel, int flags)
+{
+	return open_in_root(fs, rel, flags | O_CLOEXEC);
+}
+
 enum np_status np_sysfs_open(struct np_sysfs *fs, struct np_err *err)
 {
 	const char *root = getenv("NCCL_PROBE_FSROOT");

@@ -33,6 +33,9 @@ bool np_sysfs_readlink(const struct np_sysfs *fs, const char *rel, char *buf, si
  * and each name with np_sysfs_free_list. Returns the count, -1 on error. */
 int np_sysfs_list(const struct np_sysfs *fs, const char *rel, char ***names);
 void np_sysfs_free_list(char **names, int n);
+/* open(2) of rel inside the root (a device such as dev/kmsg, or a file a
+ * test planted there); the caller closes it. -1 with errno set. */
+int np_sysfs_openfd(const struct np_sysfs *fs, const char *rel, int flags);
 /* Parse an integer file (decimal or 0x hex); false if absent or invalid. */
 bool np_sysfs_read_long(const struct np_sysfs *fs, const char *rel, long *out);
 
