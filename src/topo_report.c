@@ -221,6 +221,8 @@ static void link_str(const struct np_pcie *l, char *buf, size_t len)
 			snprintf(buf, len, "Gen%d x%d/Gen%d x%d", l->gen_cur, l->width_cur, l->gen_max, l->width_max);
 		else
 			snprintf(buf, len, "Gen%d x%d", l->gen_cur, l->width_cur);
+	} else if (l->gen_max && l->width_max) { /* an NCCL file: the maximum only */
+		snprintf(buf, len, "?/Gen%d x%d", l->gen_max, l->width_max);
 	} else if (l->gbps > 0) {
 		snprintf(buf, len, "%.1f GB/s", l->gbps);
 	} else {

@@ -209,7 +209,10 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 	}
 }
 
-/* link_speed as NCCL writes it: "16.0 GT/s PCIe", "16 GT/s", "Unknown" */
+/* link_speed as NCCL writes it: "16.0 GT/s PCIe", "16 GT/s", "Unknown".
+ * NCCL writes the maximums (xml.cc: sysfs max_link_speed and
+ * max_link_width, the lesser of the device's and its port's): what the
+ * link runs at now is not in the file. */
 static void fill_link(struct walk *w, xmlNodePtr pci, struct np_pcie *l)
 {
 	char buf[64], *end;
@@ -227,11 +230,11 @@ static void fill_link(struct walk *w, xmlNodePtr pci, struct np_pcie *l)
 			bad(w, pci, "link_speed", buf, "is out of range (0..256 GT/s)");
 			return;
 		}
-		l->gen_cur = np_pcie_gen_of_gts(gts);
+		l->gen_max = np_pcie_gen_of_gts(gts);
 	}
 	if (num(w, pci, "link_width", 10, 0, 32, &v) > 0 && v > 0)
-		l->width_cur = (int)v;
-	l->gbps = np_pcie_gbps(l->gen_cur, l->width_cur);
+		l->width_max = (int)v;
+	l->gbps = np_pcie_gbps(l->gen_max, l->width_max);
 }
 
 static void read_gpu(struct walk *w, xmlNodePtr pci, struct np_gpu *g, long vendor, long device)
@@ -534,7 +537,7 @@ enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const cha
 	st = walk_system(t, root, path, err);
 	if (st)
 		return st;
-	np_topo_note(t, "an NCCL topology file has no NIC port states, PCIe maximums or host facts; those checks are skipped");
+	np_topo_note(t, "an NCCL topology file has no NIC port states, current PCIe links (its link_speed and link_width are the maximums) or host facts; those checks are skipped");
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->gpus[i].nvlinks < 0) {
 			np_topo_note(t, "the NVLinks of some GPUs are not in the file (no <gpu> element, or an <nvlink> without a count); they are unknown");
