@@ -667,6 +667,9 @@ static void host_notes(struct sweep *s)
 	if (w->virtual_nodes)
 		add_note(s, "virtual nodes: every %d consecutive ranks count as one node (--ranks-per-node)",
 			 w->ranks_per_node);
+	if (s->o->gpu_map && !(s->be.ops->caps & NP_CAP_DEVICE))
+		add_note(s, "--gpu-map %s is not used: the %s backend runs on host memory, no GPU", s->o->gpu_map,
+			 s->be.ops->name);
 	if (!w->virtual_nodes && w->nnodes > 1) {
 		bool same = true;
 		for (int r = 1; r < w->size; r++)

@@ -54,4 +54,9 @@ n=$(wc -l <"$TEST_ERR")
 ok $? "  in one line ($n)"
 expect_code 64 "a value that names a command is a value" np --coll tune --iters 1
 expect_grep "unknown collective 'tune'" "$TEST_ERR" "  --coll tune is the collective 'tune', refused as one"
+# an option the backend does not use is said, not ignored silently
+have_mpirun && {
+	expect_success "--gpu-map on the host backend" np_host 2 --gpu-map 0,1 --sweep 1K --iters 1 --samples 1
+	expect_grep '^# note: --gpu-map 0,1 is not used: the mpi backend runs on host memory' "$TEST_OUT" "  a note says it is not used"
+}
 done_testing
