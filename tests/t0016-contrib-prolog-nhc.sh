@@ -31,6 +31,8 @@ conf() {
 		echo 'NP_MPIRUN_ARGS="--oversubscribe --bind-to none"'
 		echo "NP_FLOORS=$TEST_TMP/floors"
 		echo "NP_TIMEOUT=60"
+		# no Slurm here: whether a job shares the node cannot be asked
+		echo "NP_SHARED=measure"
 		printf '%s\n' "$@"
 	} >"$C"
 }
@@ -139,7 +141,7 @@ ok $? "  the hanging nvidia-smi is stopped"
 
 conf NP_DRAIN=yes
 expect_code 64 "a bad setting: exit 64" prolog
-expect_grep "NP_DRAIN='yes' .* is not a whole number" "$TEST_ERR" "  names it"
+expect_grep "configuration error: NP_DRAIN='yes' .* is not a whole number" "$TEST_ERR" "  names it"
 expect_code 64 "an unknown argument: exit 64" "$P" --frobnicate
 
 N=$srcdir/contrib/nhc/nccl-probe.nhc
