@@ -120,6 +120,6 @@ EXTRA_DIST += $(OUTPUT_TESTS)
 TESTS += tests/t0062-metrics.sh
 EXTRA_DIST += tests/t0062-metrics.sh tests/metrics_check.py
 # the prolog's counts and settings; the prolog and epilog under a real Slurm
-CONTRIB_PROLOG_TESTS = tests/t0042-contrib-prolog-counts.sh
+CONTRIB_PROLOG_TESTS = tests/t0042-contrib-prolog-counts.sh tests/t0043-contrib-prolog-slurm.sh
 TESTS += $(CONTRIB_PROLOG_TESTS)
 EXTRA_DIST += $(CONTRIB_PROLOG_TESTS)
