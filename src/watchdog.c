@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -21,7 +22,9 @@
 
 #define ARRIVE_TAG 20048 /* below MPI's smallest allowed MPI_TAG_UB (32767) */
 #define MAX_NAMED 8      /* ranks named in one message */
-#define TICK_NS 50000000 /* the thread looks for a signal this often */
+#define TICK_NS 50000000
+/* waitpid's form of a status: exited (not killed by a signal) */
+#define WIFEXITED_(st) (((st) & 0x7f) == 0) /* the thread looks for a signal this often */
 /* After SIGINT or SIGTERM, how long the main thread has to reach its next
  * decision between batches before the thread ends the run itself. mpirun
  * follows its SIGTERM with SIGKILL a second later, and kills every rank
@@ -69,12 +72,160 @@ static struct {
 	int nworld;
 } ar = { .sreq = { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
 
+/* The other ranks on this host, watched by the thread: one that ends
+ * (SIGKILL from the OOM killer, a crash) is named here, by the lowest
+ * rank of the host still alive, instead of as a timeout or a signal. */
+#define MAX_PEERS 512
+static struct {
+	int n;
+	int wrank[MAX_PEERS], pid[MAX_PEERS];
+	unsigned long long start[MAX_PEERS]; /* /proc starttime: a reused pid is not the rank */
+	bool gone[MAX_PEERS];
+	int status[MAX_PEERS];               /* waitpid's form, -1 unknown (reaped before it was read) */
+	int named;                           /* the peer named, + 1; 0 none */
+	int64_t named_at;
+} peers;
+
 static int64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Process pid's state from /proc/<pid>/stat: 'Z' a zombie (its status
+ * in *status), 0 gone, else the state letter; *start its start time.
+ * Read directly, not through NCCL_PROBE_FSROOT: these are this job's
+ * processes on this machine, not facts of the machine described. */
+static int proc_state(int pid, unsigned long long *start, int *status)
+{
+	char path[64], buf[1024], *p, *f[64];
+	ssize_t len;
+	int fd, n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	if (!(p = strrchr(buf, ')')))
+		return 0;
+	/* after "pid (comm)": field 3 (state) is f[0], 22 (starttime) f[19],
+	 * 52 (exit_code, Linux 3.5) f[49] */
+	for (char *t = strtok(p + 1, " \n"); t && n < 64; t = strtok(NULL, " \n"))
+		f[n++] = t;
+	if (n < 20)
+		return 0;
+	*start = strtoull(f[19], NULL, 10);
+	*status = n > 49 ? (int)strtol(f[49], NULL, 10) : -1;
+	return f[0][0];
+}
+
+/* The peers gathered at start-up: every rank's host and pid. */
+static void peers_gather(void)
+{
+	struct { int pid; char host[NP_HOSTLEN]; } me, *all;
+	int n = 0;
+
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	if (n < 2)
+		return;
+	memset(&me, 0, sizeof(me));
+	me.pid = (int)getpid();
+	snprintf(me.host, sizeof(me.host), "%.*s", NP_HOSTLEN - 1, np_msg_host);
+	if (!(all = calloc((size_t)n, sizeof(*all))))
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %d ranks' host names", n);
+	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
+	pthread_mutex_lock(&wd.lock);
+	peers.n = 0;
+	for (int r = 0; r < n && peers.n < MAX_PEERS; r++) {
+		int st;
+		all[r].host[NP_HOSTLEN - 1] = '\0';
+		if (r == np_msg_rank || strcmp(all[r].host, me.host) || all[r].pid <= 0)
+			continue;
+		peers.wrank[peers.n] = r;
+		peers.pid[peers.n] = all[r].pid;
+		peers.gone[peers.n] = false;
+		if (proc_state(all[r].pid, &peers.start[peers.n], &st) == 0)
+			continue; /* another mount of /proc, or it has ended already */
+		peers.n++;
+	}
+	pthread_mutex_unlock(&wd.lock);
+	free(all);
+}
+
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGKILL: return "SIGKILL";
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGABRT: return "SIGABRT";
+	case SIGTERM: return "SIGTERM";
+	case SIGINT: return "SIGINT";
+	case SIGFPE: return "SIGFPE";
+	case SIGILL: return "SIGILL";
+	default: return "a signal";
+	}
+}
+
+/* Look at the peers (wd.lock held); the first that ended before this
+ * rank was told to stop is named, once, by the lowest rank alive here.
+ * A peer that exited with a status of its own said why itself. */
+static void peers_check(void)
+{
+	int first = -1;
+
+	if (!peers.n || np_exiting)
+		return;
+	for (int i = 0; i < peers.n; i++) {
+		unsigned long long start = 0;
+		int st = -1, state;
+		if (peers.gone[i])
+			continue;
+		state = proc_state(peers.pid[i], &start, &st);
+		if (state != 0 && state != 'Z' && state != 'X' && start == peers.start[i])
+			continue;
+		peers.gone[i] = true;
+		peers.status[i] = (state == 'Z' || state == 'X') && start == peers.start[i] ? st : -1;
+		if (first < 0)
+			first = i;
+	}
+	/* after the launcher's signal, the ranks it stops end too: only a
+	 * peer seen gone within 150 ms of it (before any could) is named */
+	if (first < 0 || peers.named || (np_signal && wd.sig_seen && now_ns() - wd.sig_seen > 150000000))
+		return;
+	/* a status of its own (exit 3 after its error message): not ours to
+	 * name; after a signal to this job, only a peer killed by a signal
+	 * other than the launcher's SIGTERM or SIGINT is */
+	if (peers.status[first] >= 0 && WIFEXITED_(peers.status[first]))
+		return;
+	if (np_signal && (peers.status[first] < 0 || (peers.status[first] & 0x7f) == SIGTERM ||
+			  (peers.status[first] & 0x7f) == SIGINT))
+		return;
+	for (int i = 0; i < peers.n; i++)
+		if (!peers.gone[i] && peers.wrank[i] < np_msg_rank)
+			return; /* a lower rank alive here speaks */
+	peers.named = first + 1;
+	peers.named_at = now_ns();
+	if (peers.status[first] >= 0) {
+		int sig = peers.status[first] & 0x7f;
+		np_rank_error("rank %d on '%s' (pid %d) was killed by signal %d (%s%s) during %s; the job cannot "
+			      "finish without it: ending it with exit 3",
+			      peers.wrank[first], np_msg_host, peers.pid[first], sig, sig_name(sig),
+			      sig == SIGKILL ? ", as the kernel's OOM killer sends: see 'journalctl -k' on that node" : "",
+			      wd.what[0] ? wd.what : "start-up");
+	} else {
+		np_rank_error("rank %d on '%s' (pid %d) ended during %s without finishing (its exit status was "
+			      "reaped before it could be read): unless it printed an error above, it was killed, "
+			      "e.g. SIGKILL from the kernel's OOM killer (see 'journalctl -k' on that node), or it "
+			      "crashed; ending the job with exit 3",
+			      peers.wrank[first], np_msg_host, peers.pid[first], wd.what[0] ? wd.what : "start-up");
+	}
 }
 
 static _Noreturn void fire(void)
@@ -130,6 +281,14 @@ static _Noreturn void take_over(int sig)
 	}
 	if (fn)
 		fn(arg, sig); /* does not return */
+	if (peers.named) {
+		np_error("the launcher ended the job (signal %d) after rank %d ended (above); nothing was measured",
+			 sig, peers.wrank[peers.named - 1]);
+		np_cleanup();
+		fflush(stdout);
+		fflush(stderr);
+		_exit(NP_EXIT_RUNTIME);
+	}
 	np_error("interrupted by signal %d before the first measurement; nothing was measured", sig);
 	np_cleanup();
 	fflush(stdout);
@@ -145,6 +304,18 @@ static void *loop(void *arg)
 		struct timespec dl;
 		int64_t now = now_ns(), wake = now + TICK_NS;
 		int64_t grace = np_msg_rank > 0 ? TAKEOVER_OTHERS_NS : TAKEOVER_NS;
+		peers_check();
+		if (peers.named && !np_signal && now - peers.named_at >= (int64_t)(NP_WATCHDOG_GRACE * 1e9)) {
+			/* the launcher did not end the job: this rank does */
+			struct np_backend *be = wd.be;
+			pthread_mutex_unlock(&wd.lock);
+			if (be && be->ops && be->ops->abort)
+				be->ops->abort(be);
+			np_cleanup();
+			fflush(stdout);
+			fflush(stderr);
+			_exit(NP_EXIT_RUNTIME);
+		}
 		if (np_signal && !wd.sig_taken) {
 			if (!wd.sig_seen)
 				wd.sig_seen = now;
@@ -542,6 +713,7 @@ void np_watchdog_startup(double timeout)
 				sleep(1); /* test-only: a rank that never reaches its first collective */
 	}
 	np_watchdog_arrive(MPI_COMM_WORLD, "start-up (MPI_Init to the first collective)");
+	peers_gather();
 }
 
 void np_watchdog_soft(bool on)
@@ -581,6 +753,7 @@ void np_watchdog_stop(void)
 	pthread_mutex_unlock(&wd.lock);
 	pthread_join(wd.thread, NULL);
 	wd.running = false;
+	peers.n = 0;
 	MPI_Waitall(2, ar.sreq, MPI_STATUSES_IGNORE);
 	free(ar.in);
 	free(ar.rreq);

@@ -21,6 +21,14 @@
  * job ends on one message: the arrival check's, or rank 0's.
  * Deadlines use CLOCK_MONOTONIC: a clock step at boot cannot fire them.
  *
+ * A rank that ends under the job (SIGKILL from the OOM killer, a crash):
+ * np_watchdog_startup gathers every rank's host and pid, and the thread
+ * of the lowest rank alive on that host names it, with its pid and the
+ * signal (read from /proc while it is a zombie, else said to be unknown),
+ * instead of a timeout or an interrupt; when the launcher does not end
+ * the job within NP_WATCHDOG_GRACE, that rank exits 3. A rank on a host
+ * of its own is named by the launcher only.
+ *
  * Signals: SIGINT and SIGTERM set np_signal; the main thread looks at it
  * between batches (np_watchdog_interrupted) and ends the run with the rows
  * that finished. When it does not get there within 0.2 s (a collective

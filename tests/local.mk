@@ -119,7 +119,9 @@ EXTRA_DIST += $(OUTPUT_TESTS)
 # --metrics files parsed with prometheus_client against the same runs' JSON
 TESTS += tests/t0062-metrics.sh
 EXTRA_DIST += tests/t0062-metrics.sh tests/metrics_check.py
-# the prolog's counts and settings; the prolog and epilog under a real Slurm
-CONTRIB_PROLOG_TESTS = tests/t0042-contrib-prolog-counts.sh tests/t0043-contrib-prolog-slurm.sh
+# the prolog's counts and settings; the prolog and epilog under a real
+# Slurm; a rank killed by SIGKILL named
+CONTRIB_PROLOG_TESTS = tests/t0042-contrib-prolog-counts.sh tests/t0043-contrib-prolog-slurm.sh \
+	tests/t0044-sweep-killed-rank.sh
 TESTS += $(CONTRIB_PROLOG_TESTS)
 EXTRA_DIST += $(CONTRIB_PROLOG_TESTS)

@@ -10,7 +10,7 @@
 #   it, a stand-in mpirun runs it here): the drain lines are shell-safe
 #   (pasted into sh they run nothing planted and pass each name as one
 #   word), --drain drains exactly this node and refuses the others;
-# - the prolog run by slurmd: a launcher argument mpirun refuses does
+# - the prolog run by slurmd for an --exclusive job: a launcher argument mpirun refuses does
 #   not drain; a stand-in nvidia-smi that fails or hangs drains the node.
 # Skips without slurm-wlm unless NP_REQUIRE_SLURM=1.
 . "$(dirname "$0")/lib.sh"
@@ -147,7 +147,7 @@ ok $? "  resumed"
 # ---- the prolog, run by slurmd ----------------------------------------------------
 touch "$T/prolog.on"
 printf 'NP_MPIRUN_ARGS="--no-such-option"\n' >>"$T/prolog.conf"
-timeout 120 sbatch --wait -N1 -n1 -o /dev/null --wrap true >/dev/null
+timeout 120 sbatch --wait --exclusive -N1 -n1 -o /dev/null --wrap true >/dev/null
 grep -q "could not run: the all-reduce: 'mpirun' exited 1 without nccl-probe's report" "$T/prolog.log"
 ok $? "the prolog with a launcher argument mpirun refuses: could not run, logged" || sed 's/^/#   /' "$T/prolog.log"
 sleep 2
@@ -161,7 +161,7 @@ for kind in fail hang; do
 	esac >"$T/$kind/nvidia-smi"
 	chmod +x "$T/$kind/nvidia-smi"
 	printf 'NP_PATH=%s/%s:/usr/local/bin:/usr/bin:/bin\n' "$T" "$kind" >>"$T/prolog.conf"
-	timeout 120 sbatch --wait -N1 -n1 -o /dev/null --wrap true >/dev/null 2>&1
+	timeout 120 sbatch --wait --exclusive -N1 -n1 -o /dev/null --wrap true >/dev/null 2>&1
 	wait_state 'drain*'
 	ok $? "the prolog, a stand-in nvidia-smi that ${kind}s: the node is drained ($(slurm_state))" ||
 		sed 's/^/#   /' "$T/prolog.log"
