@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +86,10 @@ static struct {
 	int status[MAX_PEERS];               /* waitpid's form, -1 unknown (reaped before it was read) */
 	int named;                           /* the peer named, + 1; 0 none */
 	int64_t named_at;
+	int pidfd[MAX_PEERS];                /* readable when the peer ends; -1 none */
+	pthread_t thread;                    /* waits on them, to read a zombie before its reaper */
+	bool thread_on;
+	volatile bool stop;
 } peers;
 
 static int64_t now_ns(void)
@@ -125,6 +131,73 @@ static int proc_state(int pid, unsigned long long *start, int *status)
 	return f[0][0];
 }
 
+static void peers_check(void);
+
+/* The peers' thread: woken the moment a peer ends (pidfd), it reads
+ * the zombie's status before the launcher reaps it, most of the time;
+ * the watchdog's tick is the fallback. */
+static void *peers_loop(void *arg)
+{
+	struct pollfd pf[MAX_PEERS];
+
+	(void)arg;
+	while (!peers.stop) {
+		int m = 0;
+		pthread_mutex_lock(&wd.lock);
+		for (int i = 0; i < peers.n; i++)
+			if (!peers.gone[i] && peers.pidfd[i] >= 0) {
+				pf[m].fd = peers.pidfd[i];
+				pf[m].events = POLLIN;
+				pf[m].revents = 0;
+				m++;
+			}
+		pthread_mutex_unlock(&wd.lock);
+		if (!m)
+			break;
+		if (poll(pf, (nfds_t)m, 100) > 0) {
+			pthread_mutex_lock(&wd.lock);
+			peers_check();
+			pthread_cond_signal(&wd.cond);
+			pthread_mutex_unlock(&wd.lock);
+		}
+	}
+	return NULL;
+}
+
+static void peers_pidfds(void)
+{
+	bool any = false;
+
+	for (int i = 0; i < peers.n; i++) {
+		peers.pidfd[i] = -1;
+#ifdef SYS_pidfd_open
+		peers.pidfd[i] = (int)syscall(SYS_pidfd_open, (pid_t)peers.pid[i], 0);
+		if (peers.pidfd[i] < 0)
+			peers.pidfd[i] = -1;
+		else
+			any = true;
+#endif
+	}
+	peers.stop = false;
+	if (any && pthread_create(&peers.thread, NULL, peers_loop, NULL) == 0)
+		peers.thread_on = true;
+}
+
+static void peers_release(void)
+{
+	if (peers.thread_on) {
+		peers.stop = true;
+		pthread_join(peers.thread, NULL);
+		peers.thread_on = false;
+	}
+	for (int i = 0; i < peers.n; i++)
+		if (peers.pidfd[i] >= 0) {
+			close(peers.pidfd[i]);
+			peers.pidfd[i] = -1;
+		}
+	peers.n = 0;
+}
+
 /* The peers gathered at start-up: every rank's host and pid. */
 static void peers_gather(void)
 {
@@ -156,6 +229,7 @@ static void peers_gather(void)
 	}
 	pthread_mutex_unlock(&wd.lock);
 	free(all);
+	peers_pidfds();
 }
 
 static const char *sig_name(int sig)
@@ -752,8 +826,8 @@ void np_watchdog_stop(void)
 	pthread_cond_signal(&wd.cond);
 	pthread_mutex_unlock(&wd.lock);
 	pthread_join(wd.thread, NULL);
+	peers_release();
 	wd.running = false;
-	peers.n = 0;
 	MPI_Waitall(2, ar.sreq, MPI_STATUSES_IGNORE);
 	free(ar.in);
 	free(ar.rreq);

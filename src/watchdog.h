@@ -24,7 +24,9 @@
  * A rank that ends under the job (SIGKILL from the OOM killer, a crash):
  * np_watchdog_startup gathers every rank's host and pid, and the thread
  * of the lowest rank alive on that host names it, with its pid and the
- * signal (read from /proc while it is a zombie, else said to be unknown),
+ * signal (read from /proc while it is a zombie: a second thread waits on
+ * the peers' pidfds to get there before the launcher reaps it; else said
+ * to be unknown),
  * instead of a timeout or an interrupt; when the launcher does not end
  * the job within NP_WATCHDOG_GRACE, that rank exits 3. A rank on a host
  * of its own is named by the launcher only.
