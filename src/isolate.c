@@ -32,7 +32,6 @@
 #define ISO_SCHEMA "nccl-probe/isolate"
 #define ISO_SCHEMA_VERSION 1
 #define ISO_CI_TARGET 0.01
-#define ISO_MAX_EXTRA 4      /* confirmation rounds at most (the promise) */
 
 _Static_assert(NP_ISO_NAMELEN == NP_HOSTLEN + 16, "a node's name: its host's and a suffix");
 
@@ -856,7 +855,7 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 	/* confirmation rounds: suspects again, with new partners */
 	for (;;) {
 		go = 0;
-		if (w.rank == 0 && extra < ISO_MAX_EXTRA && np_iso_decide(&is->j, false) > 0)
+		if (w.rank == 0 && extra < NP_ISO_MAX_CONFIRM && np_iso_decide(&is->j, false) > 0)
 			go = np_iso_plan_confirm(&is->j, part, alone);
 		bcast_plan(is, part, alone, &go);
 		if (!go)

@@ -11,7 +11,8 @@
  *     for round 1, 2: np_iso_plan_matching(N, round, part), measure the
  *         pairs (and with L > 1 every node alone in round 1, the whole
  *         world in round 2), np_iso_fig_add() each figure; j.rounds = round
- *     while (np_iso_decide(&j, false) > 0 && np_iso_plan_confirm(&j, part, alone))
+ *     while (extra < NP_ISO_MAX_CONFIRM && np_iso_decide(&j, false) > 0 &&
+ *            np_iso_plan_confirm(&j, part, alone))
  *         measure part (and alone), add the figures, j.rounds++
  *     np_iso_decide(&j, true); np_iso_judge_fleet(&j);
  *     j.state[], j.links, j.fleet, j.scale, np_iso_exit_code(&j)
@@ -19,8 +20,11 @@
  *
  * A figure's batch times t[] pair it with the other groups of its round
  * batch by batch: groups of one round time their batches in the same
- * windows, so t[k] of every group of a round is one window. Out of
- * memory ends the process (np_abort). */
+ * windows, so t[k] of every group of a round is one window. A figure is
+ * not changed once added (but for what judging fills). Judging costs
+ * about the figures' batches times their log, whatever N: 16,384 nodes
+ * are judged in a second (tests/bench/isolate-sim). Out of memory ends
+ * the process (np_abort). */
 #ifndef NP_ISOLATE_JUDGE_H
 #define NP_ISOLATE_JUDGE_H
 
@@ -29,6 +33,7 @@
 
 #define NP_ISO_NAMELEN 80    /* a node's name, with its terminating NUL */
 #define NP_ISO_Z 3.0         /* spreads below the fleet that count as significant */
+#define NP_ISO_MAX_CONFIRM 4 /* confirmation rounds at most (the promise: 6 rounds in all) */
 
 enum np_iso_fig_kind { NP_FIG_ALONE, NP_FIG_PAIR, NP_FIG_WORLD };
 
@@ -97,6 +102,14 @@ struct np_iso_judge {
 	/* what was seen but not named (np_iso_decide with final), or NULL */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
+	/* the judge's own: each node's figures (by_node[by_node_at[v]] to
+	 * by_node[by_node_at[v + 1]], indices into figs) for the first
+	 * indexed figures, and the fleets taken when judged figures were
+	 * there: a figure's fleet is taken again only when its round's
+	 * groups of its kind changed (or when it has none), so that judging
+	 * after each round costs that round, not every round again */
+	int *by_node_at, *by_node;
+	int indexed, judged;
 };
 
 /* Ready for N nodes of L ranks; floors in GB/s (0 none). Returns false
