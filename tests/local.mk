@@ -126,10 +126,11 @@ CONTRIB_PROLOG_TESTS = tests/t0042-contrib-prolog-counts.sh tests/t0043-contrib-
 TESTS += $(CONTRIB_PROLOG_TESTS)
 EXTRA_DIST += $(CONTRIB_PROLOG_TESTS)
 # isolate's planning and judging over simulated fleets (make isolate-sim;
-# run by hand, see its header; tests/t0063 runs it small)
-EXTRA_PROGRAMS += tests/bench/isolate-sim
+# run by hand at scale, see its header; tests/t0063 runs it small)
+check_PROGRAMS += tests/bench/isolate-sim
 tests_bench_isolate_sim_SOURCES = tests/bench/isolate-sim.c
 tests_bench_isolate_sim_LDADD = $(UNIT_LDADD)
-CLEANFILES += tests/bench/isolate-sim$(EXEEXT)
 isolate-sim: tests/bench/isolate-sim$(EXEEXT)
 .PHONY: isolate-sim
+TESTS += tests/t0063-isolate-sim.sh
+EXTRA_DIST += tests/t0063-isolate-sim.sh
