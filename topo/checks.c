@@ -274,7 +274,7 @@ static void check_gdr(struct np_topo *t)
 		f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
 		if (t->other_gpus)
 			SET(f->message, "no NVIDIA GPU found: the file's %d GPU(s) are %s GPUs, which NCCL does not drive "
-					"(an RCCL or oneCCL topology); there is nothing for NCCL's GPUDirect RDMA to do",
+					"(RCCL or oneCCL does); there is nothing for NCCL's GPUDirect RDMA to do",
 			    t->other_gpus, vendor);
 		else
 			SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");

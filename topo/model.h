@@ -205,7 +205,7 @@ struct np_topo {
 	/* what a file holds that is neither an NVIDIA GPU nor a verbs NIC */
 	int unclassified;           /* NCCL-file <pci> devices with no class and no
 				     * vendor: NCCL takes what they are from the node */
-	int other_gpus;             /* GPUs of another vendor (an RCCL dump) */
+	int other_gpus;             /* GPUs of another vendor (AMD, Hygon, Intel) */
 	unsigned other_gpu_vendor;  /* the PCI vendor of the first of them */
 	int plugin_nics;            /* NICs NCCL reaches only through a network
 				     * plugin (Slingshot cxi, EFA without verbs) */

@@ -17,6 +17,9 @@
 #define PCI_VENDOR_NVIDIA 0x10de
 #define PCI_VENDOR_AMAZON 0x1d0f
 #define PCI_VENDOR_HPE_CRAY 0x17db /* Cassini: Slingshot */
+#define PCI_VENDOR_AMD 0x1002
+#define PCI_VENDOR_HYGON 0x1d94
+#define PCI_VENDOR_INTEL 0x8086
 
 void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo)
 {
@@ -129,6 +132,18 @@ static bool is_nvidia_gpu(hwloc_obj_t o)
 {
 	return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == PCI_VENDOR_NVIDIA &&
 	       (o->attr->pcidev.class_id >> 8) == 0x03;
+}
+
+/* A compute GPU of another maker, which NCCL does not drive: an AMD,
+ * Hygon or Intel 3D, display or accelerator controller. VGA controllers
+ * are left out: servers' on-board graphics (ATI ES1000, ASPEED, Matrox)
+ * and CPUs' integrated graphics are VGA. */
+static bool is_other_gpu(hwloc_obj_t o)
+{
+	unsigned cls = o->attr->pcidev.class_id, v = o->attr->pcidev.vendor_id;
+
+	return (v == PCI_VENDOR_AMD || v == PCI_VENDOR_HYGON || v == PCI_VENDOR_INTEL) &&
+	       (cls == 0x0302 || cls == 0x0380 || cls == 0x1200);
 }
 
 static const char *gpu_model_of(hwloc_obj_t pci)
@@ -395,9 +410,12 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 		return np_snapshot_read(t, topo, err);
 	}
 	t->kind = t->origin = NP_SRC_HWLOC;
-	while ((o = hwloc_get_next_pcidev(topo, o)))
+	while ((o = hwloc_get_next_pcidev(topo, o))) {
 		if (is_nvidia_gpu(o) && (st = add_gpu(t, topo, o, err)))
 			return st;
+		if (is_other_gpu(o) && !t->other_gpus++)
+			t->other_gpu_vendor = o->attr->pcidev.vendor_id;
+	}
 	qsort(t->gpus, (size_t)t->ngpus, sizeof(t->gpus[0]), cmp_gpu); /* nvidia-smi order */
 	for (int i = 0; i < t->ngpus; i++)
 		t->gpus[i].index = i;
