@@ -44,7 +44,7 @@ static enum np_link_layer hca_kind(const struct np_topo *t, int *ib_gpus, int *r
 static void rec_ib_hca(struct np_topo *t)
 {
 	double top = 0;
-	int active = 0, bad = 0, mgmt = 0, ib = 0, roce = 0, ib_gpus, roce_gpus;
+	int active = 0, bad = 0, mgmt = 0, ib = 0, roce = 0, ib_gpus = 0, roce_gpus = 0;
 	enum np_link_layer keep = NP_LL_UNKNOWN;
 	const char *why = NULL;
 	struct np_rec *r;
@@ -98,7 +98,8 @@ static void rec_ib_hca(struct np_topo *t)
 		 !(ib && roce) ? ""
 		 : keep == NP_LL_IB ? "; InfiniBand only: the GPUs' nearest ports are InfiniBand, the RoCE ports another fabric"
 		 : keep == NP_LL_ROCE ? "; RoCE only: the GPUs' nearest ports are RoCE, the InfiniBand ports another fabric"
-				      : "; both InfiniBand and RoCE: GPUs are nearest to ports of each, and NCCL uses both");
+		 : ib_gpus || roce_gpus ? "; both InfiniBand and RoCE: GPUs are nearest to ports of each, and NCCL uses both"
+				      : "; both InfiniBand and RoCE: no NVIDIA GPU's nearest port tells one fabric, and NCCL uses both");
 }
 
 static void rec_socket(struct np_topo *t)
