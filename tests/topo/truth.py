@@ -16,6 +16,10 @@ the XML, not from the program. One fact a line, '#' comments:
   gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
   expect ID | forbid ID                     finding ids that must (not) appear
   note TEXT                                 a note holds TEXT (_ for space)
+  says ID TEXT                              finding ID's message or evidence
+                                            holds TEXT (_ for space)
+  rec VAR TEXT                              a recommendation of VAR whose
+                                            reason holds TEXT (_ for space)
   check-gdr-exit N                          exit status of --check-gdr (0, 1, 5)
 
 Prints one line per mismatch; exit status 1 when there is any.
@@ -102,6 +106,15 @@ def main(truth_path, json_path):
             text = " ".join(w[1:]).replace("_", " ")
             if not any(text in n for n in d["notes"]):
                 bad.append("no note holds '%s' (notes: %s)" % (text, d["notes"]))
+        elif k == "says":
+            text = " ".join(w[2:]).replace("_", " ")
+            if not any(f["id"] == w[1] and (text in f["message"] or text in (f.get("evidence") or ""))
+                       for f in d["findings"]):
+                bad.append("no finding %s says '%s'" % (w[1], text))
+        elif k == "rec":
+            text = " ".join(w[2:]).replace("_", " ")
+            if not any(r["variable"] == w[1] and text in r["reason"] for r in d.get("recommendations") or []):
+                bad.append("no recommendation of %s says '%s'" % (w[1], text))
         elif k == "check-gdr-exit":
             pass  # the shell test runs --check-gdr and compares
         elif k == "expect":
