@@ -32,6 +32,12 @@ TOPO_PUBLIC = \
 	tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.truth tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml \
 	tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.truth tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.xml \
 	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml \
+	tests/topo/hwloc/mpibind-arm64-ulna-hwloc1.truth tests/topo/hwloc/mpibind-arm64-ulna-hwloc1.xml \
+	tests/topo/hwloc/mpibind-coral-lassen.truth tests/topo/hwloc/mpibind-coral-lassen.xml \
+	tests/topo/hwloc/mpibind-coral-lassen-hwloc1.truth tests/topo/hwloc/mpibind-coral-lassen-hwloc1.xml \
+	tests/topo/hwloc/mpibind-cts1-pascal.truth tests/topo/hwloc/mpibind-cts1-pascal.xml \
+	tests/topo/hwloc/mpibind-eas-tioga.truth tests/topo/hwloc/mpibind-eas-tioga.xml \
+	tests/topo/hwloc/mpibind-g4dnmetal.truth tests/topo/hwloc/mpibind-g4dnmetal.xml \
 	tests/topo/nccl/azure-ndv5-topo.truth tests/topo/nccl/azure-ndv5-topo.xml \
 	tests/topo/nccl/azure-ncv4-topo.truth tests/topo/nccl/azure-ncv4-topo.xml \
 	tests/topo/nccl/aws-p5-48xl-topo.truth tests/topo/nccl/aws-p5-48xl-topo.xml \
