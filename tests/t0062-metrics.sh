@@ -151,6 +151,14 @@ ts = [s.value for f in p(open(sys.argv[1]).read()) for s in f.samples if s.name 
 sys.exit(0 if len(ts) == 1 and int(sys.argv[2]) - 1 <= ts[0] <= int(sys.argv[3]) + 1 else 1)' "$T/i.prom" "$t0" "$t1"
 ok $? "  each node's state (ok, bad, unknown), why, rounds and exit code as the JSON; the run's end"
 ALL="$ALL $T/i.prom"
+# a node named bad whatever this host's noise: one computing wrong data
+NCCL_PROBE_TEST_CORRUPT=1 mpirun -np 4 --oversubscribe --bind-to none "$NP_BIN" isolate --backend mpi \
+	--ranks-per-node 1 --size 16K --budget 0.6 --timeout 60 --metrics "$T/ic.prom" >"$TEST_OUT" 2>"$TEST_ERR"
+rc=$?
+[ "$rc" -eq 2 ] && check lint "$T/ic.prom" &&
+	grep -q '^nccl_probe_isolate_node_bad{node="vnode1",.*reason="wrong-data"} 1' "$T/ic.prom"
+ok $? "isolate with a node computing wrong data: exit 2 ($rc), the node bad for wrong-data"
+ALL="$ALL $T/ic.prom"
 
 # ---- nccl-probe-validate --metrics DIR --------------------------------------------
 V="$srcdir/contrib/nccl-probe-validate"
@@ -163,6 +171,12 @@ check lint "$T"/vm/*.prom && check validate "$T/vm" "$T/v.json" "$rc" "$T/vout/i
 ok $? "  one file per node, nothing else in DIR: state, why, busbw figures, exit code as the JSON verdict"
 mkdir "$T/vm1" && cp "$T"/vm/*.prom "$T/vm1/"
 ALL="$ALL $(ls "$T"/vm1/*.prom | tr '\n' ' ')"
+NCCL_PROBE_TEST_CORRUPT=2 "$V" --nccl-probe "$NP_BIN" --backend mpi --metrics "$T/vmc" --virtual 4 --ppn 1 \
+	--no-topo -- --size 16K --budget 0.6 >"$TEST_OUT" 2>"$TEST_ERR"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^nccl_probe_validate_node_bad{node="vnode2"' "$T"/vmc/*.prom
+ok $? "validate with a node computing wrong data: exit 1 ($rc), its file says it is bad"
+ALL="$ALL $(ls "$T"/vmc/*.prom | tr '\n' ' ')"
 # an earlier file of a node is replaced whole
 ln "$T/vm/nccl-probe-validate.vnode0.prom" "$T/v-old"
 cp "$T/v-old" "$T/v-old.copy"
