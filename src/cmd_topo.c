@@ -257,47 +257,25 @@ static void export_name(const struct fleet_state *fs, const char *path, char *bu
 		snprintf(buf, len, "%s", path);
 }
 
-int cmd_topo(int argc, char **argv, int first, bool mpi)
+int cmd_topo(struct np_run *run)
 {
-	struct np_opts o;
+	struct np_opts o = run->o;
 	struct np_err err = { 0 };
-	bool help, version;
 	struct np_topo *t;
 	struct fleet_state fs;
 	enum np_status st = NP_OK;
 	struct np_outfile out;
 	int code;
 
-	if (np_opts_parse(&o, NP_CMD_TOPO, argc, argv, first, &help, &version, &err) ||
-	    (!help && !version && np_opts_check_files(&o, &err))) {
-		np_error("%s", err.msg);
-		return NP_EXIT_USAGE;
-	}
-	if (help) {
-		np_opts_usage(stdout, NP_CMD_TOPO);
-		return 0;
-	}
-	if (version) {
-		printf("nccl-probe %s (topo schema %s %d)\n", PACKAGE_VERSION, NP_TOPO_SCHEMA, NP_TOPO_SCHEMA_VERSION);
-		return 0;
-	}
 	if (o.format == NP_FMT_CSV) {
 		np_error("topo has no CSV output; use --format table or --format json");
 		return NP_EXIT_USAGE;
 	}
 	memset(&fs, 0, sizeof(fs));
 	fs.leader = true;
-	if (mpi) {
-		int size = 0;
-		MPI_Comm_size(MPI_COMM_WORLD, &size);
-		if (np_opts_check_world(&o, size, &err)) {
-			np_error("%s", err.msg);
-			return NP_EXIT_USAGE;
-		}
-		if (np_world_init(&fs.w, o.ranks_per_node, &err)) {
-			np_rank_error("%s", err.msg);
-			np_abort(NP_EXIT_RUNTIME, "cannot set up the MPI world");
-		}
+	if (run->world_up) { /* the fleet state holds the world from here and releases it */
+		fs.w = run->w;
+		run->world_up = false;
 		fs.up = true;
 		fs.leader = fs.w.local_rank == 0;
 	}

@@ -28,8 +28,6 @@
 
 #define CMP_ALPHA 0.05
 #define CMP_MIN_SAMPLES 3
-#define CMP_SCHEMA "nccl-probe/compare"
-#define CMP_SCHEMA_VERSION 1
 
 /* One result row of a report. */
 struct crow {
@@ -567,8 +565,8 @@ static void report_json(FILE *f, const struct crun *a, const struct crun *b, con
 
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", CMP_SCHEMA);
-	np_json_int(&j, "schema_version", CMP_SCHEMA_VERSION);
+	np_json_str(&j, "schema", NP_COMPARE_SCHEMA);
+	np_json_int(&j, "schema_version", NP_COMPARE_SCHEMA_VERSION);
 	np_json_str(&j, "a", a->path);
 	np_json_str(&j, "b", b->path);
 	np_json_num(&j, "confidence", 1 - CMP_ALPHA);
@@ -763,29 +761,14 @@ out_free_runs:
 	return code;
 }
 
-int cmd_compare(int argc, char **argv, int first, bool mpi)
+int cmd_compare(struct np_run *run)
 {
-	struct np_opts o;
-	struct np_err err = { 0 };
-	bool help, version;
+	const struct np_opts *o = &run->o;
 
-	(void)mpi;
-	if (np_opts_parse(&o, NP_CMD_COMPARE, argc, argv, first, &help, &version, &err) ||
-	    (!help && !version && np_opts_check_files(&o, &err))) {
-		np_error("%s", err.msg);
-		return NP_EXIT_USAGE;
-	}
-	if (help) {
-		np_opts_usage(stdout, NP_CMD_COMPARE);
-		return 0;
-	}
-	if (version) {
-		printf("nccl-probe %s (compare schema %s %d)\n", PACKAGE_VERSION, CMP_SCHEMA, CMP_SCHEMA_VERSION);
-		return 0;
-	}
-	if (o.format == NP_FMT_CSV) {
+	if (o->format == NP_FMT_CSV) {
 		np_error("compare has no CSV output; use --format table or --format json");
 		return NP_EXIT_USAGE;
 	}
-	return np_compare_files(o.files[0], o.files[1], NULL, o.max_regression, o.min_change, o.format, o.quiet, o.output, NULL);
+	return np_compare_files(o->files[0], o->files[1], NULL, o->max_regression, o->min_change, o->format, o->quiet,
+				o->output, NULL);
 }

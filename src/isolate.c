@@ -29,8 +29,6 @@
 #include "version.h"
 #include "watchdog.h"
 
-#define ISO_SCHEMA "nccl-probe/isolate"
-#define ISO_SCHEMA_VERSION 1
 #define ISO_CI_TARGET 0.01
 
 _Static_assert(NP_ISO_NAMELEN == NP_HOSTLEN + 16, "a node's name: its host's and a suffix");
@@ -53,18 +51,14 @@ struct iso {
 	double *tbuf;         /* rank 0: the batch times of one phase */
 	int *tdispl;
 	double t0;
+	const struct np_run_record *run;
+	struct np_outfile of; /* rank 0: --output */
 };
 
+/* The watchdog takes SIGINT and SIGTERM (np_watchdog_start): it ends the
+ * run itself, so the engine is never asked to stop between batches */
 static volatile sig_atomic_t g_stop;
 
-static void on_signal(int sig) { g_stop = sig; }
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static _Noreturn void iso_fail(void *arg, enum np_status st)
 {
@@ -416,7 +410,7 @@ static void progress_round(struct iso *is, int round)
 			bad += is->j.figs[i].bad;
 		}
 	fprintf(stderr, "isolate: round %d: %d group%s measured, %d below the fleet (%.1f s)\n",
-		round, n, n == 1 ? "" : "s", bad, now_s() - is->t0);
+		round, n, n == 1 ? "" : "s", bad, np_now_s() - is->t0);
 }
 
 /* --baseline: the JSON report of a known-good run; its "floor_busbw" (and
@@ -471,8 +465,8 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 	node_type(is, type, sizeof(type));
 	np_json_init(&j, out, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", ISO_SCHEMA);
-	np_json_int(&j, "schema_version", ISO_SCHEMA_VERSION);
+	np_json_str(&j, "schema", NP_ISOLATE_SCHEMA);
+	np_json_int(&j, "schema_version", NP_ISOLATE_SCHEMA_VERSION);
 	np_json_obj_begin(&j, "tool");
 	np_json_str(&j, "name", PACKAGE_NAME);
 	np_json_str(&j, "version", PACKAGE_VERSION);
@@ -680,18 +674,9 @@ static bool every_node_failed(struct iso *is, bool failed, const char *msg)
 static void start_backend(struct iso *is)
 {
 	struct np_backend be;
-	struct np_err err = { 0 };
-	int gpus = 0, mine, worst;
+	int mine, worst;
 	enum np_status st;
 
-#ifdef HAVE_NCCL
-	if (is->o->backend == NP_BACKEND_AUTO)
-		gpus = np_nccl_gpu_visible();
-#endif
-	MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, is->w->comm);
-	if (np_backend_select((int)is->o->backend, gpus > 0, &is->ops, is->backend_why, sizeof(is->backend_why),
-			      &err))
-		np_die(np_status_exit(err.status), "%s", err.msg);
 	memset(&be, 0, sizeof(be));
 	be.ops = is->ops;
 	np_backend_args(&be, is->o, is->w);
@@ -715,117 +700,75 @@ static void start_backend(struct iso *is)
 		iso_fail(NULL, (enum np_status)worst);
 }
 
-int cmd_isolate(int argc, char **argv, int first, bool mpi)
+/* The nodes' names: vnodeN, else each node's first rank's Slurm name
+ * (SLURMD_NODENAME, which scontrol takes) where it runs under Slurm, else
+ * its host name; the JSON shows the host beside */
+static void node_names(struct iso *is)
 {
-	static struct np_opts o;
-	static struct np_world w;
-	static struct iso isv;
-	struct iso *is = &isv;
-	struct np_err err = { 0 };
-	struct np_outfile of = { 0 };
-	bool help, version;
-	int *part, *alone, go, extra = 0;
-	struct sigaction sa;
-	enum np_status st;
+	const struct np_world *w = is->w;
+	int *nodes;
+	char (*slurm)[NP_HOSTLEN], mine[NP_HOSTLEN] = "";
+	const char *sn = getenv("SLURMD_NODENAME");
 
-	(void)mpi;
-	is->t0 = now_s();
-	/* parsing is pure: every rank gets the same options or the same error */
-	st = np_opts_parse(&o, NP_CMD_ISOLATE, argc, argv, first, &help, &version, &err);
-	if (!help && !version) {
-		/* the watchdog's handlers replace these (np_watchdog_start) */
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		np_watchdog_startup(o.timeout); /* from here on a rank that stops is named */
+	if (w->virtual_nodes) {
+		for (int v = 0; v < is->N; v++)
+			snprintf(is->names[v], sizeof(is->names[v]), "vnode%d", v);
+		return;
 	}
-	if (np_world_init(&w, 0, &err))
-		np_abort_err(&err);
-	np_world_usage_agree(&w, st, &err); /* rank 0 speaks for all */
-	if (help) {
-		if (w.rank == 0)
-			np_opts_usage(stdout, NP_CMD_ISOLATE);
-		return 0;
-	}
-	if (version) {
-		if (w.rank == 0)
-			printf("nccl-probe %s\n", PACKAGE_VERSION);
-		return 0;
-	}
-	if (np_opts_check_world(&o, w.size, &err))
-		np_die(NP_EXIT_USAGE, "%s", err.msg);
-	/* the file checks may differ between hosts: agree before going on */
-	np_watchdog_arm("checking the files named");
-	st = np_opts_check_files(&o, &err);
-	np_watchdog_arrive(w.comm, "the end of checking the files named");
-	np_world_usage_agree(&w, st, &err);
-	if (o.ranks_per_node) {
-		np_watchdog_arrive(w.comm, "setting up virtual nodes");
-		np_world_release(&w);
-		if (np_world_init(&w, o.ranks_per_node, &err))
-			np_abort_err(&err);
-	}
-	if (!w.ranks_per_node)
+	nodes = calloc((size_t)w->size, sizeof(int));
+	slurm = calloc((size_t)w->size, sizeof(*slurm));
+	if (!nodes || !slurm)
+		np_abort(NP_EXIT_RUNTIME, "out of memory");
+	if (sn && strlen(sn) < sizeof(mine))
+		snprintf(mine, sizeof(mine), "%s", sn);
+	MPI_Allgather(&w->node, 1, MPI_INT, nodes, 1, MPI_INT, w->comm);
+	MPI_Allgather(mine, NP_HOSTLEN, MPI_CHAR, slurm, NP_HOSTLEN, MPI_CHAR, w->comm);
+	for (int r = w->size - 1; r >= 0; r--)
+		snprintf(is->names[nodes[r]], sizeof(is->names[0]), "%s", slurm[r][0] ? slurm[r] : w->hosts[r]);
+	free(slurm);
+	free(nodes);
+}
+
+/* The judge, the nodes, the backend's device, the baseline and the engine */
+static void iso_start(struct iso *is, struct np_run *run)
+{
+	const struct np_opts *o = is->o;
+	struct np_err err = { 0 };
+
+	if (!run->w.ranks_per_node)
 		np_die(NP_EXIT_USAGE, "nodes have different numbers of ranks; launch the same number of ranks (GPUs) on every node");
-	is->o = &o;
-	is->w = &w;
-	is->N = w.nnodes;
-	is->L = w.ranks_per_node;
-	if (!np_iso_judge_init(&is->j, is->N, is->L, NULL, o.min_effect, o.min_busbw, o.min_busbw))
+	is->N = run->w.nnodes;
+	is->L = run->w.ranks_per_node;
+	if (!np_iso_judge_init(&is->j, is->N, is->L, NULL, o->min_effect, o->min_busbw, o->min_busbw))
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
 	is->j.note = iso_note;
 	is->j.note_arg = is;
-	if (o.min_busbw > 0)
+	if (o->min_busbw > 0)
 		snprintf(is->j.floor_src, sizeof(is->j.floor_src), "--min-busbw");
 	if (is->N < 2)
 		np_die(NP_EXIT_USAGE, "isolate needs at least 2 nodes (%d found); launch on more nodes, or use --ranks-per-node to try virtual nodes on one host",
 		       is->N);
-	if (w.rank == 0 && o.output && np_outfile_open(&of, o.output, "--output", &err))
+	if (run->w.rank == 0 && o->output && np_outfile_open(&is->of, o->output, "--output", &err))
 		np_abort(NP_EXIT_RUNTIME, "%s", err.msg);
-
+	is->ops = run->ops;
+	snprintf(is->backend_why, sizeof(is->backend_why), "%s", run->backend_why);
 	start_backend(is);
-	is->size = o.size ? o.size : is->device >= 0 ? 64ull << 20 : 1ull << 20;
-
+	is->size = o->size ? o->size : is->device >= 0 ? 64ull << 20 : 1ull << 20;
 	is->names = calloc((size_t)is->N, sizeof(*is->names));
-	part = calloc((size_t)is->N, sizeof(int));
-	alone = calloc((size_t)is->N, sizeof(int));
 	is->meas.samples = calloc(NP_MEAS_MAX_SAMPLES, sizeof(double));
 	is->meas.sorted = calloc(NP_MEAS_MAX_SAMPLES, sizeof(double));
-	if (!is->names || !part || !alone ||
-	    !is->meas.samples || !is->meas.sorted)
+	if (!is->names || !is->meas.samples || !is->meas.sorted)
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
 	is->j.names = (const char (*)[NP_ISO_NAMELEN])is->names;
-	if (w.virtual_nodes) {
-		for (int v = 0; v < is->N; v++)
-			snprintf(is->names[v], sizeof(is->names[v]), "vnode%d", v);
-	} else {
-		/* real nodes: the name of each node's first rank, Slurm's
-		 * (SLURMD_NODENAME, which scontrol takes) where it runs under
-		 * Slurm, else its host name; the JSON shows the host beside */
-		int *nodes = calloc((size_t)w.size, sizeof(int));
-		char (*slurm)[NP_HOSTLEN] = calloc((size_t)w.size, sizeof(*slurm));
-		char mine[NP_HOSTLEN] = "";
-		const char *sn = getenv("SLURMD_NODENAME");
-		if (!nodes || !slurm)
-			np_abort(NP_EXIT_RUNTIME, "out of memory");
-		if (sn && strlen(sn) < sizeof(mine))
-			snprintf(mine, sizeof(mine), "%s", sn);
-		MPI_Allgather(&w.node, 1, MPI_INT, nodes, 1, MPI_INT, w.comm);
-		MPI_Allgather(mine, NP_HOSTLEN, MPI_CHAR, slurm, NP_HOSTLEN, MPI_CHAR, w.comm);
-		for (int r = w.size - 1; r >= 0; r--)
-			snprintf(is->names[nodes[r]], sizeof(is->names[0]), "%s", slurm[r][0] ? slurm[r] : w.hosts[r]);
-		free(slurm);
-		free(nodes);
-	}
-	if (o.baseline) {
+	node_names(is);
+	if (o->baseline) {
 		char type[160];
 		node_type(is, type, sizeof(type));
 		if (read_baseline(is, type, &err))
 			np_die(NP_EXIT_USAGE, "%s", err.msg);
 	}
-	is->meas.o = &o;
-	is->meas.budget = o.budget;
+	is->meas.o = o;
+	is->meas.budget = o->budget;
 	is->meas.ci_target = ISO_CI_TARGET;
 	is->meas.noise_min = NP_MEAS_MAX_SAMPLES; /* the paired comparison needs every sample the budget buys */
 	is->meas.stall_rank = np_test_stall_rank();
@@ -833,9 +776,15 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 	is->meas.stop = &g_stop;
 	is->meas.fail = iso_fail;
 	is->meas.synced = true;
-	is->meas.sync = w.comm;
+	is->meas.sync = run->w.comm;
+}
 
-	/* rounds 1 and 2: every node alone (round 1), pairs, every node */
+/* Rounds 1 and 2 (every node alone, pairs, every node), then
+ * confirmation rounds: suspects again, with new partners */
+static void iso_rounds(struct iso *is, int *part, int *alone)
+{
+	int go, extra = 0;
+
 	for (int round = 1; round <= 2; round++) {
 		if (round == 1 && is->L > 1) {
 			for (int v = 0; v < is->N; v++)
@@ -852,10 +801,9 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 		is->j.rounds = round;
 		progress_round(is, round);
 	}
-	/* confirmation rounds: suspects again, with new partners */
 	for (;;) {
 		go = 0;
-		if (w.rank == 0 && extra < NP_ISO_MAX_CONFIRM && np_iso_decide(&is->j, false) > 0)
+		if (is->w->rank == 0 && extra < NP_ISO_MAX_CONFIRM && np_iso_decide(&is->j, false) > 0)
 			go = np_iso_plan_confirm(&is->j, part, alone);
 		bcast_plan(is, part, alone, &go);
 		if (!go)
@@ -868,41 +816,68 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 			run_phase(is, part, NP_FIG_PAIR, is->j.rounds);
 		progress_round(is, is->j.rounds);
 	}
-	np_watchdog_stop();
-	if (w.rank == 0) {
-		double wall;
-		FILE *out = o.output ? of.f : stdout;
-		np_iso_decide(&is->j, true);
-		np_iso_judge_fleet(&is->j);
-		wall = now_s() - is->t0;
-		if (o.format == NP_FMT_JSON)
-			write_json(is, out, wall);
-		else
-			write_table(is, out, wall);
-		if (o.output && np_outfile_commit(&of, &err)) {
-			np_error("%s", err.msg);
-			go = NP_EXIT_RUNTIME;
-		} else {
-			go = np_iso_exit_code(&is->j);
-		}
-		if (o.metrics_file && write_metrics(is, &err)) {
-			np_error("%s", err.msg);
-			go = NP_EXIT_RUNTIME;
-		}
-		if (o.output || o.format == NP_FMT_JSON) {
-			for (int v = 0; v < is->N; v++)
-				if (is->j.state[v] != NP_NODE_OK)
-					np_error("node %s: %s", is->names[v], np_iso_node_state_why(is->j.state[v]));
-			for (int i = 0; i < is->j.nlinks; i++)
-				np_error("link %s-%s is slow", is->names[is->j.links[i].a],
-					 is->names[is->j.links[i].b]);
-			if (is->j.fleet[0])
-				np_error("%s", is->j.fleet);
-			if (is->j.scale[0])
-				np_error("%s", is->j.scale);
-		}
+}
+
+/* Rank 0: the verdict, the report and the lines on stderr; the exit code */
+static int iso_report(struct iso *is)
+{
+	const struct np_opts *o = is->o;
+	struct np_err err = { 0 };
+	FILE *out = o->output ? is->of.f : stdout;
+	double wall;
+	int code;
+
+	np_iso_decide(&is->j, true);
+	np_iso_judge_fleet(&is->j);
+	wall = np_now_s() - is->t0;
+	if (o->format == NP_FMT_JSON)
+		write_json(is, out, wall);
+	else
+		write_table(is, out, wall);
+	if (o->output && np_outfile_commit(&is->of, &err)) {
+		np_error("%s", err.msg);
+		code = NP_EXIT_RUNTIME;
+	} else {
+		code = np_iso_exit_code(&is->j);
 	}
-	MPI_Bcast(&go, 1, MPI_INT, 0, w.comm);
+	if (o->metrics_file && write_metrics(is, &err)) {
+		np_error("%s", err.msg);
+		code = NP_EXIT_RUNTIME;
+	}
+	if (o->output || o->format == NP_FMT_JSON) {
+		for (int v = 0; v < is->N; v++)
+			if (is->j.state[v] != NP_NODE_OK)
+				np_error("node %s: %s", is->names[v], np_iso_node_state_why(is->j.state[v]));
+		for (int i = 0; i < is->j.nlinks; i++)
+			np_error("link %s-%s is slow", is->names[is->j.links[i].a], is->names[is->j.links[i].b]);
+		if (is->j.fleet[0])
+			np_error("%s", is->j.fleet);
+		if (is->j.scale[0])
+			np_error("%s", is->j.scale);
+	}
+	return code;
+}
+
+int cmd_isolate(struct np_run *run)
+{
+	static struct iso isv;
+	struct iso *is = &isv;
+	int *part, *alone, code = 0;
+
+	is->t0 = run->t0;
+	is->o = &run->o;
+	is->w = &run->w;
+	is->run = &run->rec;
+	iso_start(is, run);
+	part = calloc((size_t)is->N, sizeof(int));
+	alone = calloc((size_t)is->N, sizeof(int));
+	if (!part || !alone)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
+	iso_rounds(is, part, alone);
+	np_watchdog_stop();
+	if (run->w.rank == 0)
+		code = iso_report(is);
+	MPI_Bcast(&code, 1, MPI_INT, 0, run->w.comm);
 	free(part);
 	free(alone);
 	free(is->meas.samples);
@@ -910,6 +885,5 @@ int cmd_isolate(int argc, char **argv, int first, bool mpi)
 	free(is->names);
 	np_iso_judge_release(&is->j);
 	free(is->tbuf);
-	np_world_release(&w);
-	return go;
+	return code;
 }

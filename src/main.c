@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* nccl-probe: the command table and run_cmd(), which gives each command
- * what it needs (MPI) and checks that stdout was written cleanly. */
+ * what it needs (MPI, the watchdog, the world and its virtual nodes, the
+ * backend, NCCL's log; --help and --version) and checks that stdout was
+ * written cleanly. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,23 +17,29 @@
 
 #include "../probes/nccl_log.h"
 #include "cmds.h"
+#include "measure.h"
 #include "msg.h"
 #include "opts.h"
-
-#define NEEDS_MPI 0x1u          /* always MPI_Init (singleton without mpirun) */
-#define NEEDS_MPI_LAUNCHED 0x2u /* MPI_Init only when started by an MPI launcher */
-#define NEEDS_NCCL_LOG 0x4u     /* may run NCCL: its log set up before any thread */
+#include "version.h"
+#include "watchdog.h"
 
 static const struct np_cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv, int first, bool mpi);
-	unsigned needs;
+	int (*fn)(struct np_run *run);
+	unsigned needs;   /* NP_NEEDS_* (src/cmds.h) */
+	unsigned mask;    /* its options (NP_CMD_*) */
+	np_cmd_check_fn check; /* its own inputs, agreed over the world, or NULL */
+	const char *schema; /* --version names its document's schema, or NULL */
+	int schema_version;
 } commands[] = {
-	{ "compare", cmd_compare, 0 },
-	{ "isolate", cmd_isolate, NEEDS_MPI | NEEDS_NCCL_LOG },
-	{ "sweep", cmd_sweep, NEEDS_MPI | NEEDS_NCCL_LOG },
-	{ "topo", cmd_topo, NEEDS_MPI_LAUNCHED },
-	{ "tune", cmd_tune, NEEDS_MPI | NEEDS_NCCL_LOG },
+	{ "compare", cmd_compare, 0, NP_CMD_COMPARE, NULL, NP_COMPARE_SCHEMA, NP_COMPARE_SCHEMA_VERSION },
+	{ "isolate", cmd_isolate, NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_WATCHDOG | NP_NEEDS_WORLD |
+	  NP_NEEDS_VNODES | NP_NEEDS_BACKEND, NP_CMD_ISOLATE, NULL, NULL, 0 },
+	{ "sweep", cmd_sweep, NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_WATCHDOG | NP_NEEDS_WORLD |
+	  NP_NEEDS_VNODES | NP_NEEDS_BACKEND, NP_CMD_SWEEP, np_sweep_check, NULL, 0 },
+	{ "topo", cmd_topo, NP_NEEDS_MPI_LAUNCHED, NP_CMD_TOPO, NULL, NP_TOPO_SCHEMA, NP_TOPO_SCHEMA_VERSION },
+	{ "tune", cmd_tune, NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_TRIES | NP_NEEDS_WATCHDOG |
+	  NP_NEEDS_WORLD | NP_NEEDS_VNODES | NP_NEEDS_BACKEND, NP_CMD_TUNE, np_tune_check, NULL, 0 },
 };
 
 static bool mpi_launched(void)
@@ -139,46 +147,182 @@ static bool launch_mismatch(void)
 	return true;
 }
 
-static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
+/* MPI up when the command needs it (before any other thread starts) */
+static int start_mpi(const struct np_cmd *cmd, int *argc, char ***argv, bool *mpi)
 {
-	bool mpi = (cmd->needs & NEEDS_MPI) || ((cmd->needs & NEEDS_MPI_LAUNCHED) && mpi_launched());
-	int code, provided = MPI_THREAD_SINGLE;
+	int provided = MPI_THREAD_SINGLE;
 
-	if (cmd->needs & NEEDS_NCCL_LOG) {
+	*mpi = (cmd->needs & NP_NEEDS_MPI) || ((cmd->needs & NP_NEEDS_MPI_LAUNCHED) && mpi_launched());
+	if (cmd->needs & NP_NEEDS_NCCL_LOG) {
 		/* before MPI_Init: MPI, CUDA and NCCL start threads that read
 		 * the environment, and setenv is not safe beside them */
-		const char *log = np_nccl_log_setup(cmd->fn == cmd_tune);
+		const char *log = np_nccl_log_setup(cmd->needs & NP_NEEDS_TRIES);
 		if (log)
 			np_cleanup_add_scratch(log);
 	}
-	if (mpi) {
-		/* FUNNELED: the watchdog thread, CUDA's and NCCL's run beside
-		 * the main thread, which alone calls MPI (SINGLE would not
-		 * allow them). Some MPI builds charge every call for it; the
-		 * cost is measured by tests/bench/thread-level.sh and stated in
-		 * the man page (BACKENDS) */
-		if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-			fprintf(stderr, "error: MPI_Init failed; start nccl-probe with mpirun or check the MPI installation\n");
-			return NP_EXIT_RUNTIME;
-		}
-		MPI_Comm_rank(MPI_COMM_WORLD, &np_msg_rank);
-		MPI_Comm_size(MPI_COMM_WORLD, &np_msg_size);
-		if (gethostname(np_msg_host, sizeof(np_msg_host)) != 0)
-			strcpy(np_msg_host, "unknown");
-		np_msg_host[sizeof(np_msg_host) - 1] = '\0';
-		if (launch_mismatch())
-			np_exit(NP_EXIT_RUNTIME);
-		if (provided < MPI_THREAD_FUNNELED)
-			np_warn("this MPI provides thread level %d, below MPI_THREAD_FUNNELED; only the main thread calls MPI, but other threads run",
-				provided);
+	if (!*mpi)
+		return 0;
+	/* FUNNELED: the watchdog thread, CUDA's and NCCL's run beside the
+	 * main thread, which alone calls MPI (SINGLE would not allow them).
+	 * Some MPI builds charge every call for it; the cost is measured by
+	 * tests/bench/thread-level.sh and stated in the man page (BACKENDS) */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+		fprintf(stderr, "error: MPI_Init failed; start nccl-probe with mpirun or check the MPI installation\n");
+		return NP_EXIT_RUNTIME;
 	}
-	code = cmd->fn(argc, argv, first, mpi);
+	MPI_Comm_rank(MPI_COMM_WORLD, &np_msg_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &np_msg_size);
+	if (gethostname(np_msg_host, sizeof(np_msg_host)) != 0)
+		strcpy(np_msg_host, "unknown");
+	np_msg_host[sizeof(np_msg_host) - 1] = '\0';
+	if (launch_mismatch())
+		np_exit(NP_EXIT_RUNTIME);
+	if (provided < MPI_THREAD_FUNNELED)
+		np_warn("this MPI provides thread level %d, below MPI_THREAD_FUNNELED; only the main thread calls MPI, but other threads run",
+			provided);
+	return 0;
+}
+
+/* --version, for every command: the sweep's says what this build can
+ * run, topo's and compare's name their document's schema */
+static void print_version(const struct np_cmd *cmd)
+{
+	printf("nccl-probe %s", PACKAGE_VERSION);
+	if (cmd->schema)
+		printf(" (%s schema %s %d)", cmd->name, cmd->schema, cmd->schema_version);
+	printf("\n");
+	if (cmd->mask != NP_CMD_SWEEP)
+		return;
+#ifdef HAVE_NCCL
+	printf("nccl backend: yes\n");
+	printf("cuda targets: %s\n", NP_CUDA_TARGETS);
+#else
+	printf("nccl backend: no\n");
+#endif
+}
+
+/* The world and the checks that every rank makes alike: the files named
+ * (which may differ between hosts) and the command's own, agreed; then
+ * the virtual nodes of --ranks-per-node */
+static void start_world(const struct np_cmd *cmd, struct np_run *run)
+{
+	struct np_err err = { 0 };
+	enum np_status st;
+
+	if (cmd->needs & NP_NEEDS_WATCHDOG)
+		np_watchdog_startup(run->o.timeout); /* from here on a rank that stops is named */
+	if (np_world_init(&run->w, 0, &err))
+		np_abort_err(&err);
+	run->world_up = true;
+	if (np_opts_check_world(&run->o, run->w.size, &err))
+		np_die(NP_EXIT_USAGE, "%s", err.msg);
+	np_watchdog_arm("checking the files named");
+	st = np_opts_check_files(&run->o, &err);
+	np_watchdog_arrive(run->w.comm, "the end of checking the files named");
+	np_world_usage_agree(&run->w, st, &err);
+	if (cmd->check) /* may be collective: after the files, on every rank */
+		np_world_usage_agree(&run->w, cmd->check(run, &err), &err);
+	if ((cmd->needs & NP_NEEDS_VNODES) && run->o.ranks_per_node) {
+		np_watchdog_arrive(run->w.comm, "setting up virtual nodes");
+		np_world_release(&run->w);
+		if (np_world_init(&run->w, run->o.ranks_per_node, &err))
+			np_abort_err(&err);
+	}
+}
+
+/* topo under mpirun: a world of its own rules (no watchdog; its files
+ * checked on each rank at parsing; virtual nodes at once) */
+static int start_topo_world(struct np_run *run)
+{
+	struct np_err err = { 0 };
+	int size = 0;
+
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (np_opts_check_world(&run->o, size, &err)) {
+		np_error("%s", err.msg);
+		return NP_EXIT_USAGE;
+	}
+	if (np_world_init(&run->w, run->o.ranks_per_node, &err)) {
+		np_rank_error("%s", err.msg);
+		np_abort(NP_EXIT_RUNTIME, "cannot set up the MPI world");
+	}
+	run->world_up = true;
+	return 0;
+}
+
+/* --backend, agreed over the world: auto takes NCCL only where every rank
+ * sees a GPU (only auto asks: --backend mpi leaves CUDA uninitialized) */
+static void choose_backend(struct np_run *run)
+{
+	struct np_err err = { 0 };
+	int gpus = 0;
+
+	np_watchdog_arm("looking for GPUs");
+#ifdef HAVE_NCCL
+	if (run->o.backend == NP_BACKEND_AUTO)
+		gpus = np_nccl_gpu_visible();
+#endif
+	np_watchdog_arrive(run->w.comm, "the end of looking for GPUs");
+	MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, run->w.comm);
+	if (np_backend_select((int)run->o.backend, gpus > 0, &run->ops, run->backend_why,
+			      sizeof(run->backend_why), &err))
+		np_die(np_status_exit(err.status), "%s", err.msg);
+}
+
+/* Parse (pure: every rank gets the same options or the same error), then
+ * --help and --version, then what the command needs. Returns -1 to go on
+ * to the command, else the exit code. */
+static int start_up(const struct np_cmd *cmd, struct np_run *run)
+{
+	struct np_err err = { 0 };
+	bool help, version, speak = !(cmd->needs & NP_NEEDS_MPI) || np_msg_rank == 0;
+
+	if (np_opts_parse(&run->o, cmd->mask, run->argc, run->argv, run->first, &help, &version, &err) ||
+	    (!(cmd->needs & NP_NEEDS_WORLD) && !help && !version && np_opts_check_files(&run->o, &err))) {
+		np_error("%s", err.msg);
+		return NP_EXIT_USAGE;
+	}
+	if (help || version) {
+		if (speak && help)
+			np_opts_usage(stdout, cmd->mask);
+		else if (speak)
+			print_version(cmd);
+		return 0;
+	}
+	np_run_record_init(&run->rec, run->argc, run->argv);
+	if (!(cmd->needs & NP_NEEDS_WORLD)) {
+		if (!run->mpi)
+			return -1;
+		return start_topo_world(run) ? NP_EXIT_USAGE : -1;
+	}
+	start_world(cmd, run);
+	if (cmd->needs & NP_NEEDS_BACKEND)
+		choose_backend(run);
+	return -1;
+}
+
+static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
+{
+	static struct np_run run;
+	int code;
+
+	run.t0 = np_now_s();
+	if ((code = start_mpi(cmd, &argc, &argv, &run.mpi)))
+		return code;
+	run.argc = argc;
+	run.argv = argv;
+	run.first = first;
+	code = start_up(cmd, &run);
+	if (code < 0)
+		code = cmd->fn(&run);
+	if (run.world_up)
+		np_world_release(&run.w);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		np_rank_error("cannot write to standard output: %s", strerror(errno));
 		if (code == 0)
 			code = NP_EXIT_RUNTIME;
 	}
-	if (mpi)
+	if (run.mpi)
 		np_exit(code);
 	return code;
 }
@@ -248,8 +392,7 @@ static int help_cmd(int argc, char **argv)
 		np_opts_usage(stdout, NP_CMD_SWEEP);
 		return 0;
 	}
-	mask = !strcmp(name, "topo") ? NP_CMD_TOPO : !strcmp(name, "isolate") ? NP_CMD_ISOLATE
-	     : !strcmp(name, "compare") ? NP_CMD_COMPARE : !strcmp(name, "tune") ? NP_CMD_TUNE : NP_CMD_SWEEP;
+	mask = find_cmd(name)->mask;
 	snprintf(page, sizeof(page), mask == NP_CMD_SWEEP ? "nccl-probe" : "nccl-probe-%s", name);
 	fflush(stdout);
 	pid = fork();
@@ -277,12 +420,13 @@ int main(int argc, char **argv)
 		return help_cmd(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "version")) {
 		/* the sweep's --version, which says what this build can run */
-		char *v[] = { argv[0], "--version", NULL };
 		if (argc > 2) {
 			fprintf(stderr, "error: 'version' takes no argument\n");
 			return NP_EXIT_USAGE;
 		}
-		return run_cmd(find_cmd("sweep"), 2, v, 1);
+		if (first_process())
+			print_version(find_cmd("sweep"));
+		return fflush(stdout) != 0 || ferror(stdout) ? NP_EXIT_RUNTIME : 0;
 	}
 	if (argc > 1 && argv[1][0] == '-' && (at = command_after_options(argc, argv)) > 0) {
 		if (first_process()) {
@@ -298,9 +442,8 @@ int main(int argc, char **argv)
 		name = argv[1];
 		first = 2;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i].name, name))
-			return run_cmd(&commands[i], argc, argv, first);
+	if (find_cmd(name))
+		return run_cmd(find_cmd(name), argc, argv, first);
 	if (first_process())
 		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune' (see 'nccl-probe --help')\n",
 			name);

@@ -24,7 +24,7 @@
 #define BATCH_TARGET 2e-3      /* seconds a batch should last with --iters auto */
 #define MAX_ITERS (1 << 20)
 
-static double now_s(void)
+double np_now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -34,7 +34,7 @@ static double now_s(void)
 /* The clock the budget counts by. */
 static double meas_now(const struct np_meas *m)
 {
-	return m->clock ? m->clock() : now_s();
+	return m->clock ? m->clock() : np_now_s();
 }
 
 /* NCCL_PROBE_TEST_STALL=R stalls job rank R at its first timed batch;

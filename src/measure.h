@@ -117,4 +117,7 @@ void np_backend_args(struct np_backend *be, const struct np_opts *o, const struc
 /* NCCL_PROBE_TEST_STALL=R (a host stall of job rank R), else -1. */
 int np_test_stall_rank(void);
 
+/* Monotonic seconds, for wall times, progress and budgets. */
+double np_now_s(void);
+
 #endif

@@ -60,13 +60,6 @@ struct sweep {
 	char step[200];       /* this rank's step, for the watchdog */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* A step of this rank alone, armed so that a hang there is named. */
 static void step(struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -227,7 +220,7 @@ static void add_row(struct sweep *s, const struct np_result *res)
 static void progress(struct sweep *s, const struct np_bench *b)
 {
 	char sz[32];
-	double now = now_s();
+	double now = np_now_s();
 
 	if (!s->progress)
 		return;
@@ -848,7 +841,7 @@ static enum np_status open_output(struct sweep *s, struct np_err *err)
 	s->progress = !s->o->quiet;
 	s->progress_tty = isatty(STDERR_FILENO);
 	s->progress_every = progress_interval();
-	s->progress_last = now_s();
+	s->progress_last = np_now_s();
 	return NP_OK;
 }
 
@@ -974,7 +967,7 @@ static _Noreturn void takeover(void *arg, int sig)
 		progress_clear(s);
 		s->rep.interrupted = true;
 		s->rep.complete = false;
-		s->rep.wall_seconds = now_s() - s->t0;
+		s->rep.wall_seconds = np_now_s() - s->t0;
 		verdict(s);
 		finish_output(s);
 		np_error("interrupted by signal %d while a collective had not finished (row %d of %d); the report holds the %zu rows that finished",
@@ -996,7 +989,7 @@ static void hang_report(void *arg)
 	progress_clear(s);
 	s->rep.interrupted = true;
 	s->rep.complete = false;
-	s->rep.wall_seconds = now_s() - s->t0;
+	s->rep.wall_seconds = np_now_s() - s->t0;
 	verdict(s);
 	add_verdict(&s->rep, "timed out (--timeout %g s, exit 4): the report holds the %zu row%s that finished",
 		    s->o->timeout, s->rep.nrows, s->rep.nrows == 1 ? "" : "s");
@@ -1006,104 +999,37 @@ static void hang_report(void *arg)
 	/* the lock stays held: the job ends now */
 }
 
-int cmd_sweep(int argc, char **argv, int first, bool mpi)
+/* --baseline, checked on rank 0 with the files named (src/main.c agrees
+ * on it over the world) */
+enum np_status np_sweep_check(struct np_run *run, struct np_err *err)
 {
-	static struct sweep sw;
-	struct sweep *s = &sw;
-	static struct np_opts o;
-	static struct np_world w;
-	struct np_err err = { 0 };
-	bool help, version;
-	const struct np_backend_ops *ops;
-	int gpus = 0;
-	struct point *pts;
-	size_t npts, max_send, max_recv;
-	char *cmp_text = NULL;
-	double t0 = now_s();
+	enum np_status st;
+	char msg[sizeof(err->msg)];
 
-	(void)mpi;
-	s->o = &o;
-	s->w = &w;
-	/* parsing is pure: every rank gets the same options or the same error */
-	if (np_opts_parse(&o, NP_CMD_SWEEP, argc, argv, first, &help, &version, &err)) {
-		np_error("%s", err.msg);
-		np_exit(NP_EXIT_USAGE);
-	}
-	np_run_record_init(&s->rep.run, argc, argv);
-	if (!help && !version)
-		np_watchdog_startup(o.timeout); /* from here on a rank that stops is named */
-	if (np_world_init(&w, 0, &err))
-		np_abort_err(&err);
-	if (help) {
-		if (w.rank == 0)
-			np_opts_usage(stdout, NP_CMD_SWEEP);
-		return 0;
-	}
-	if (version) {
-		if (w.rank == 0) {
-			printf("nccl-probe %s\n", PACKAGE_VERSION);
-#ifdef HAVE_NCCL
-			printf("nccl backend: yes\n");
-			printf("cuda targets: %s\n", NP_CUDA_TARGETS);
-#else
-			printf("nccl backend: no\n");
-#endif
-		}
-		return 0;
-	}
-	if (np_opts_check_world(&o, w.size, &err))
-		np_die(NP_EXIT_USAGE, "%s", err.msg);
-	{
-		/* the file checks may differ between hosts: agree before going on */
-		enum np_status st;
-		step(s, "checking the files named");
-		st = np_opts_check_files(&o, &err);
-		if (!st && o.baseline && w.rank == 0 && (st = np_compare_check(o.baseline, &err))) {
-			char msg[sizeof(err.msg)];
-			snprintf(msg, sizeof(msg), "%s", err.msg);
-			np_fail(&err, st, "--baseline: %s", msg);
-		}
-		np_watchdog_arrive(w.comm, "the end of %s", s->step);
-		np_world_usage_agree(&w, st, &err);
-	}
-	if (o.ranks_per_node) {
-		np_watchdog_arrive(w.comm, "setting up virtual nodes");
-		np_world_release(&w);
-		if (np_world_init(&w, o.ranks_per_node, &err))
-			np_abort_err(&err);
-	}
-	{
-		enum np_status rc;
-		step(s, "opening --output");
-		rc = open_output(s, &err);
-		if (agree(s, rc, rc ? &err : NULL))
-			fail_all(s, rc ? rc : NP_EMPI);
-	}
+	if (!run->o.baseline || run->w.rank != 0 || !(st = np_compare_check(run->o.baseline, err)))
+		return NP_OK;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	return np_fail(err, st, "--baseline: %s", msg);
+}
 
-	s->meas.stall_rank = np_test_stall_rank();
+/* The backend up and fitted, the facts of the world gathered, the range
+ * and the limits known; the table's header written */
+static void start_backend(struct sweep *s, struct np_run *run)
+{
+	const struct np_opts *o = s->o;
+	const struct np_world *w = s->w;
 
-	step(s, "looking for GPUs");
-#ifdef HAVE_NCCL
-	/* only auto asks: --backend mpi leaves CUDA uninitialized */
-	if (o.backend == NP_BACKEND_AUTO)
-		gpus = np_nccl_gpu_visible();
-#endif
-	np_watchdog_arrive(w.comm, "the end of %s", s->step);
-	MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, w.comm);
-	if (np_backend_select((int)o.backend, gpus > 0, &ops, s->rep.backend_why,
-			      sizeof(s->rep.backend_why), &err))
-		np_die(np_status_exit(err.status), "%s", err.msg);
-	s->be.ops = ops;
-	np_backend_args(&s->be, &o, &w);
-	s->rep.opts = &o;
-	s->rep.world = &w;
-	s->rep.backend = ops->name;
-
+	s->be.ops = run->ops;
+	np_backend_args(&s->be, o, w);
+	s->rep.opts = o;
+	s->rep.world = w;
+	s->rep.backend = run->ops->name;
+	snprintf(s->rep.backend_why, sizeof(s->rep.backend_why), "%s", run->backend_why);
 	np_watchdog_set_backend(&s->be);
-	snprintf(s->step, sizeof(s->step), "%s backend initialization", ops->name);
-	np_watchdog_arrive(w.comm, "%s", s->step);
+	snprintf(s->step, sizeof(s->step), "%s backend initialization", run->ops->name);
+	np_watchdog_arrive(w->comm, "%s", s->step);
 	{
-		enum np_status rc = ops->init(&s->be);
+		enum np_status rc = run->ops->init(&s->be);
 		if (agree(s, rc, rc ? &s->be.err : NULL))
 			fail_all(s, rc ? rc : NP_EMPI);
 	}
@@ -1111,45 +1037,44 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	gather_ranks(s);
 	clocks_begin(s);
 	s->rep.info = s->be.info;
-	MPI_Bcast(&s->rep.info, (int)sizeof(s->rep.info), MPI_BYTE, 0, w.comm);
+	MPI_Bcast(&s->rep.info, (int)sizeof(s->rep.info), MPI_BYTE, 0, w->comm);
 	s->rep.nccl_env = nccl_env();
 	default_range(s);
-	s->rep.judge_from = judge_from(&o);
+	s->rep.judge_from = judge_from(o);
 	gather_limits(s);
 	host_notes(s);
-	if (w.size == 1)
+	if (w->size == 1)
 		for (int c = 0; c < NP_COLL_COUNT; c++)
-			if (o.colls[c] && o.coll_min_busbw[c] > 0) {
+			if (o->colls[c] && o->coll_min_busbw[c] > 0) {
 				add_note(s, "--min-busbw is not judged on one rank: busbw is 0 by definition there (no data crosses a bus); run 2 or more ranks to judge busbw");
 				break;
 			}
-	if (w.rank == 0 && s->stream) {
-		if (!o.quiet)
+	if (w->rank == 0 && s->stream) {
+		if (!o->quiet)
 			np_report_table_header(s->out, &s->rep);
-		s->table.wide = o.wide;
+		s->table.wide = o->wide;
 		np_report_table_columns(s->out, &s->table);
 	}
+}
 
-	pts = plan(s, &npts, &max_send, &max_recv);
-	s->planned = (int)npts;
+/* Buffers for the largest point and the engine's arrays */
+static void start_measure(struct sweep *s, size_t npts, size_t max_send, size_t max_recv)
+{
+	enum np_status rc = NP_OK;
+
 	if (!npts) {
 		np_outfile_discard(&s->of);
 		np_outfile_discard(&s->json_of);
 		np_outfile_discard(&s->csv_of);
 		np_die(NP_EXIT_USAGE, "nothing to run: every size of the sweep was skipped (see the notes above); choose other sizes or collectives");
 	}
-	{
-		enum np_status rc = NP_OK;
-		if (npts) {
-			step(s, "allocating buffers");
-			rc = ops->alloc(&s->be, max_send, max_recv);
-		}
-		if (agree(s, rc, rc ? &s->be.err : NULL))
-			fail_all(s, rc ? rc : NP_EMPI);
-	}
+	step(s, "allocating buffers");
+	rc = s->be.ops->alloc(&s->be, max_send, max_recv);
+	if (agree(s, rc, rc ? &s->be.err : NULL))
+		fail_all(s, rc ? rc : NP_EMPI);
 	s->meas.be = &s->be;
-	s->meas.o = &o;
-	s->meas.budget = o.budget;
+	s->meas.o = s->o;
+	s->meas.budget = s->o->budget;
 	s->meas.ci_target = CI_TARGET;
 	s->meas.stop = &np_signal;
 	s->meas.fail = sweep_fail;
@@ -1159,27 +1084,27 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	s->meas.own = calloc(NP_MEAS_MAX_SAMPLES, sizeof(double));
 	if (!s->meas.samples || !s->meas.sorted || !s->meas.own)
 		np_abort(NP_EXIT_RUNTIME, "out of memory");
+}
 
-	s->rep.complete = true;
-	s->t0 = t0;
-	np_watchdog_on_interrupt(takeover, s);
-	np_watchdog_on_hang(hang_report, s);
+/* Every point in turn, until the last or a signal */
+static void run_points(struct sweep *s, const struct point *pts, size_t npts)
+{
+	const struct np_opts *o = s->o;
+
 	for (size_t i = 0; i < npts; i++) {
-		struct np_bench b = { .coll = pts[i].coll, .dtype = o.dtype, .op = o.op,
-				      .root = o.root, .inplace = o.inplace, .lay = pts[i].lay };
+		struct np_bench b = { .coll = pts[i].coll, .dtype = o->dtype, .op = o->op,
+				      .root = o->root, .inplace = o->inplace, .lay = pts[i].lay };
 		struct np_result res;
-		bool whole;
+		bool whole, judged = pts[i].lay.size >= s->rep.judge_from;
 
-		bool judged = pts[i].lay.size >= s->rep.judge_from;
-
-		if (w.rank == 0)
+		if (s->w->rank == 0)
 			progress(s, &b);
 		/* the time goes where the verdict is judged */
-		s->meas.budget = judged ? o.budget : o.budget * SMALL_BUDGET;
+		s->meas.budget = judged ? o->budget : o->budget * SMALL_BUDGET;
 		s->meas.noise_min = judged ? NOISE_MIN_JUDGED : 0;
 		whole = np_measure(&s->meas, &b, &res);
 		res.judged = judged;
-		if (w.rank == 0)
+		if (s->w->rank == 0)
 			progress_clear(s);
 		if (whole) {
 			row_limit(s, &res);
@@ -1194,26 +1119,10 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 			break;
 		}
 	}
-	if (!s->rep.interrupted)
-		clocks_end(s);
-	np_watchdog_stop();
-	s->rep.wall_seconds = now_s() - t0;
-	verdict(s);
-	if (o.baseline && w.rank == 0 && !s->rep.interrupted)
-		cmp_text = compare_baseline(s);
-	finish_output(s);
-	if (cmp_text) {
-		/* beside the table when it is on standard output, else on stderr */
-		bool table_out = o.format == NP_FMT_TABLE && (!o.output || !strcmp(o.output, "-"));
-		fflush(stdout);
-		fputs(cmp_text, table_out ? stdout : stderr);
-		free(cmp_text);
-	}
-	if (s->rep.interrupted && w.rank == 0)
-		np_error("interrupted by signal %d after %zu of %d rows; the report holds the rows that finished",
-			 (int)np_signal, s->rep.nrows, s->planned);
-	ops->finalize(&s->be);
-	free(pts);
+}
+
+static void sweep_release(struct sweep *s)
+{
 	free(s->meas.samples);
 	free(s->meas.sorted);
 	free(s->meas.own);
@@ -1227,10 +1136,61 @@ int cmd_sweep(int argc, char **argv, int first, bool mpi)
 	free(s->rep.nccl_env);
 	free(s->node_L);
 	free(s->node_B);
+}
+
+int cmd_sweep(struct np_run *run)
+{
+	static struct sweep sw;
+	struct sweep *s = &sw;
+	const struct np_opts *o = &run->o;
+	struct np_err err = { 0 };
+	struct point *pts;
+	size_t npts, max_send, max_recv;
+	char *cmp_text = NULL;
+	int code;
+
+	s->o = &run->o;
+	s->w = &run->w;
+	s->rep.run = run->rec;
 	{
-		int code = s->rep.exit_code;
-		MPI_Bcast(&code, 1, MPI_INT, 0, w.comm);
-		np_world_release(&w);
-		return code;
+		enum np_status rc;
+		step(s, "opening --output");
+		rc = open_output(s, &err);
+		if (agree(s, rc, rc ? &err : NULL))
+			fail_all(s, rc ? rc : NP_EMPI);
 	}
+	s->meas.stall_rank = np_test_stall_rank();
+	start_backend(s, run);
+	pts = plan(s, &npts, &max_send, &max_recv);
+	s->planned = (int)npts;
+	start_measure(s, npts, max_send, max_recv);
+	s->rep.complete = true;
+	s->t0 = run->t0;
+	np_watchdog_on_interrupt(takeover, s);
+	np_watchdog_on_hang(hang_report, s);
+	run_points(s, pts, npts);
+	if (!s->rep.interrupted)
+		clocks_end(s);
+	np_watchdog_stop();
+	s->rep.wall_seconds = np_now_s() - run->t0;
+	verdict(s);
+	if (o->baseline && s->w->rank == 0 && !s->rep.interrupted)
+		cmp_text = compare_baseline(s);
+	finish_output(s);
+	if (cmp_text) {
+		/* beside the table when it is on standard output, else on stderr */
+		bool table_out = o->format == NP_FMT_TABLE && (!o->output || !strcmp(o->output, "-"));
+		fflush(stdout);
+		fputs(cmp_text, table_out ? stdout : stderr);
+		free(cmp_text);
+	}
+	if (s->rep.interrupted && s->w->rank == 0)
+		np_error("interrupted by signal %d after %zu of %d rows; the report holds the rows that finished",
+			 (int)np_signal, s->rep.nrows, s->planned);
+	s->be.ops->finalize(&s->be);
+	free(pts);
+	sweep_release(s);
+	code = s->rep.exit_code;
+	MPI_Bcast(&code, 1, MPI_INT, 0, s->w->comm);
+	return code;
 }

@@ -35,8 +35,6 @@
 #include "version.h"
 #include "watchdog.h"
 
-#define TUNE_SCHEMA "nccl-probe/tune"
-#define TUNE_SCHEMA_VERSION 1
 #define TUNE_MAX_ROUNDS 2000
 #define TUNE_BATCH 2e-3        /* seconds a batch should last */
 #define TUNE_MAX_ITERS (1 << 20)
@@ -75,12 +73,7 @@ struct tune {
 	struct np_run_record run;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+static struct tune tune_run;
 
 static void add_note(struct tune *tu, const char *fmt, ...) NP_PRINTF(2, 3);
 
@@ -766,7 +759,7 @@ static bool rounds(struct tune *tu, struct np_tune_point *p, const struct np_ben
 			}
 		}
 	budget = o->budget * live_arms;
-	t_start = now_s();
+	t_start = np_now_s();
 	while (n < target) {
 		int settled = 1;
 		double el;
@@ -794,7 +787,7 @@ static bool rounds(struct tune *tu, struct np_tune_point *p, const struct np_ben
 			settled &= rt.settled;
 		}
 		/* rank 0's clock decides for all */
-		el = now_s() - t_start;
+		el = np_now_s() - t_start;
 		MPI_Bcast(&el, 1, MPI_DOUBLE, 0, tu->w->comm);
 		/* the budget ends a point only once it has an interval: a
 		 * candidate far slower than the baseline (whose batch length
@@ -1142,8 +1135,8 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 	rec = np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", TUNE_SCHEMA);
-	np_json_int(&j, "schema_version", TUNE_SCHEMA_VERSION);
+	np_json_str(&j, "schema", NP_TUNE_SCHEMA);
+	np_json_int(&j, "schema_version", NP_TUNE_SCHEMA_VERSION);
 	np_json_str(&j, "version", PACKAGE_VERSION);
 	np_json_str(&j, "run_id", tu->run.id);
 	np_json_str(&j, "start_time", tu->run.start_time);
@@ -1237,7 +1230,7 @@ static int report(struct tune *tu)
 	const struct np_opts *o = tu->o;
 	struct np_outfile of = { 0 }, jf = { 0 };
 	struct np_err err = { 0 };
-	double wall = now_s() - tu->t0;
+	double wall = np_now_s() - tu->t0;
 	int code = 0;
 
 	if (o->output && strcmp(o->output, "-") && np_outfile_open(&of, o->output, "--output", &err)) {
@@ -1291,65 +1284,27 @@ static void check_libraries(struct tune *tu)
 		       tu->w->mpi_version);
 }
 
-int cmd_tune(int argc, char **argv, int first, bool mpi)
+/* The candidates of --try and --try-file, parsed alike on every rank
+ * (src/main.c agrees on the outcome over the world) */
+enum np_status np_tune_check(struct np_run *run, struct np_err *err)
 {
-	static struct np_opts o;
-	static struct np_world w;
-	static struct tune tuv;
-	struct tune *tu = &tuv;
-	struct np_err err = { 0 };
-	bool help, version;
-	enum np_status st;
+	struct tune *tu = &tune_run;
 	char *text;
-	int gpus = 0, code = 0, baseline_wrong = 0;
+	enum np_status st;
 
-	(void)mpi;
-	tu->t0 = now_s();
-	st = np_opts_parse(&o, NP_CMD_TUNE, argc, argv, first, &help, &version, &err);
-	if (!help && !version)
-		np_watchdog_startup(o.timeout);
-	if (np_world_init(&w, 0, &err))
-		np_abort_err(&err);
-	np_world_usage_agree(&w, st, &err);
-	if (help) {
-		if (w.rank == 0)
-			np_opts_usage(stdout, NP_CMD_TUNE);
-		return 0;
-	}
-	if (version) {
-		if (w.rank == 0)
-			printf("nccl-probe %s\n", PACKAGE_VERSION);
-		return 0;
-	}
-	tu->o = &o;
-	tu->w = &w;
-	np_run_record_init(&tu->run, argc, argv);
-	if (np_opts_check_world(&o, w.size, &err))
-		np_die(NP_EXIT_USAGE, "%s", err.msg);
-	np_watchdog_arm("checking the files named");
-	st = np_opts_check_files(&o, &err);
-	np_watchdog_arrive(w.comm, "the end of checking the files named");
-	np_world_usage_agree(&w, st, &err);
+	tu->o = &run->o;
+	tu->w = &run->w;
 	text = read_try_file(tu);
-	st = np_tune_parse(o.tries, o.ntries, text, tu->cands, NP_TUNE_MAX_CANDS, &tu->ncands, &err);
+	st = np_tune_parse(run->o.tries, run->o.ntries, text, tu->cands, NP_TUNE_MAX_CANDS, &tu->ncands, err);
 	free(text);
-	np_world_usage_agree(&w, st, &err);
-	if (o.ranks_per_node) {
-		np_watchdog_arrive(w.comm, "setting up virtual nodes");
-		np_world_release(&w);
-		if (np_world_init(&w, o.ranks_per_node, &err))
-			np_abort_err(&err);
-	}
-#ifdef HAVE_NCCL
-	if (o.backend == NP_BACKEND_AUTO)
-		gpus = np_nccl_gpu_visible();
-#endif
-	np_watchdog_arrive(w.comm, "looking for GPUs");
-	MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, w.comm);
-	if (np_backend_select((int)o.backend, gpus > 0, &tu->ops, tu->backend_why, sizeof(tu->backend_why), &err))
-		np_die(np_status_exit(err.status), "%s", err.msg);
-	check_libraries(tu);
+	return st;
+}
 
+/* Every arm started, the baseline first: variables NCCL reads once per
+ * process take their value from the environment as launched, and a
+ * candidate that sets one finds NCCL silent about it, and is refused */
+static void tune_start(struct tune *tu)
+{
 	tu->narms = tu->ncands + 1;
 	tu->arms = calloc((size_t)tu->narms, sizeof(*tu->arms));
 	tu->t = calloc((size_t)tu->narms * TUNE_MAX_ROUNDS, sizeof(double));
@@ -1360,9 +1315,6 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 		tu->arms[a].cand = a ? &tu->cands[a - 1] : NULL;
 		tu->arms[a].w.comm = MPI_COMM_NULL;
 	}
-	/* the baseline first: variables NCCL reads once per process take
-	 * their value from the environment as launched, and a candidate that
-	 * sets one finds NCCL silent about it, and is refused */
 	for (int a = 0; a < tu->narms; a++) {
 		arm_start(tu, a);
 		if (a == 0 && tu->arms[0].state != NP_TUNE_ARM_OK)
@@ -1372,33 +1324,44 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 			arm_stop(&tu->arms[a]); /* its memory and communicator go back now */
 	}
 	np_watchdog_set_backend(NULL);
-	if (w.rank == 0 && !strcmp(tu->ops->name, "nccl") && np_nccl_log_path())
+	if (tu->w->rank == 0 && !strcmp(tu->ops->name, "nccl") && np_nccl_log_path())
 		tu->log = fopen(np_nccl_log_path(), "r");
-	plan(tu);
-	if (!tu->npts)
-		np_die(NP_EXIT_USAGE, "nothing to tune: every size was skipped (%s); choose other sizes or fewer candidates",
-		       tu->nnotes ? tu->notes[0] : "no size has an element per rank");
-	{
-		size_t ms = 0, mr = 0;
-		for (size_t i = 0; i < tu->npts; i++) {
-			const struct np_layout *l = &tu->pts[i].lay;
-			size_t s = o.inplace ? 0 : l->send_bytes;
-			size_t r = o.inplace ? (l->send_bytes > l->recv_bytes ? l->send_bytes : l->recv_bytes) : l->recv_bytes;
-			ms = s > ms ? s : ms;
-			mr = r > mr ? r : mr;
-		}
-		for (int a = 0; a < tu->narms; a++) {
-			if (!live(&tu->arms[a]))
-				continue;
-			np_watchdog_arm("allocating buffers for %s", arm_label(tu, a));
-			step_ok(tu, a, tu->arms[a].be.ops->alloc(&tu->arms[a].be, ms, mr), "allocating buffers");
-		}
+}
+
+/* Every live arm's buffers, for the largest point */
+static void tune_alloc(struct tune *tu)
+{
+	size_t ms = 0, mr = 0;
+
+	for (size_t i = 0; i < tu->npts; i++) {
+		const struct np_layout *l = &tu->pts[i].lay;
+		size_t s = tu->o->inplace ? 0 : l->send_bytes;
+		size_t r = tu->o->inplace ? (l->send_bytes > l->recv_bytes ? l->send_bytes : l->recv_bytes) : l->recv_bytes;
+		ms = s > ms ? s : ms;
+		mr = r > mr ? r : mr;
 	}
+	for (int a = 0; a < tu->narms; a++) {
+		if (!live(&tu->arms[a]))
+			continue;
+		np_watchdog_arm("allocating buffers for %s", arm_label(tu, a));
+		step_ok(tu, a, tu->arms[a].be.ops->alloc(&tu->arms[a].be, ms, mr), "allocating buffers");
+	}
+}
+
+/* Every point in turn: first calls, then rounds until a winner is known;
+ * returns whether the baseline's data was wrong anywhere */
+static bool tune_points(struct tune *tu)
+{
+	const struct np_opts *o = tu->o;
+	bool baseline_wrong = false;
+
 	for (size_t i = 0; i < tu->npts; i++) {
 		struct np_tune_point *p = &tu->pts[i];
-		struct np_bench b = { .coll = p->coll, .dtype = o.dtype, .op = o.op, .root = o.root,
-				      .inplace = o.inplace, .lay = p->lay };
-		if (w.rank == 0 && !o.quiet && isatty(fileno(stderr)))
+		struct np_bench b = { .coll = p->coll, .dtype = o->dtype, .op = o->op, .root = o->root,
+				      .inplace = o->inplace, .lay = p->lay };
+		enum np_tune_arm_state states[NP_TUNE_MAX_CANDS + 1];
+
+		if (tu->w->rank == 0 && !o->quiet && isatty(fileno(stderr)))
 			fprintf(stderr, "\rtune: %s of %zu B (%zu of %zu)   ", p->coll->name, p->lay.size, i + 1, tu->npts);
 		first_calls(tu, p, &b);
 		baseline_wrong |= p->cells[0].wrong != 0;
@@ -1409,48 +1372,72 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 			p->rounds = 0;
 			break;
 		}
-		{
-			enum np_tune_arm_state states[NP_TUNE_MAX_CANDS + 1];
-			arm_states(tu, states);
-			p->winner = np_tune_point_winner(p, tu->narms, states);
-		}
+		arm_states(tu, states);
+		p->winner = np_tune_point_winner(p, tu->narms, states);
 		tu->done++;
 		/* NCCL logs a line per call on rank 0: keep the file sparse.
 		 * NCCL's stream writes on at its own offset, past a hole */
 		if (tu->log && truncate(np_nccl_log_path(), 0) != 0)
 			np_warn("cannot truncate NCCL's log '%s': %s", np_nccl_log_path(), strerror(errno));
 	}
-	if (w.rank == 0 && !o.quiet && isatty(fileno(stderr)))
+	if (tu->w->rank == 0 && !o->quiet && isatty(fileno(stderr)))
 		fprintf(stderr, "\r%60s\r", "");
+	return baseline_wrong;
+}
+
+/* Rank 0: the report, the losers and why the run stopped; the exit code */
+static int tune_report(struct tune *tu, bool baseline_wrong)
+{
+	int code = report(tu), measured = 0;
+
+	for (int a = 1; a < tu->narms; a++)
+		if (tu->arms[a].state == NP_TUNE_ARM_WRONG || tu->arms[a].state == NP_TUNE_ARM_ERROR ||
+		    tu->arms[a].state == NP_TUNE_ARM_HUNG)
+			np_error("candidate %d (%s) loses: %s", a, tu->arms[a].cand->label, tu->arms[a].why);
+	if (tu->interrupted)
+		np_error("interrupted by signal %d after %zu of %zu points; the report holds the points that finished",
+			 (int)np_signal, tu->done, tu->npts);
+	if (tu->hung)
+		np_error("the run stopped at candidate %d's hang, after %zu of %zu points: a hung call leaves the GPU and the network in a state not fit to measure; the report holds the points that finished",
+			 tu->hung, tu->done, tu->npts);
+	if (code)
+		return code;
+	code = tu->hung ? NP_EXIT_TIMEOUT : tu->interrupted ? NP_EXIT_INTERRUPTED : baseline_wrong ? NP_EXIT_WRONG : 0;
+	/* every candidate refused: nothing was measured against the
+	 * baseline, which is not an answer */
+	for (int a = 1; a < tu->narms; a++)
+		measured += tu->arms[a].state != NP_TUNE_ARM_REFUSED;
+	if (!code && tu->narms > 1 && !measured) {
+		np_error("no candidate was measured: the library refused every one (see above); nothing was tuned");
+		code = NP_EXIT_USAGE;
+	}
+	return code;
+}
+
+int cmd_tune(struct np_run *run)
+{
+	struct tune *tu = &tune_run;
+	bool baseline_wrong;
+	int code = 0;
+
+	tu->t0 = run->t0;
+	tu->o = &run->o;
+	tu->w = &run->w;
+	tu->run = run->rec;
+	tu->ops = run->ops;
+	snprintf(tu->backend_why, sizeof(tu->backend_why), "%s", run->backend_why);
+	check_libraries(tu);
+	tune_start(tu);
+	plan(tu);
+	if (!tu->npts)
+		np_die(NP_EXIT_USAGE, "nothing to tune: every size was skipped (%s); choose other sizes or fewer candidates",
+		       tu->nnotes ? tu->notes[0] : "no size has an element per rank");
+	tune_alloc(tu);
+	baseline_wrong = tune_points(tu);
 	np_watchdog_stop();
-	if (w.rank == 0) {
-		code = report(tu);
-		for (int a = 1; a < tu->narms; a++)
-			if (tu->arms[a].state == NP_TUNE_ARM_WRONG || tu->arms[a].state == NP_TUNE_ARM_ERROR ||
-			    tu->arms[a].state == NP_TUNE_ARM_HUNG)
-				np_error("candidate %d (%s) loses: %s", a, tu->arms[a].cand->label, tu->arms[a].why);
-		if (tu->interrupted)
-			np_error("interrupted by signal %d after %zu of %zu points; the report holds the points that finished",
-				 (int)np_signal, tu->done, tu->npts);
-		if (tu->hung)
-			np_error("the run stopped at candidate %d's hang, after %zu of %zu points: a hung call leaves the GPU and the network in a state not fit to measure; the report holds the points that finished",
-				 tu->hung, tu->done, tu->npts);
-	}
-	if (!code)
-		code = tu->hung ? NP_EXIT_TIMEOUT : tu->interrupted ? NP_EXIT_INTERRUPTED :
-		       baseline_wrong ? NP_EXIT_WRONG : 0;
-	if (!code && w.rank == 0) {
-		/* every candidate refused: nothing was measured against the
-		 * baseline, which is not an answer */
-		int measured = 0;
-		for (int a = 1; a < tu->narms; a++)
-			measured += tu->arms[a].state != NP_TUNE_ARM_REFUSED;
-		if (tu->narms > 1 && !measured) {
-			np_error("no candidate was measured: the library refused every one (see above); nothing was tuned");
-			code = NP_EXIT_USAGE;
-		}
-	}
-	MPI_Bcast(&code, 1, MPI_INT, 0, w.comm);
+	if (run->w.rank == 0)
+		code = tune_report(tu, baseline_wrong);
+	MPI_Bcast(&code, 1, MPI_INT, 0, run->w.comm);
 	if (tu->log)
 		fclose(tu->log);
 	for (int a = tu->narms - 1; a >= 0 && !tu->hung; a--)
@@ -1461,6 +1448,5 @@ int cmd_tune(int argc, char **argv, int first, bool mpi)
 	free(tu->arms);
 	free(tu->t);
 	free(tu->r);
-	np_world_release(&w);
 	return code;
 }
