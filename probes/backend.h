@@ -11,7 +11,11 @@
  *    the library's result code out), declare them in probes/coll_issue.h
  *    and name them in the collectives' rows of probes/coll.c.
  * 3. Declare `extern const struct np_backend_ops np_backend_NAME;` below
- *    and add it to np_backend_select() in probes/backend.c.
+ *    and add its row to the registry, np_backends[] in probes/backend.c:
+ *    its name for --backend, its ops where it is built, the prefix of the
+ *    settings its library reads (tune), how auto chooses it and what to do
+ *    where it is not built. Nothing else names it: the commands and the
+ *    engine ask its capabilities (caps, info).
  * 4. Add the file to Makefile.am (under a conditional if it needs a
  *    library) and a line to the man page's BACKENDS section.
  * A backend receives what it needs (struct np_backend_cfg, struct
@@ -101,6 +105,14 @@ void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, 
 #define NP_CAP_GRAPHS 0x1u   /* --graph captures batches in CUDA graphs */
 #define NP_CAP_DEVICE 0x2u   /* buffers in GPU memory */
 #define NP_CAP_ABORT 0x4u    /* abort() interrupts in-flight work */
+#define NP_CAP_HOSTID_VNODES 0x8u /* virtual nodes by host id: each its own (the
+				   * registry's vnode_setup), so the library moves
+				   * data between them with its network transport */
+#define NP_CAP_SETTINGS_LOG 0x10u /* its settings are environment variables read
+				   * at init and confirmed in its log (np_nccl_log),
+				   * which names each call's algorithm and protocol */
+#define NP_CAP_SETTINGS_MPIT 0x20u /* its settings are MPI_T control variables,
+				    * set in the process (Open MPI's MCA) */
 
 /* What a backend tells about itself and this rank's device. */
 struct np_backend_info {
@@ -123,8 +135,11 @@ struct np_backend_info {
 struct np_backend;
 
 struct np_backend_ops {
-	const char *name;
+	const char *name;     /* its registry row's name */
 	unsigned caps;        /* NP_CAP_* */
+	/* Whether this rank sees a device to run on, before init and without
+	 * making a context; NULL for a backend on host memory */
+	bool (*device_visible)(void);
 	/* Set up on this rank: pick the device, create communicators. The
 	 * world is up; collective over the world. */
 	enum np_status (*init)(struct np_backend *be);
@@ -158,8 +173,6 @@ struct np_backend {
 extern const struct np_backend_ops np_backend_mpi;
 #ifdef HAVE_NCCL
 extern const struct np_backend_ops np_backend_nccl;
-/* Whether a CUDA device is visible on this rank (no context is made). */
-bool np_nccl_gpu_visible(void);
 #endif
 
 /* Test-only switches shared by the backends, read from the environment:
@@ -176,12 +189,44 @@ void np_test_faults_read(struct np_test_faults *f);
 /* The rank whose pattern `rank` fills its input with. */
 int np_test_faults_source(const struct np_test_faults *f, int rank);
 
-enum np_backend_choice_id { NP_BE_AUTO, NP_BE_MPI, NP_BE_NCCL };
+/* One row of the backend registry: every backend nccl-probe knows,
+ * built in or not. */
+struct np_backend_def {
+	const char *name;            /* --backend NAME */
+	const struct np_backend_ops *ops; /* NULL: not built in */
+	const char *not_built;       /* why it is missing and what to do */
+	const char *settings_prefix; /* its library's settings (tune): "NCCL_" */
+	const char *settings_of;     /* "an NCCL" (setting), for messages */
+	const char *settings_hint;   /* how to try such a setting */
+	/* auto: why it was chosen where every rank sees a device; else why
+	 * not ("no GPU visible", " on some ranks" added where this one sees
+	 * one; "built without NCCL"), then what auto took instead */
+	const char *auto_chosen, *auto_no_device, *auto_not_built, *auto_instead;
+	/* NP_CAP_HOSTID_VNODES: give this process virtual node `node`'s own
+	 * host id, before the library or its threads start (0, or -1 and errno) */
+	int (*vnode_setup)(const char *host, int node);
+};
 
-/* Pick the backend for choice (NP_BE_*); gpus_everywhere: every rank sees a
- * GPU (the caller agrees on it over the world). *why says why auto chose
- * what it did. Returns NP_ENOTSUP when the asked backend is not built. */
-enum np_status np_backend_select(int choice, bool gpus_everywhere,
+/* The registry, NULL-terminated; the fallback of auto (host memory) first. */
+extern const struct np_backend_def *const np_backends[];
+
+/* The row named name ("auto" is not a row), or NULL. */
+const struct np_backend_def *np_backend_find(const char *name);
+/* The row whose library reads setting `name` (by its prefix), or NULL. */
+const struct np_backend_def *np_backend_for_setting(const char *name);
+/* "mpi or nccl": the names, for messages. */
+const char *np_backend_names(void);
+/* Whether a built-in backend sees a device on this rank (no context made). */
+bool np_backend_device_visible(void);
+/* Every row's virtual-node set-up (NP_CAP_HOSTID_VNODES), before any
+ * backend is chosen: 0, or -1 and errno. */
+int np_backend_vnode_setup(const char *host, int node);
+
+/* Pick the backend for choice ("auto" or a registry name);
+ * devices_everywhere: every rank sees a device (the caller agrees on it
+ * over the world). *why says why auto chose what it did. Returns
+ * NP_ENOTSUP when the asked backend is not built. */
+enum np_status np_backend_select(const char *choice, bool devices_everywhere,
 				 const struct np_backend_ops **ops, char *why, size_t whylen,
 				 struct np_err *err);
 

@@ -571,7 +571,8 @@ static void mpi_finalize(struct np_backend *be)
 
 const struct np_backend_ops np_backend_mpi = {
 	.name = "mpi",
-	.caps = 0,
+	.caps = NP_CAP_SETTINGS_MPIT,
+	.device_visible = NULL,
 	.init = mpi_init,
 	.alloc = mpi_alloc,
 	.prepare = mpi_prepare,

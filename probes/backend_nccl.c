@@ -1410,9 +1410,20 @@ static void nccl_finalize(struct np_backend *be)
 	be->priv = NULL;
 }
 
+/* Whether a CUDA device is visible on this rank (no context is made). */
+static bool nccl_gpu_visible(void)
+{
+	int n = 0;
+	cudaError_t ce = cudaGetDeviceCount(&n);
+
+	cudaGetLastError();
+	return ce == cudaSuccess && n > 0;
+}
+
 const struct np_backend_ops np_backend_nccl = {
 	.name = "nccl",
-	.caps = NP_CAP_GRAPHS | NP_CAP_DEVICE | NP_CAP_ABORT,
+	.caps = NP_CAP_GRAPHS | NP_CAP_DEVICE | NP_CAP_ABORT | NP_CAP_HOSTID_VNODES | NP_CAP_SETTINGS_LOG,
+	.device_visible = nccl_gpu_visible,
 	.init = nccl_init,
 	.alloc = nccl_alloc,
 	.prepare = nccl_prepare,
@@ -1421,12 +1432,3 @@ const struct np_backend_ops np_backend_nccl = {
 	.abort = nccl_abort,
 	.finalize = nccl_finalize,
 };
-
-bool np_nccl_gpu_visible(void)
-{
-	int n = 0;
-	cudaError_t ce = cudaGetDeviceCount(&n);
-
-	cudaGetLastError();
-	return ce == cudaSuccess && n > 0;
-}

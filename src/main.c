@@ -258,13 +258,11 @@ static void choose_backend(struct np_run *run)
 	int gpus = 0;
 
 	np_watchdog_arm("looking for GPUs");
-#ifdef HAVE_NCCL
-	if (run->o.backend == NP_BACKEND_AUTO)
-		gpus = np_nccl_gpu_visible();
-#endif
+	if (!strcmp(run->o.backend, "auto"))
+		gpus = np_backend_device_visible();
 	np_watchdog_arrive(run->w.comm, "the end of looking for GPUs");
 	MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, run->w.comm);
-	if (np_backend_select((int)run->o.backend, gpus > 0, &run->ops, run->backend_why,
+	if (np_backend_select(run->o.backend, gpus > 0, &run->ops, run->backend_why,
 			      sizeof(run->backend_why), &err))
 		np_die(np_status_exit(err.status), "%s", err.msg);
 }

@@ -321,9 +321,6 @@ void np_measure_idle(struct np_meas *m)
 }
 
 _Static_assert(NP_BE_HOSTLEN == NP_HOSTLEN, "host names: one length");
-_Static_assert((int)NP_BE_AUTO == (int)NP_BACKEND_AUTO && (int)NP_BE_MPI == (int)NP_BACKEND_MPI &&
-		       (int)NP_BE_NCCL == (int)NP_BACKEND_NCCL,
-	       "backend choices: one numbering");
 
 void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w)
 {

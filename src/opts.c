@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../probes/backend.h"
 #include "opts.h"
 #include "outfile.h"
 
@@ -138,16 +139,6 @@ const char *np_format_str(enum np_format f)
 	return "unknown";
 }
 
-const char *np_backend_choice_str(enum np_backend_choice b)
-{
-	switch (b) {
-	case NP_BACKEND_AUTO: return "auto";
-	case NP_BACKEND_MPI: return "mpi";
-	case NP_BACKEND_NCCL: return "nccl";
-	}
-	return "unknown";
-}
-
 size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
 {
 	size_t n = 0;
@@ -197,7 +188,7 @@ static void defaults(struct np_opts *o, unsigned cmd)
 	o->warmup = 5;
 	o->budget = 0.5;
 	o->check = true;
-	o->backend = NP_BACKEND_AUTO;
+	o->backend = "auto";
 	o->format = NP_FMT_TABLE;
 	o->fail_on = 2; /* NP_SEV_ERROR */
 	o->min_effect = 0.10;
@@ -683,10 +674,11 @@ static enum np_status opt_nthreads(struct np_opts *o, const char *val, struct np
 
 static enum np_status opt_backend(struct np_opts *o, const char *val, struct np_err *err)
 {
-	if (!strcmp(val, "auto")) o->backend = NP_BACKEND_AUTO;
-	else if (!strcmp(val, "mpi")) o->backend = NP_BACKEND_MPI;
-	else if (!strcmp(val, "nccl")) o->backend = NP_BACKEND_NCCL;
-	else return np_fail(err, NP_EUSAGE, "unknown --backend '%s'; use auto, mpi or nccl", val);
+	const struct np_backend_def *d = np_backend_find(val);
+
+	if (strcmp(val, "auto") && !d)
+		return np_fail(err, NP_EUSAGE, "unknown --backend '%s'; use auto, %s", val, np_backend_names());
+	o->backend = d ? d->name : "auto";
 	return NP_OK;
 }
 
@@ -1094,7 +1086,8 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 			return np_fail(err, NP_EUSAGE,
 				       "--metrics - and the report would both go to standard output; give --metrics a file name, or --output one");
 	}
-	if (o->graph && o->backend == NP_BACKEND_MPI)
+	if (o->graph && np_backend_find(o->backend) && np_backend_find(o->backend)->ops &&
+	    !(np_backend_find(o->backend)->ops->caps & NP_CAP_GRAPHS))
 		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
 	if (cmd == NP_CMD_TUNE && !o->ntries && !o->try_file)
 		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");

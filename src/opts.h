@@ -15,11 +15,9 @@
 #include "status.h"
 
 enum np_format { NP_FMT_TABLE, NP_FMT_JSON, NP_FMT_CSV, NP_FMT_NCCLTESTS };
-enum np_backend_choice { NP_BACKEND_AUTO, NP_BACKEND_MPI, NP_BACKEND_NCCL };
 enum np_step_kind { NP_STEP_FACTOR, NP_STEP_ADD };
 
 const char *np_format_str(enum np_format f);
-const char *np_backend_choice_str(enum np_backend_choice b);
 
 /* Commands an option belongs to (bit mask). */
 #define NP_CMD_SWEEP 0x1u
@@ -50,7 +48,7 @@ struct np_opts {
 	bool check;
 	bool inplace;
 	bool graph;
-	enum np_backend_choice backend;
+	const char *backend;       /* "auto" or a name of the registry (probes/backend.h) */
 	double timeout;            /* seconds, 0 = none */
 	int ranks_per_node;        /* 0 = real nodes; else virtual nodes */
 	double min_busbw;          /* GB/s verdict threshold, 0 = none */

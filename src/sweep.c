@@ -550,7 +550,7 @@ static void node_limits(struct sweep *s, const struct rank_bw *all)
 	}
 	free(nic);
 	free(rate);
-	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_DEVICE))
+	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_HOSTID_VNODES))
 		for (int j = 0; j < nn; j++)
 			s->node_B[j] = 0;
 }
@@ -623,7 +623,7 @@ static void gather_limits(struct sweep *s)
 	s->rep.bw.gpu_gbps = out[0].v > 0 ? out[0].v : 0;
 	s->rep.bw.nic_gbps = out[1].v > 0 ? out[1].v : 0;
 	s->rep.bw.node_gbps = s->node_B[k];
-	if (s->w->virtual_nodes && (s->be.ops->caps & NP_CAP_DEVICE))
+	if (s->w->virtual_nodes && (s->be.ops->caps & NP_CAP_HOSTID_VNODES))
 		snprintf(s->rep.bw.node_src, sizeof(s->rep.bw.node_src),
 			 "virtual nodes: NCCL's %.30s between them, rate unknown",
 			 s->be.info.transport[0] ? s->be.info.transport : "transport");
@@ -681,7 +681,7 @@ static void host_notes(struct sweep *s)
 		add_note(s, "nodes have %d to %d ranks; each row's limit is the least over nodes, each with its own rank count and B_node (the worst: node %d, %d ranks, B_node %.1f GB/s)",
 			 lo, hi, k, s->node_L[k], s->node_B[k]);
 	}
-	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_DEVICE))
+	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_HOSTID_VNODES))
 		add_note(s, "virtual nodes on the NCCL backend: each has its own NCCL host id (NCCL_HOSTID, e.g. '%s'), so NCCL moves data between them with its network transport (%s); B_node is that transport, not this host's NICs",
 			 s->be.info.host_id, s->be.info.transport[0] ? s->be.info.transport : "transport not reported");
 }

@@ -434,7 +434,7 @@ static void arm_start(struct tune *tu, int a)
 	const struct np_tune_cand *c = arm->cand;
 	struct saved_env sv;
 	struct mpit_var mv[NP_TUNE_MAX_SETTINGS];
-	bool nccl = !strcmp(tu->ops->name, "nccl"), ok = true;
+	bool mpit = (tu->ops->caps & NP_CAP_SETTINGS_MPIT) != 0, ok = true;
 	int mine, all;
 	long off = 0;
 	enum np_status st;
@@ -444,7 +444,7 @@ static void arm_start(struct tune *tu, int a)
 	arm->w.comm = MPI_COMM_NULL;
 	arm->state = NP_TUNE_ARM_OK;
 	memset(mv, 0, sizeof(mv));
-	if (c && !nccl)
+	if (c && mpit)
 		for (int i = 0; i < c->n && ok; i++)
 			ok = mpit_set(&c->set[i], &mv[i], why, sizeof(why));
 	mine = ok;
@@ -461,14 +461,14 @@ static void arm_start(struct tune *tu, int a)
 	MPI_Comm_dup(tu->w->comm, &arm->w.comm);
 	for (int i = 0; i < NP_TUNE_MAX_SETTINGS; i++)
 		mpit_restore(&mv[i]);
-	if (c && !nccl)
+	if (c && mpit)
 		snprintf(arm->evidence, sizeof(arm->evidence),
 			 "Open MPI's MPI_T read back %.400s when the candidate's communicator was made",
 			 c->label);
 	memset(&arm->be, 0, sizeof(arm->be));
 	arm->be.ops = tu->ops;
 	np_backend_args(&arm->be, tu->o, &arm->w);
-	if (c && nccl) {
+	if (c && !mpit) {
 		off = log_size();
 		env_apply(c, &sv);
 	}
@@ -478,7 +478,7 @@ static void arm_start(struct tune *tu, int a)
 	st = tu->ops->init(&arm->be);
 	np_watchdog_disarm();
 	test_switches(a, false);
-	if (c && nccl)
+	if (c && !mpit)
 		env_restore(c, &sv);
 	arm->up = true;
 	mine = (int)st;
@@ -495,7 +495,7 @@ static void arm_start(struct tune *tu, int a)
 		MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, all, tu->w->comm);
 		return;
 	}
-	if (c && nccl) {
+	if (c && !mpit) {
 		mine = nccl_confirms(c, &off, why, sizeof(why));
 		MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
 		if (!all) {
@@ -1044,7 +1044,7 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 			   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
 			   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
 			o->min_change * 100,
-			strcmp(tu->ops->name, "nccl") ? "" :
+			!(tu->ops->caps & NP_CAP_SETTINGS_LOG) ? "" :
 			"; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
 	}
 	if (o->wide)
@@ -1266,20 +1266,18 @@ static int report(struct tune *tu)
 
 static void check_libraries(struct tune *tu)
 {
-	const char *need = tu->ops->name;
+	unsigned caps = tu->ops->caps;
 
 	for (int i = 0; i < tu->ncands; i++)
 		for (int k = 0; k < tu->cands[i].n; k++) {
-			const char *lib = np_tune_setting_library(tu->cands[i].set[k].name);
-			if (strcmp(lib, need))
+			const struct np_backend_def *lib = np_backend_for_setting(tu->cands[i].set[k].name);
+			if (lib->ops != tu->ops)
 				np_die(NP_EXIT_USAGE, "%s is %s setting, and this run uses the %s backend; %s",
-				       tu->cands[i].set[k].name, !strcmp(lib, "nccl") ? "an NCCL" : "an Open MPI", need,
-				       !strcmp(lib, "nccl") ? "run tune on GPUs (--backend nccl)"
-							    : "try OMPI_MCA_* settings with --backend mpi");
+				       tu->cands[i].set[k].name, lib->settings_of, tu->ops->name, lib->settings_hint);
 		}
-	if (!strcmp(need, "nccl") && !np_nccl_log_path())
+	if ((caps & NP_CAP_SETTINGS_LOG) && !np_nccl_log_path())
 		np_die(NP_EXIT_USAGE, "tune confirms every NCCL setting in NCCL's own log, which it sets up itself; unset NCCL_DEBUG (and NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE) for tune");
-	if (!strcmp(need, "mpi") && !strstr(tu->w->mpi_version, "Open MPI"))
+	if ((caps & NP_CAP_SETTINGS_MPIT) && !strstr(tu->w->mpi_version, "Open MPI"))
 		np_die(NP_EXIT_USAGE, "OMPI_MCA_* settings are Open MPI's, and this MPI is %s; tune NCCL settings on GPUs instead",
 		       tu->w->mpi_version);
 }
@@ -1324,7 +1322,7 @@ static void tune_start(struct tune *tu)
 			arm_stop(&tu->arms[a]); /* its memory and communicator go back now */
 	}
 	np_watchdog_set_backend(NULL);
-	if (tu->w->rank == 0 && !strcmp(tu->ops->name, "nccl") && np_nccl_log_path())
+	if (tu->w->rank == 0 && (tu->ops->caps & NP_CAP_SETTINGS_LOG) && np_nccl_log_path())
 		tu->log = fopen(np_nccl_log_path(), "r");
 }
 

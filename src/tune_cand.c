@@ -9,16 +9,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../probes/backend.h"
 #include "stats.h"
 #include "tune_cand.h"
 
 const char *np_tune_setting_library(const char *name)
 {
-	if (!strncmp(name, "NCCL_", 5) && name[5])
-		return "nccl";
-	if (!strncmp(name, "OMPI_MCA_", 9) && name[9])
-		return "mpi";
-	return NULL;
+	const struct np_backend_def *d = np_backend_for_setting(name);
+
+	return d ? d->name : NULL;
 }
 
 static bool name_ok(const char *s)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "msg.h"
-#include "nccl_log.h"
+#include "../probes/backend.h"
 #include "world.h"
 
 static enum np_status mpi_fail(struct np_err *err, int rc, const char *what)
@@ -83,10 +83,10 @@ enum np_status np_world_init(struct np_world *w, int ranks_per_node, struct np_e
 		w->local_rank = w->rank % ranks_per_node;
 		w->local_size = ranks_per_node;
 		w->ranks_per_node = ranks_per_node;
-		/* each virtual node its own NCCL host id, set now: before the
+		/* each virtual node its own host id (NCCL_HOSTID), set now: before the
 		 * first CUDA or NCCL call and their threads, which read the
 		 * environment (setenv is not safe beside getenv) */
-		if (np_nccl_hostid_setup(w->host, w->node) != 0)
+		if (np_backend_vnode_setup(w->host, w->node) != 0)
 			return np_fail(err, NP_ESYS, "cannot set NCCL_HOSTID for virtual node %d: %s", w->node,
 				       strerror(errno));
 	} else {

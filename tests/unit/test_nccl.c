@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 0;
 	}
-	if (!np_nccl_gpu_visible()) {
+	if (!np_backend_nccl.device_visible()) {
 		printf("1..0 # SKIP no GPU\n");
 		MPI_Finalize();
 		return 0;
