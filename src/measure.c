@@ -175,6 +175,40 @@ const char *np_stop_str(enum np_stop st)
 	return "unknown";
 }
 
+/* --iters auto: as many iterations as fill a batch of BATCH_TARGET, so
+ * that the barrier before a batch and the skew of its start are a small
+ * part of it: batches of 1, 8, 64, ... iterations until one lasts an
+ * eighth of the target (the warm-up's first calls, which set up
+ * connections, would overestimate the time of one; few steps, since with
+ * --graph each new batch length is a new capture). *t_start moves past
+ * the calibration: the budget counts timed samples only. */
+static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_start, bool *stop)
+{
+	int k = 1, iters;
+	double t = 0, el = 0;
+	const double bt = m->batch > 0 ? m->batch : BATCH_TARGET;
+
+	for (;;) {
+		timed_batch(m, b, k, *t_start, &t, &el, stop, NULL);
+		if (*stop)
+			return 0;
+		int done = t >= bt / 8 || k >= MAX_ITERS / 8;
+		if (m->synced)
+			MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, m->sync);
+		if (done)
+			break;
+		if (k < MAX_ITERS / 8)
+			k *= 8;
+	}
+	iters = t > 0 ? (int)ceil(bt * k / t) : MAX_ITERS;
+	if (iters < 1)
+		iters = 1;
+	if (iters > MAX_ITERS)
+		iters = MAX_ITERS;
+	*t_start = meas_now(m);
+	return iters;
+}
+
 bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *res)
 {
 	const struct np_opts *o = m->o;
@@ -223,36 +257,9 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 		if (stop)
 			return false;
 	}
-	if (o->iters) {
-		iters = o->iters;
-	} else {
-		/* as many iterations as fill a batch of BATCH_TARGET, so that the
-		 * barrier before a batch and the skew of its start are a small
-		 * part of it: batches of 1, 8, 64, ... iterations until one lasts
-		 * an eighth of the target (the warm-up's first calls, which set
-		 * up connections, would overestimate the time of one; few steps,
-		 * since with --graph each new batch length is a new capture) */
-		int k = 1;
-		const double bt = m->batch > 0 ? m->batch : BATCH_TARGET;
-		for (;;) {
-			timed_batch(m, b, k, t_start, &t, &el, &stop, NULL);
-			if (stop)
-				return false;
-			int done = t >= bt / 8 || k >= MAX_ITERS / 8;
-			if (m->synced)
-				MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, m->sync);
-			if (done)
-				break;
-			if (k < MAX_ITERS / 8)
-				k *= 8;
-		}
-		iters = t > 0 ? (int)ceil(bt * k / t) : MAX_ITERS;
-		if (iters < 1)
-			iters = 1;
-		if (iters > MAX_ITERS)
-			iters = MAX_ITERS;
-		t_start = meas_now(m); /* the budget counts timed samples only */
-	}
+	iters = o->iters ? o->iters : calibrate(m, b, &t_start, &stop);
+	if (stop)
+		return false;
 	res->iters = iters;
 	res->stop = o->iters ? NP_STOP_FIXED : NP_STOP_BUDGET;
 	while (n < target) {
