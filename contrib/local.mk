@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Scripts shipped in contrib/. 'make install' installs the validation
 # driver and the plotter beside nccl-probe, and the Slurm prolog, the NHC check and the
-# sweep JSON's schema under $(pkgdatadir) (share/nccl-probe/), for a site
+# JSON Schemas of every document under $(pkgdatadir) (share/nccl-probe/), for a site
 # to copy or point to.
 dist_bin_SCRIPTS = contrib/nccl-probe-validate contrib/nccl-probe-plot
 slurmcontribdir = $(pkgdatadir)/slurm
@@ -18,7 +18,9 @@ install-contrib-bindir:
 			mv -f "$$f.tmp" "$$f" || exit 1; \
 	done
 .PHONY: install-contrib-bindir
-dist_pkgdata_DATA = contrib/nccl-probe-sweep.schema.json
+dist_pkgdata_DATA = contrib/nccl-probe-sweep.schema.json contrib/nccl-probe-topo.schema.json \
+	contrib/nccl-probe-isolate.schema.json contrib/nccl-probe-compare.schema.json \
+	contrib/nccl-probe-tune.schema.json
 # a Grafana dashboard of the --metrics files, beside the schema
 dist_pkgdata_DATA += contrib/grafana/nccl-probe-dashboard.json
 EXTRA_DIST += contrib/np-setup .ci/run

@@ -351,7 +351,7 @@ int cmd_topo(struct np_run *run)
 		} else {
 			const struct np_topo_fleet *fl = fs.up ? &fs.fleet : NULL;
 			if (o.format == NP_FMT_JSON)
-				np_topo_report_json(out.f, t, fl, o.check_gdr);
+				np_topo_report_json(out.f, t, fl, o.check_gdr, &run->rec);
 			else if (o.check_gdr)
 				np_topo_report_gdr(out.f, t);
 			else if (o.recommend)

@@ -559,14 +559,13 @@ static void json_num_or_null(struct np_json *j, const char *key, bool ok, double
 
 static void report_json(FILE *f, const struct crun *a, const struct crun *b, const struct cpair *p, size_t np,
 			int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, int code,
-			double min_change)
+			double min_change, const struct np_run_record *rec)
 {
 	struct np_json j;
 
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", NP_COMPARE_SCHEMA);
-	np_json_int(&j, "schema_version", NP_COMPARE_SCHEMA_VERSION);
+	np_json_envelope(&j, NP_COMPARE_SCHEMA, NP_COMPARE_SCHEMA_VERSION, rec, NULL);
 	np_json_str(&j, "a", a->path);
 	np_json_str(&j, "b", b->path);
 	np_json_num(&j, "confidence", 1 - CMP_ALPHA);
@@ -640,7 +639,8 @@ enum np_status np_compare_check(const char *path, struct np_err *err)
 }
 
 int np_compare_files(const char *a_path, const char *b_path, const char *b_label, double max_regression,
-		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to)
+		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to,
+		     const struct np_run_record *rec)
 {
 	struct np_err err = { 0 };
 	struct crun run[2];
@@ -745,7 +745,7 @@ int np_compare_files(const char *a_path, const char *b_path, const char *b_label
 		goto out_free_runs;
 	}
 	if (format == NP_FMT_JSON)
-		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code, min_change);
+		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code, min_change, rec);
 	else
 		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, quiet);
 	if (np_outfile_commit(&out, &err)) {
@@ -770,5 +770,5 @@ int cmd_compare(struct np_run *run)
 		return NP_EXIT_USAGE;
 	}
 	return np_compare_files(o->files[0], o->files[1], NULL, o->max_regression, o->min_change, o->format, o->quiet,
-				o->output, NULL);
+				o->output, NULL, &run->rec);
 }

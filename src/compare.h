@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "opts.h"
+#include "run_record.h"
 #include "status.h"
 
 /* PATH is a sweep report compare can read; else one error in ERR. */
@@ -21,6 +22,7 @@ enum np_status np_compare_check(const char *path, struct np_err *err);
  * ("-" or NULL: standard output), written whole. Returns compare's exit
  * status: 0, 1 (a regression), 64 (not comparable, a bad file), 3. */
 int np_compare_files(const char *a_path, const char *b_path, const char *b_label, double max_regression,
-		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to);
+		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to,
+		     const struct np_run_record *rec);
 
 #endif

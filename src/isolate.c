@@ -465,13 +465,7 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 	node_type(is, type, sizeof(type));
 	np_json_init(&j, out, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", NP_ISOLATE_SCHEMA);
-	np_json_int(&j, "schema_version", NP_ISOLATE_SCHEMA_VERSION);
-	np_json_obj_begin(&j, "tool");
-	np_json_str(&j, "name", PACKAGE_NAME);
-	np_json_str(&j, "version", PACKAGE_VERSION);
-	np_json_obj_end(&j);
-	np_json_str(&j, "backend", is->ops->name);
+	np_json_envelope(&j, NP_ISOLATE_SCHEMA, NP_ISOLATE_SCHEMA_VERSION, is->run, is->ops->name);
 	np_json_int(&j, "nodes_total", is->N);
 	np_json_int(&j, "ranks_per_node", is->L);
 	np_json_bool(&j, "virtual_nodes", is->w->virtual_nodes);

@@ -128,3 +128,22 @@ void np_json_null(struct np_json *j, const char *key)
 	member(j, key);
 	fputs("null", j->f);
 }
+
+void np_json_envelope(struct np_json *j, const char *schema, int schema_version, const struct np_run_record *rec,
+		      const char *backend)
+{
+	np_json_str(j, "schema", schema);
+	np_json_int(j, "schema_version", schema_version);
+	np_json_obj_begin(j, "tool");
+	np_json_str(j, "name", PACKAGE_NAME);
+	np_json_str(j, "version", PACKAGE_VERSION);
+	np_json_obj_end(j);
+	np_json_str(j, "run_id", rec->id);
+	np_json_str(j, "start_time", rec->start_time);
+	np_json_arr_begin(j, "cmdline");
+	for (int i = 0; i < rec->argc; i++)
+		np_json_str(j, NULL, rec->argv[i]);
+	np_json_arr_end(j);
+	if (backend)
+		np_json_str(j, "backend", backend);
+}

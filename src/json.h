@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "run_record.h"
+
 #define NP_JSON_DEPTH 32
 
 struct np_json {
@@ -31,5 +33,13 @@ void np_json_null(struct np_json *j, const char *key);
 
 /* Write s as a JSON string literal (with quotes) to f. */
 void np_json_escape(FILE *f, const char *s);
+
+/* The envelope every document opens with, from one writer: "schema" and
+ * "schema_version", "tool" {"name", "version"}, "run_id", "start_time",
+ * "cmdline" (the run record, rank 0's) and, when backend is not NULL,
+ * "backend" (its name; the sweep writes its own "backend" object). Call
+ * it first, inside the document's top-level object. */
+void np_json_envelope(struct np_json *j, const char *schema, int schema_version, const struct np_run_record *rec,
+		      const char *backend);
 
 #endif

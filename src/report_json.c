@@ -63,6 +63,101 @@ static void json_clocks(struct np_json *j, const struct np_gpu_clocks *c)
 	np_json_obj_end(j);
 }
 
+/* The options that shaped the run */
+static void json_options(struct np_json *j, const struct np_opts *o, const struct np_sweep_report *rep)
+{
+	np_json_obj_begin(j, "options");
+	np_json_uint(j, "min_bytes", o->min_bytes);
+	np_json_uint(j, "max_bytes", o->max_bytes);
+	opt_num_or_null(j, "step_factor", o->step_kind == NP_STEP_FACTOR, o->step_factor);
+	if (o->step_kind == NP_STEP_ADD)
+		np_json_uint(j, "step_bytes", o->step_bytes);
+	else
+		np_json_null(j, "step_bytes");
+	np_json_str(j, "dtype", np_dtype_str(o->dtype));
+	np_json_str(j, "op", np_redop_str(o->op));
+	np_json_int(j, "root", o->root);
+	if (o->iters)
+		np_json_int(j, "iters", o->iters);
+	else
+		np_json_str(j, "iters", "auto");
+	np_json_int(j, "samples", o->samples);
+	np_json_int(j, "warmup", o->warmup);
+	np_json_num(j, "budget", o->budget);
+	np_json_bool(j, "check", o->check);
+	np_json_bool(j, "inplace", o->inplace);
+	np_json_bool(j, "graph", o->graph);
+	np_json_num(j, "timeout", o->timeout);
+	opt_num_or_null(j, "min_busbw", o->min_busbw > 0, o->min_busbw);
+	opt_num_or_null(j, "min_eff", o->min_eff > 0, o->min_eff);
+	np_json_uint(j, "judge_from", rep->judge_from);
+	np_json_obj_end(j);
+}
+
+/* The rows measured, then the sizes and collectives skipped */
+static void json_rows(struct np_json *j, const struct np_sweep_report *rep)
+{
+	np_json_arr_begin(j, "results");
+	for (size_t i = 0; i < rep->nrows; i++) {
+		np_json_obj_begin(j, NULL);
+		for (int m = 0; m < np_metrics_count; m++)
+			metric_json(j, &np_metrics[m], &rep->rows[i]);
+		/* an array, not a column: in JSON only */
+		np_json_arr_begin(j, "sample_times");
+		for (int k = 0; k < rep->rows[i].samples && rep->rows[i].sample_times; k++)
+			np_json_num(j, NULL, rep->rows[i].sample_times[k]);
+		np_json_arr_end(j);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+
+	np_json_arr_begin(j, "skipped");
+	for (size_t i = 0; i < rep->nskips; i++) {
+		np_json_obj_begin(j, NULL);
+		np_json_str(j, "coll", rep->skips[i].coll->name);
+		if (rep->skips[i].size)
+			np_json_uint(j, "size", rep->skips[i].size);
+		else
+			np_json_null(j, "size");
+		np_json_str(j, "reason", rep->skips[i].reason);
+		np_json_arr_begin(j, "sample_times"); /* none: as a result row would have */
+		np_json_arr_end(j);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+}
+
+/* The verdict: its code, what it judged, its reasons and each failing row */
+static void json_verdict(struct np_json *j, const struct np_sweep_report *rep)
+{
+	np_json_obj_begin(j, "verdict");
+	np_json_int(j, "exit_code", rep->exit_code);
+	np_json_bool(j, "ok", rep->exit_code == 0);
+	/* ok with judged false: nothing was held against a threshold */
+	np_json_bool(j, "judged", rep->judged[0] != '\0');
+	np_json_str(j, "judged_what", rep->judged[0] ? rep->judged : NULL);
+	np_json_arr_begin(j, "reasons");
+	for (int i = 0; i < rep->nverdict; i++)
+		np_json_str(j, NULL, rep->verdict[i]);
+	np_json_arr_end(j);
+	np_json_arr_begin(j, "details");
+	for (size_t i = 0; i < rep->ndetails; i++) {
+		const struct np_verdict_detail *d = &rep->details[i];
+		np_json_obj_begin(j, NULL);
+		np_json_str(j, "code", d->code);
+		np_json_str(j, "coll", d->coll ? d->coll->name : NULL);
+		if (d->size)
+			np_json_uint(j, "size", d->size);
+		else
+			np_json_null(j, "size");
+		np_json_num(j, "value", d->value); /* NaN: null */
+		np_json_num(j, "threshold", d->threshold);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+	np_json_obj_end(j);
+}
+
 void np_report_json(FILE *f, const struct np_sweep_report *rep)
 {
 	const struct np_opts *o = rep->opts;
@@ -73,18 +168,7 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", NP_SWEEP_SCHEMA);
-	np_json_int(&j, "schema_version", NP_SWEEP_SCHEMA_VERSION);
-	np_json_obj_begin(&j, "tool");
-	np_json_str(&j, "name", PACKAGE_NAME);
-	np_json_str(&j, "version", PACKAGE_VERSION);
-	np_json_obj_end(&j);
-	np_json_str(&j, "run_id", rep->run.id);
-	np_json_str(&j, "start_time", rep->run.start_time);
-	np_json_arr_begin(&j, "cmdline");
-	for (int i = 0; i < rep->run.argc; i++)
-		np_json_str(&j, NULL, rep->run.argv[i]);
-	np_json_arr_end(&j);
+	np_json_envelope(&j, NP_SWEEP_SCHEMA, NP_SWEEP_SCHEMA_VERSION, &rep->run, NULL);
 	np_json_bool(&j, "complete", rep->complete);
 	np_json_bool(&j, "interrupted", rep->interrupted);
 	np_json_num(&j, "wall_time", rep->wall_seconds);
@@ -109,32 +193,7 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_int(&j, "hosts", w->real_nnodes);
 	np_json_obj_end(&j);
 
-	np_json_obj_begin(&j, "options");
-	np_json_uint(&j, "min_bytes", o->min_bytes);
-	np_json_uint(&j, "max_bytes", o->max_bytes);
-	opt_num_or_null(&j, "step_factor", o->step_kind == NP_STEP_FACTOR, o->step_factor);
-	if (o->step_kind == NP_STEP_ADD)
-		np_json_uint(&j, "step_bytes", o->step_bytes);
-	else
-		np_json_null(&j, "step_bytes");
-	np_json_str(&j, "dtype", np_dtype_str(o->dtype));
-	np_json_str(&j, "op", np_redop_str(o->op));
-	np_json_int(&j, "root", o->root);
-	if (o->iters)
-		np_json_int(&j, "iters", o->iters);
-	else
-		np_json_str(&j, "iters", "auto");
-	np_json_int(&j, "samples", o->samples);
-	np_json_int(&j, "warmup", o->warmup);
-	np_json_num(&j, "budget", o->budget);
-	np_json_bool(&j, "check", o->check);
-	np_json_bool(&j, "inplace", o->inplace);
-	np_json_bool(&j, "graph", o->graph);
-	np_json_num(&j, "timeout", o->timeout);
-	opt_num_or_null(&j, "min_busbw", o->min_busbw > 0, o->min_busbw);
-	opt_num_or_null(&j, "min_eff", o->min_eff > 0, o->min_eff);
-	np_json_uint(&j, "judge_from", rep->judge_from);
-	np_json_obj_end(&j);
+	json_options(&j, o, rep);
 
 	np_json_obj_begin(&j, "limits");
 	opt_num_or_null(&j, "gpu_gbps", rep->bw.gpu_gbps > 0, rep->bw.gpu_gbps);
@@ -187,34 +246,7 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_str(&j, NULL, rep->notes[i]);
 	np_json_arr_end(&j);
 
-	np_json_arr_begin(&j, "results");
-	for (size_t i = 0; i < rep->nrows; i++) {
-		np_json_obj_begin(&j, NULL);
-		for (int m = 0; m < np_metrics_count; m++)
-			metric_json(&j, &np_metrics[m], &rep->rows[i]);
-		/* an array, not a column: in JSON only */
-		np_json_arr_begin(&j, "sample_times");
-		for (int k = 0; k < rep->rows[i].samples && rep->rows[i].sample_times; k++)
-			np_json_num(&j, NULL, rep->rows[i].sample_times[k]);
-		np_json_arr_end(&j);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-
-	np_json_arr_begin(&j, "skipped");
-	for (size_t i = 0; i < rep->nskips; i++) {
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "coll", rep->skips[i].coll->name);
-		if (rep->skips[i].size)
-			np_json_uint(&j, "size", rep->skips[i].size);
-		else
-			np_json_null(&j, "size");
-		np_json_str(&j, "reason", rep->skips[i].reason);
-		np_json_arr_begin(&j, "sample_times"); /* none: as a result row would have */
-		np_json_arr_end(&j);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
+	json_rows(&j, rep);
 
 	np_json_arr_begin(&j, "summary");
 	for (int i = 0; i < nsum; i++) {
@@ -230,31 +262,6 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	}
 	np_json_arr_end(&j);
 
-	np_json_obj_begin(&j, "verdict");
-	np_json_int(&j, "exit_code", rep->exit_code);
-	np_json_bool(&j, "ok", rep->exit_code == 0);
-	/* ok with judged false: nothing was held against a threshold */
-	np_json_bool(&j, "judged", rep->judged[0] != '\0');
-	np_json_str(&j, "judged_what", rep->judged[0] ? rep->judged : NULL);
-	np_json_arr_begin(&j, "reasons");
-	for (int i = 0; i < rep->nverdict; i++)
-		np_json_str(&j, NULL, rep->verdict[i]);
-	np_json_arr_end(&j);
-	np_json_arr_begin(&j, "details");
-	for (size_t i = 0; i < rep->ndetails; i++) {
-		const struct np_verdict_detail *d = &rep->details[i];
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "code", d->code);
-		np_json_str(&j, "coll", d->coll ? d->coll->name : NULL);
-		if (d->size)
-			np_json_uint(&j, "size", d->size);
-		else
-			np_json_null(&j, "size");
-		np_json_num(&j, "value", d->value); /* NaN: null */
-		np_json_num(&j, "threshold", d->threshold);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-	np_json_obj_end(&j);
+	json_verdict(&j, rep);
 	np_json_obj_end(&j);
 }

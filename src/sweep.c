@@ -934,7 +934,7 @@ static char *compare_baseline(struct sweep *s)
 	} else {
 		to = open_memstream(&text, &len);
 		code = np_compare_files(s->o->baseline, path, "this run", s->o->max_regression, s->o->min_change, NP_FMT_TABLE,
-					s->o->quiet, NULL, to ? to : stderr);
+					s->o->quiet, NULL, to ? to : stderr, &s->rep.run);
 		if (to)
 			fclose(to);
 	}

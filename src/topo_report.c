@@ -752,14 +752,14 @@ static void json_findings(struct np_json *j, const struct np_topo *t, bool gdr_o
 	np_json_arr_end(j);
 }
 
-void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only)
+void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only,
+			 const struct np_run_record *rec)
 {
 	struct np_json j;
 
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", NP_TOPO_SCHEMA);
-	np_json_int(&j, "schema_version", NP_TOPO_SCHEMA_VERSION);
+	np_json_envelope(&j, NP_TOPO_SCHEMA, NP_TOPO_SCHEMA_VERSION, rec, NULL);
 	json_model(&j, t);
 	np_health_report_json(&j, t);
 	json_findings(&j, t, gdr_only);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../topo/model.h"
+#include "run_record.h"
 
 /* Fleet mode: one summary per node, gathered to rank 0. */
 struct np_topo_fleet {
@@ -20,7 +21,8 @@ struct np_topo_fleet {
 };
 
 void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool wide);
-void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only);
+void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only,
+			 const struct np_run_record *rec);
 /* --check-gdr as text; returns true when every GPU has a GDR path. */
 /* The --check-gdr report; returns np_topo_gdr_all(t). */
 enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t);

@@ -1135,12 +1135,8 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 	rec = np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
-	np_json_str(&j, "schema", NP_TUNE_SCHEMA);
-	np_json_int(&j, "schema_version", NP_TUNE_SCHEMA_VERSION);
-	np_json_str(&j, "version", PACKAGE_VERSION);
-	np_json_str(&j, "run_id", tu->run.id);
-	np_json_str(&j, "start_time", tu->run.start_time);
-	np_json_str(&j, "backend", tu->ops->name);
+	np_json_envelope(&j, NP_TUNE_SCHEMA, NP_TUNE_SCHEMA_VERSION, &tu->run, tu->ops->name);
+	np_json_str(&j, "version", PACKAGE_VERSION); /* schema 1's own, beside tool.version */
 	np_json_str(&j, "library", tu->arms[0].be.info.library);
 	np_json_int(&j, "ranks", tu->w->size);
 	np_json_int(&j, "nodes", tu->w->nnodes);

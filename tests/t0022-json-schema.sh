@@ -5,7 +5,9 @@
 # wrong data, failing --min-busbw and --min-eff, known limits on a fake
 # node, auto sampling and an interrupted run; and it refuses documents with
 # a member missing, of the wrong type or unknown, so it is not a schema
-# that takes anything.
+# that takes anything. The schemas of topo, isolate, compare and tune hold
+# their commands' real documents, and every document opens with the same
+# envelope (schema, schema_version, tool, run_id, start_time, cmdline).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fakesys.sh"
 have_mpirun || skip_all "mpirun not found"
@@ -19,7 +21,10 @@ mkdir "$J"
 
 # validate FILE...: each against the schema; one diagnostic line per error
 validate() {
-	python3 - "$schema" "$@" <<'PY'
+	validate_with "$schema" "$@"
+}
+validate_with() {
+	python3 - "$@" <<'PY'
 import json, sys
 import jsonschema
 schema = json.load(open(sys.argv[1]))
@@ -141,4 +146,51 @@ for f in "$TEST_TMP"/broken-*.json; do
 	[ "$rc" -eq 1 ] && grep -q '^# ' "$TEST_TMP/why"
 	ok $? "${n#broken-}: the schema refuses it ($(head -n 1 "$TEST_TMP/why" | cut -c 3-120))"
 done
+# the other documents, each against its own schema
+for n in topo isolate compare tune; do
+	python3 - "$srcdir/contrib/nccl-probe-$n.schema.json" <<'PY'
+import json, sys
+import jsonschema
+jsonschema.Draft202012Validator.check_schema(json.load(open(sys.argv[1])))
+PY
+	ok $? "nccl-probe-$n.schema.json is a valid JSON Schema 2020-12"
+done
+T=$NP_FIXTURES
+case $T in /*) ;; *) T=$srcdir/$T ;; esac
+doc() { # SCHEMA NAME WANT-EXIT COMMAND... (the JSON on standard output to $J/NAME.json)
+	schema_name=$1 name=$2 want=$3
+	shift 3
+	"$@" >"$J/$name.json" 2>"$TEST_ERR"
+	rc=$?
+	[ "$rc" -eq "$want" ]
+	ok $? "$name: exit $want (got $rc)"
+	validate_with "$srcdir/contrib/nccl-probe-$schema_name.schema.json" "$J/$name.json"
+	ok $? "$name: the $schema_name schema holds it"
+}
+for f in "$T"/topology/hwloc/aws-p4d.xml "$T"/topology/nccl/*.xml; do
+	[ -f "$f" ] || continue
+	doc topo "topo-$(basename "$f" .xml)" 0 np topo --input "$f" --format json
+done
+doc isolate isolate-4 0 np_mpi 4 isolate --backend mpi --ranks-per-node 1 --budget 0.05 --format json
+doc compare compare-same 0 np compare "$J/one.json" "$J/one.json" --format json
+doc compare compare-auto 0 np compare "$J/four-auto.json" "$J/four-auto.json" --format json
+doc tune tune-mpi 64 np_mpi 2 tune --backend mpi --try OMPI_MCA_coll_tuned_use_dynamic_rules=0,1 --sweep 1K:4K \
+	--budget 0.05 --format json
+
+# one envelope: the same members, first, in every document
+python3 - "$J" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+env = ["schema", "schema_version", "tool", "run_id", "start_time", "cmdline"]
+bad = 0
+for f in sorted(os.listdir(d)):
+    if not f.endswith(".json"):
+        continue
+    doc = json.load(open(os.path.join(d, f)))
+    if list(doc)[:6] != env or doc["tool"]["name"] != "nccl-probe":
+        print("# %s: %s" % (f, list(doc)[:6]))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+ok $? "every document opens with the one envelope"
 done_testing

@@ -18,13 +18,16 @@ N=$NP_FIXTURES/topology/nccl
 NCCL_PROBE_PCI_IDS=$srcdir/tests/topo/pci.ids
 export NCCL_PROBE_PCI_IDS
 
-# Compare two JSON documents as data, without the input's path.
+# Compare two JSON documents as data, without the input's path and the
+# run's own envelope.
 json_same() {
 	"$PYTHON" - "$1" "$2" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for d in (a, b):
     d.get("source", {}).pop("file", None)
+    for k in ("tool", "run_id", "start_time", "cmdline"):  # the envelope: this run's
+        d.pop(k, None)
 sys.exit(0 if a == b else 1)
 PY
 }
