@@ -131,6 +131,26 @@ static void index_nodes(struct np_iso_judge *j)
 	j->indexed = j->nfigs;
 }
 
+/* The spreads below the fleet that make a group significant among n
+ * groups compared: the one-sided normal quantile of NP_ISO_ALPHA / n
+ * (Bonferroni over the groups of the comparison), never fewer than
+ * NP_ISO_Z. */
+static double z_of(int n)
+{
+	double p = NP_ISO_ALPHA / (n > 1 ? n : 1), lo = NP_ISO_Z, hi = 40;
+
+	if (0.5 * erfc(lo / sqrt(2.0)) <= p)
+		return lo;
+	for (int k = 0; k < 60; k++) {
+		double mid = (lo + hi) / 2;
+		if (0.5 * erfc(mid / sqrt(2.0)) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
 #define NODE_FIGS(j, v, i)                                                                         \
 	for (int i##_k = (j)->by_node_at[v], i; i##_k < (j)->by_node_at[(v) + 1] &&                \
 						(i = (j)->by_node[i##_k], 1);                      \
@@ -437,7 +457,8 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 	bool *fresh = xmalloc(((size_t)j->nfigs + 1) * sizeof(bool));
 	bool *grew;
 	double *ratios;
-	int nt = 0, rmax = 0;
+	int nt = 0, rmax = 0, zn_of = -1;
+	double zn = NP_ISO_Z;
 
 	index_nodes(j);
 	for (int i = 0; i < j->nfigs; i++) {
@@ -479,9 +500,13 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 	judge:
 		if (f->kind == NP_FIG_WORLD)
 			continue;
+		if (f->nref != zn_of) {
+			zn_of = f->nref;
+			zn = z_of(zn_of);
+		}
 		if (f->ratio > 0) /* the same windows: the paired interval decides */
 			f->slow = f->ratio_hi < 1 - j->min_effect &&
-				  f->busbw < f->ref - NP_ISO_Z * f->spread &&
+				  f->busbw < f->ref - zn * f->spread &&
 				  (j->floor <= 0 || f->busbw < j->floor);
 		else /* no group measured beside it: only a floor can judge it */
 			f->slow = j->floor > 0 && f->hi < j->floor &&
@@ -508,19 +533,11 @@ struct nodeview {
 	int alone, alone_bad, alone_ok, alone_wrong;
 	int good_pairs, bad_pairs, wrong_pairs;
 	int late_bad;          /* figures below from a confirmation round */
+	int late_alone_bad;    /* of them alone (one a round) */
+	int late_pair_bad;     /* of them in pairs (one a round: a new partner) */
 	int good_partners_bad; /* distinct partners, fine elsewhere, of bad pairs */
 	int good_partners;     /* distinct partners of its clearly fine pairs */
 };
-
-/* Below alone in a confirmation round. */
-static bool late_alone_bad(const struct np_iso_judge *j, int v)
-{
-	for (int i = 0; i < j->nfigs; i++)
-		if (j->figs[i].kind == NP_FIG_ALONE && j->figs[i].a == v && j->figs[i].bad &&
-		    j->figs[i].round > 2)
-			return true;
-	return false;
-}
 
 /* Below alone, and never clearly fine alone. */
 static bool inside(const struct nodeview *n)
@@ -539,6 +556,7 @@ static void view_nodes(struct np_iso_judge *j, struct nodeview *nv)
 			nv[f->a].alone_ok += f->ok;
 			nv[f->a].alone_wrong += f->wrong > 0;
 			nv[f->a].late_bad += f->bad && f->round > 2;
+			nv[f->a].late_alone_bad += f->bad && f->round > 2;
 		} else if (f->kind == NP_FIG_PAIR) {
 			for (int k = 0; k < 2; k++) {
 				int v = k ? f->b : f->a;
@@ -546,6 +564,7 @@ static void view_nodes(struct np_iso_judge *j, struct nodeview *nv)
 				nv[v].bad_pairs += f->bad;
 				nv[v].wrong_pairs += f->wrong > 0;
 				nv[v].late_bad += f->bad && f->round > 2;
+				nv[v].late_pair_bad += f->bad && f->round > 2;
 			}
 		}
 	}
@@ -700,12 +719,20 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		bool net = network_bad(n);
 		if (j->state[v] != NP_NODE_OK || !node_suspect(n))
 			continue;
-		/* named only when below again in a confirmation round */
+		/* wrong data named when wrong again in a confirmation round;
+		 * slowness only when below in NP_ISO_CONFIRMS of them (alone,
+		 * or with a new partner each): a figure's own offset puts a
+		 * healthy group past --min-effect now and then, with p a
+		 * figure, so among N nodes about 3 N p come out suspects after
+		 * rounds 1 and 2; one confirmation leaves about 3 N p^2 healthy
+		 * nodes named a run, two 3 N p^3 (a Bonferroni correction over
+		 * the fleet paid in rounds, not in a wider threshold, which
+		 * heavy tails would defeat) */
 		if (n->late_bad && (n->alone_wrong >= 2 || (n->wrong_pairs >= 2 && net)))
 			j->state[v] = NP_NODE_BAD_DATA;
-		else if (n->late_bad && inside(n) && late_alone_bad(j, v))
+		else if (inside(n) && n->late_alone_bad >= NP_ISO_CONFIRMS)
 			j->state[v] = NP_NODE_BAD_INSIDE;
-		else if (n->late_bad && !inside(n) && net)
+		else if (!inside(n) && net && n->late_pair_bad >= NP_ISO_CONFIRMS)
 			j->state[v] = NP_NODE_BAD_NETWORK;
 		if (j->state[v] != NP_NODE_OK) {
 			evidence_of(j, v, -1, j->evidence[v], sizeof(j->evidence[v]));
@@ -714,11 +741,12 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		} else {
 			char ev[512];
 			evidence_of(j, v, -1, ev, sizeof(ev));
-			judge_note(j, "node %s was below the fleet but not named (not below again with new partners in %d rounds): %.160s",
-				 j->names[v], j->rounds, ev);
+			judge_note(j, "node %s was below the fleet but not named (not below in %d confirmation rounds, with new partners, in %d rounds): %.140s",
+				 j->names[v], NP_ISO_CONFIRMS, j->rounds, ev);
 		}
 	}
-	/* links: a pair below twice while both ends are fine elsewhere */
+	/* links: a pair below, then again in NP_ISO_CONFIRMS confirmation
+	 * rounds, while both ends are fine elsewhere */
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
 		int a = f->a, b = f->b;
@@ -737,7 +765,8 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		}
 		if (count_pair(j, a, b, false, false))
 			continue; /* fine when measured again: a passing disturbance */
-		if (count_pair(j, a, b, true, false) < 2 || !count_pair(j, a, b, true, true)) {
+		/* below in NP_ISO_CONFIRMS confirmation rounds too, as a node */
+		if (count_pair(j, a, b, true, true) < NP_ISO_CONFIRMS) {
 			open += !final;
 			continue;
 		}
@@ -794,7 +823,8 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
 			continue;
 		if (node_suspect(&nv[f->a]) || node_suspect(&nv[f->b]))
 			continue;
-		if (count_pair(j, f->a, f->b, true, true) || count_pair(j, f->a, f->b, false, false) ||
+		if (count_pair(j, f->a, f->b, true, true) >= NP_ISO_CONFIRMS ||
+		    count_pair(j, f->a, f->b, false, false) ||
 		    link_named(j, f->a, f->b))
 			continue;
 		part[f->a] = part[f->b] = g++;

@@ -32,7 +32,9 @@
 #include <stdint.h>
 
 #define NP_ISO_NAMELEN 80    /* a node's name, with its terminating NUL */
-#define NP_ISO_Z 3.0         /* spreads below the fleet that count as significant */
+#define NP_ISO_Z 3.0         /* spreads below the fleet that count as significant, at least */
+#define NP_ISO_ALPHA 0.05    /* a figure's chance of a healthy group below, over all its fleet's */
+#define NP_ISO_CONFIRMS 2    /* confirmation rounds a slow node or link must be below in */
 #define NP_ISO_MAX_CONFIRM 4 /* confirmation rounds at most (the promise: 6 rounds in all) */
 
 enum np_iso_fig_kind { NP_FIG_ALONE, NP_FIG_PAIR, NP_FIG_WORLD };
@@ -127,8 +129,11 @@ void np_iso_fig_add(struct np_iso_judge *j, const struct np_iso_fig *f);
  * else the better half of every other), the paired ratio (per batch the
  * fleet's median time over its own; its median and 95% interval, 0 with
  * fewer than 3 batches), then slow, bad and ok:
- *   paired:   slow = ratio_hi < 1 - min_effect and busbw < ref - NP_ISO_Z x spread
+ *   paired:   slow = ratio_hi < 1 - min_effect and busbw < ref - z x spread
  *             and (no floor or busbw < floor);  ok = !bad and ratio_lo >= 1 - min_effect
+ *             (z: the one-sided normal quantile of NP_ISO_ALPHA / nref, a
+ *             Bonferroni correction over the groups compared, at least
+ *             NP_ISO_Z)
  *   unpaired: slow = floor and hi < floor and (no fleet or hi < ref (1 - min_effect));
  *             ok = !bad and (no floor or lo >= floor)
  *   bad = slow or wrong data. */
@@ -136,9 +141,11 @@ void np_iso_judge_figs(struct np_iso_judge *j);
 /* Judges the figures and names what they prove: a node below alone and
  * never fine alone (bad inside), or below with at least as many partners
  * fine elsewhere as it was fine with, two or more (its network), or wrong
- * data twice, each only when below again in a confirmation round (round 3
- * on); a link below twice, once in a confirmation round, never fine, while
- * both ends are fine elsewhere (with N = 2, while neither is bad alone).
+ * data twice; wrong data when wrong again in a confirmation round (round 3
+ * on), slowness only when below in NP_ISO_CONFIRMS confirmation rounds
+ * (alone, or with a new partner each); a link below, and again in
+ * NP_ISO_CONFIRMS confirmation rounds, never fine, while both ends are
+ * fine elsewhere (with N = 2, while neither is bad alone).
  * Returns how many suspects a confirmation round could still settle;
  * with final, those become notes instead. */
 int np_iso_decide(struct np_iso_judge *j, bool final);

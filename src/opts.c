@@ -102,7 +102,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", SW | IS, opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
 	OPT_CALLBACK("min-change", 0, "PCT", CP | SW | TU, opt_min_change, "call B faster or slower only where it differs by PCT percent or more (default 5)"),
 	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", SW, opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent, e.g. 80 or 80% (one value or per collective)"),
-	OPT_CALLBACK("min-effect", 0, "PCT", IS, opt_min_effect, "name nothing less than PCT percent below the fleet (default 10)"),
+	OPT_CALLBACK("min-effect", 0, "PCT", IS, opt_min_effect, "name nothing less than PCT percent below the fleet (default 5)"),
 	OPT_CALLBACK("minbytes", 'b', "SIZE", SW | TU, opt_minbytes, "smallest size (as in --sweep; not with --sweep)"),
 	OPT_CALLBACK("ngpus", 'g', "1", SW, opt_ngpus, "nccl-tests -g: only 1 (one GPU per rank: use mpirun -np N)"),
 	OPT_UNSET("no-check", 0, SW | TU, check, "do not verify results"),
@@ -191,7 +191,7 @@ static void defaults(struct np_opts *o, unsigned cmd)
 	o->backend = "auto";
 	o->format = NP_FMT_TABLE;
 	o->fail_on = 2; /* NP_SEV_ERROR */
-	o->min_effect = 0.10;
+	o->min_effect = 0.05;
 	o->min_change = 0.05;
 	if (cmd == NP_CMD_ISOLATE)
 		o->budget = 1.0;
@@ -595,7 +595,7 @@ static enum np_status opt_max_regression(struct np_opts *o, const char *val, str
 
 static enum np_status opt_min_effect(struct np_opts *o, const char *val, struct np_err *err)
 {
-	return parse_pct("min-effect", val, "10", &o->min_effect, err);
+	return parse_pct("min-effect", val, "5", &o->min_effect, err);
 }
 
 static enum np_status opt_min_change(struct np_opts *o, const char *val, struct np_err *err)

@@ -336,10 +336,34 @@ static void test_run_inside(void)
 	setup(&j, 4, 2, 0, 0);
 	run(&j, &t);
 	tap_is_str(np_iso_node_state_str(j.state[2]), "bad-inside",
-		   "slow alone, again in a confirmation round: inside the node");
+		   "slow alone, again in %d confirmation rounds: inside the node", NP_ISO_CONFIRMS);
+	tap_is_int(j.rounds, 2 + NP_ISO_CONFIRMS, "named after %d confirmation rounds",
+		   NP_ISO_CONFIRMS);
 	tap_is_int(named(&j) + j.nlinks, 1, "only that node is named");
 	tap_is_str(np_iso_node_state_why(j.state[2]),
 		   "slow inside the node (its GPUs, NVLink, PCIe or CPU)", "and why, for people");
+	np_iso_judge_release(&j);
+
+	/* below alone in one confirmation round only: still a suspect */
+	truth_init(&t);
+	t.inside[2] = 50;
+	setup(&j, 4, 2, 0, 0);
+	for (int round = 1; round <= 3; round++) {
+		int part[MAXN], alone[MAXN];
+		for (int v = 0; v < 4; v++)
+			alone[v] = v;
+		if (round == 3)
+			tap_ok(np_iso_decide(&j, false) > 0 && np_iso_plan_confirm(&j, part, alone),
+			       "below alone in round 1: a confirmation round planned");
+		else
+			np_iso_plan_matching(4, round, part);
+		if (round != 2)
+			phase(&j, &t, alone, NP_FIG_ALONE, round);
+		phase(&j, &t, part, NP_FIG_PAIR, round);
+		j.rounds = round;
+	}
+	tap_ok(np_iso_decide(&j, false) > 0 && j.state[2] == NP_NODE_OK,
+	       "below alone again in one confirmation round: not named yet, still open");
 	np_iso_judge_release(&j);
 }
 
