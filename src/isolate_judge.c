@@ -213,7 +213,9 @@ struct sort_item {
 static int cmp_item(const void *x, const void *y)
 {
 	const struct sort_item *a = x, *b = y;
-	return (a->v > b->v) - (a->v < b->v) ? (a->v > b->v) - (a->v < b->v) : (a->i > b->i) - (a->i < b->i);
+	int c = (a->v > b->v) - (a->v < b->v);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
 /* r from val[0..n) where has[i]; items is scratch of n. */
