@@ -86,7 +86,8 @@ static void fuzz_topo(const char *buf, size_t len)
 	real = fuzz_quiet_begin();
 	if (np_topo_discover_buffer(t, buf, len, "fuzz.xml", false, &err) == NP_OK) {
 		np_topo_analyze(t);
-		np_topo_report_table(fuzz_null(), t, NULL);
+		np_topo_report_table(fuzz_null(), t, NULL, false);
+		np_topo_report_table(fuzz_null(), t, NULL, true);
 		static const struct np_run_record rec = { .id = "0", .start_time = "1970-01-01T00:00:00Z" };
 		np_topo_report_json(fuzz_null(), t, NULL, false, &rec);
 		np_topo_report_recommend(fuzz_null(), t);
