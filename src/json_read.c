@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "json_read.h"
+#include "outfile.h"
 
 struct jp {
 	const char *p, *end, *start;
@@ -348,21 +349,6 @@ enum np_status np_json_parse(const char *buf, size_t len, const char *what, stru
 	return st;
 }
 
-static const char *type_str(mode_t m)
-{
-	if (S_ISFIFO(m))
-		return "FIFO";
-	if (S_ISCHR(m))
-		return "character device";
-	if (S_ISBLK(m))
-		return "block device";
-	if (S_ISSOCK(m))
-		return "socket";
-	if (S_ISDIR(m))
-		return "directory";
-	return "special file";
-}
-
 enum np_status np_json_parse_file(const char *path, struct np_jval *out, struct np_err *err)
 {
 	/* O_NONBLOCK: opening a FIFO waits for a writer, which may never
@@ -389,7 +375,7 @@ enum np_status np_json_parse_file(const char *path, struct np_jval *out, struct 
 	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
 		return np_fail(err, NP_EUSAGE, "'%s' is a %s, not a regular file; give a JSON report file of nccl-probe",
-			       path, type_str(sb.st_mode));
+			       path, np_file_type_str(sb.st_mode));
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
 		int e = errno;

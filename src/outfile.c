@@ -51,7 +51,7 @@ static int stream_fd(const char *path)
 	return !*end && !errno && v <= INT_MAX ? (int)v : -1;
 }
 
-static const char *type_str(mode_t m)
+const char *np_file_type_str(mode_t m)
 {
 	if (S_ISFIFO(m))
 		return "FIFO";
@@ -92,7 +92,7 @@ static enum np_status check_target(const char *path, const char *what, struct np
 	if (!S_ISREG(st.st_mode))
 		return np_fail(err, NP_EUSAGE,
 			       "%s '%s' is a %s, not a regular file, and would be replaced: give a file name, or '-' for standard output",
-			       what, path, type_str(st.st_mode));
+			       what, path, np_file_type_str(st.st_mode));
 	if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK) != 0)
 		return np_fail(err, NP_EUSAGE,
 			       "%s '%s' is read-only, and nccl-probe does not replace it: make it writable, remove it, or choose another name",

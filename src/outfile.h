@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "status.h"
 
@@ -66,5 +67,8 @@ void np_outfile_discard(struct np_outfile *of);
 /* open + write len bytes of buf + commit. */
 enum np_status np_outfile_write(const char *path, const char *what, const void *buf, size_t len,
 				struct np_err *err);
+
+/* "FIFO", "directory", "symbolic link"...: what a non-regular file is */
+const char *np_file_type_str(mode_t m);
 
 #endif
