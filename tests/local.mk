@@ -23,8 +23,8 @@ SWEEP_TESTS = \
 	tests/t0007-sweep-limits.sh \
 	tests/t0008-validate.sh \
 	tests/t0009-build-headers.sh \
-	tests/t0011-isolate.sh \
-	tests/t0010-build-cuda-layout.sh \
+	tests/t0018-isolate.sh \
+	tests/t0017-build-cuda-layout.sh \
 	tests/t0011-output-files.sh \
 	tests/t0012-sweep-signals.sh \
 	tests/t0020-launch.sh \

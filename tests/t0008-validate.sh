@@ -14,7 +14,7 @@ command -v python3 >/dev/null || skip_all "python3 not found"
 command -v timeout >/dev/null || skip_all "timeout (coreutils) not found"
 
 V="$srcdir/contrib/nccl-probe-validate"
-# the same settings as tests/t0011-isolate.sh: large planted faults, a
+# the same settings as tests/t0018-isolate.sh: large planted faults, a
 # --min-effect above this host's noise
 val() { "$V" --nccl-probe "$NP_BIN" --backend mpi --json "$TEST_TMP/v.json" "$@"; }
 virt() { val --virtual 4 --ppn "${PPN:-1}" "$@" -- --size 16K --budget 0.6 --min-effect 50; }
@@ -35,7 +35,7 @@ for k in ("fleet", "scale", "error"):
         print(k)
 PY
 }
-# a sanitized build's timing is not the product's (see t0011): there the
+# a sanitized build's timing is not the product's (see t0018): there the
 # verdict is reported, not judged
 check() {
 	got=$(named | paste -sd';' -)
