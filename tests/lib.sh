@@ -133,6 +133,10 @@ expect_grep() {
 	return 0
 }
 
+# unwrap FILE: the comment lines the table wraps at 100 columns ("#    "
+# and a word begin a continuation) joined back into one line each
+unwrap() { sed -e ':a' -e '$!N' -e 's/\n#    \([^ ]\)/ \1/' -e 'ta' -e 'P' -e 'D' "$1"; }
+
 np() { "$NP_BIN" "$@"; }
 
 have_mpirun() { command -v mpirun >/dev/null 2>&1; }
