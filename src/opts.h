@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Command-line options: one sorted table (src/opts.c) drives parsing,
- * --help and the man-page test. Parsing is pure (no MPI, no I/O besides
- * checking that an --output directory is writable) so every rank parses
- * the same argv to the same struct. */
+/* Command-line options: one sorted table (src/opts.c) drives parsing
+ * (src/opts_parse.c), --help (src/opts_help.c) and the man-page test.
+ * Parsing is pure (no MPI, no I/O besides checking that an --output
+ * directory is writable) so every rank parses the same argv to the same
+ * struct. */
 #ifndef NP_OPTS_H
 #define NP_OPTS_H
 
@@ -127,6 +128,11 @@ struct np_option {
 /* Whether a row is handled: a field of the kind's type or a handler, a
  * value exactly when the kind takes one. */
 bool np_option_valid(const struct np_option *opt);
+
+/* Apply one option with its value (NULL for a flag, or an optional value
+ * not given): through the field or the handler its row binds. */
+enum np_status np_option_apply(struct np_opts *o, const struct np_option *opt, const char *val,
+			       struct np_err *err);
 
 extern const struct np_option np_options[];
 extern const size_t np_options_count;

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsing a command's argv with the option table (src/opts.c): defaults,
+ * long and short options, nccl-tests' options nccl-probe has no row for,
+ * and the checks between options, of the files named and of the world
+ * size. Every bad input is a usage error (exit 64). */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../probes/backend.h"
+#include "opts.h"
+#include "outfile.h"
+
+size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	uint64_t s = o->min_bytes, last = 0;
+
+	while (s <= o->max_bytes && n <= NP_MAX_SIZES) {
+		uint64_t next;
+		if (out && n < cap)
+			out[n] = s;
+		n++;
+		last = s;
+		if (o->step_kind == NP_STEP_FACTOR) {
+			double d = (double)s * o->step_factor;
+			next = d >= 1.8e19 ? UINT64_MAX : (uint64_t)d;
+		} else {
+			next = s + o->step_bytes < s ? UINT64_MAX : s + o->step_bytes;
+		}
+		if (next <= s)
+			next = s + 1;
+		if (next == UINT64_MAX)
+			break;
+		s = next;
+	}
+	/* the largest size asked for always runs (the last step is shorter),
+	 * as it does in nccl-tests' -e */
+	if (n > 0 && n <= NP_MAX_SIZES && last < o->max_bytes) {
+		if (out && n < cap)
+			out[n] = o->max_bytes;
+		n++;
+	}
+	return n;
+}
+
+static void defaults(struct np_opts *o, unsigned cmd)
+{
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->min_bytes = 8;
+	o->max_bytes = 0; /* the default range: resolved when parsing ends */
+	o->step_kind = NP_STEP_FACTOR;
+	o->step_factor = 4;
+	for (int c = 0; c < NP_COLL_COUNT; c++)
+		o->colls[c] = (np_colls[c].flags & NP_COLL_F_DEFAULT) != 0;
+	o->dtype = NP_FLOAT;
+	o->op = NP_OP_SUM;
+	o->samples = 5;
+	o->warmup = 5;
+	o->budget = 0.5;
+	o->check = true;
+	o->backend = "auto";
+	o->format = NP_FMT_TABLE;
+	o->fail_on = 2; /* NP_SEV_ERROR */
+	o->min_effect = 0.05;
+	o->min_change = 0.05;
+	if (cmd == NP_CMD_ISOLATE)
+		o->budget = 1.0;
+	if (cmd == NP_CMD_TUNE) {
+		/* NCCL_ALGO and NCCL_PROTO matter most to allreduce */
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			o->colls[c] = !strcmp(np_colls[c].name, "allreduce");
+		o->budget = 1.0;
+	}
+}
+
+static const struct np_option *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < np_options_count; i++)
+		if (strlen(np_options[i].name) == len && !strncmp(np_options[i].name, name, len))
+			return &np_options[i];
+	return NULL;
+}
+
+static const struct np_option *find_short(char c)
+{
+	for (size_t i = 0; i < np_options_count; i++)
+		if (np_options[i].short_name == c)
+			return &np_options[i];
+	return NULL;
+}
+
+static const char *cmd_name(unsigned cmd)
+{
+	return cmd == NP_CMD_TOPO ? "topo" : cmd == NP_CMD_ISOLATE ? "isolate" : cmd == NP_CMD_COMPARE ? "compare" :
+	       cmd == NP_CMD_TUNE ? "tune" : "sweep";
+}
+
+static const char *cmd_help(unsigned cmd)
+{
+	return cmd == NP_CMD_TOPO ? "topo " : cmd == NP_CMD_ISOLATE ? "isolate " : cmd == NP_CMD_COMPARE ? "compare " :
+	       cmd == NP_CMD_TUNE ? "tune " : "";
+}
+
+/* nccl-tests' options that nccl-probe has no row for, and what to do
+ * instead; the ones it takes are rows of the option table (their help
+ * says "nccl-tests -X"). */
+static const struct {
+	char short_name;
+	const char *name;
+	const char *instead;
+} nccl_tests_opts[] = {
+	{ 'm', "agg_iters", "nccl-probe times batches of -n/--iters collectives between two events and aggregates none; drop -m" },
+	{ 'N', "run_cycles", "nccl-probe runs the sweep once; run it again for another cycle" },
+	{ 'p', "parallel_init", "every rank initializes its own communicator in its own process; drop -p" },
+	{ 'y', "stream_null", "nccl-probe issues on a stream of its own; drop -y" },
+	{ 'C', "report_cputime", "nccl-probe times on the GPU (CUDA events) or, on host memory, with MPI_Wtime; drop -C" },
+	{ 'S', "report_timestamps", "the JSON report (-J FILE) holds the start time; drop -S" },
+	{ 'x', "cta_policy", "nccl-probe leaves the CTA policy to NCCL (NCCL_CTA_POLICY in the environment); drop -x" },
+	{ 'D', "device_implementation", "nccl-probe runs NCCL's host-launched collectives only; drop -D" },
+	{ 0, "device_cta_count", "nccl-probe runs NCCL's host-launched collectives only (and -V is --version); drop it" },
+	{ 'M', "memory", "nccl-probe does not report GPU memory use; drop -M" },
+	{ 'u', "unalign", "nccl-probe's buffers are aligned; drop -u" },
+	{ 'I', "per_iter_timing", "nccl-probe times batches, not single iterations; the JSON report (-J FILE) holds every sample" },
+	{ 'K', "per_iter_skip", "nccl-probe times batches, not single iterations; warm-up is -w/--warmup" },
+	{ 0, "warmup_iters", "use -w/--warmup N" },
+	{ 0, "datatype", "use -d/--dtype TYPE" },
+	{ 0, "output_file", "use -J/--json FILE" },
+};
+
+/* The message for an option nccl-probe does not know: nccl-tests' options
+ * name their equivalent, and --a_b is --a-b when that exists. */
+static enum np_status unknown_option(const char *a, const char *name, size_t len, char short_name,
+				     unsigned cmd, struct np_err *err)
+{
+	char dashed[64];
+
+	for (size_t i = 0; i < sizeof(nccl_tests_opts) / sizeof(nccl_tests_opts[0]); i++) {
+		bool hit = name ? strlen(nccl_tests_opts[i].name) == len &&
+					  !strncmp(nccl_tests_opts[i].name, name, len)
+				: short_name && nccl_tests_opts[i].short_name == short_name;
+		if (hit && name)
+			return np_fail(err, NP_EUSAGE, "unknown option '%s' (an nccl-tests option): %s", a,
+				       nccl_tests_opts[i].instead);
+		if (hit)
+			return np_fail(err, NP_EUSAGE, "unknown option '%s' (nccl-tests --%s): %s", a,
+				       nccl_tests_opts[i].name, nccl_tests_opts[i].instead);
+	}
+	if (name && len < sizeof(dashed) && memchr(name, '_', len)) {
+		for (size_t i = 0; i < len; i++)
+			dashed[i] = name[i] == '_' ? '-' : name[i];
+		if (find_long(dashed, len))
+			return np_fail(err, NP_EUSAGE, "unknown option '%s'; did you mean '--%.*s'?", a,
+				       (int)len, dashed);
+	}
+	return np_fail(err, NP_EUSAGE, "unknown option '%s'; see 'nccl-probe %s--help'", a,
+		       cmd_help(cmd));
+}
+
+/* Two spellings of the sizes that would override each other: refused,
+ * saying which to keep, rather than the last one winning. --sweep MIN:MAX
+ * without a step takes -f or -i for its step. */
+static enum np_status size_conflict(const struct np_opts *o, struct np_err *err)
+{
+	const char *sw = o->sweep_arg, *bounds = o->minbytes_arg ? "-b/--minbytes" : "-e/--maxbytes";
+	const char *bval = o->minbytes_arg ? o->minbytes_arg : o->maxbytes_arg;
+	const char *step = o->stepfactor_arg ? "-f/--stepfactor" : "-i/--stepbytes";
+	const char *sval = o->stepfactor_arg ? o->stepfactor_arg : o->stepbytes_arg;
+
+	if (o->stepfactor_arg && o->stepbytes_arg)
+		return np_fail(err, NP_EUSAGE,
+			       "-f/--stepfactor %s and -i/--stepbytes %s both set the step between sizes; keep one: drop -i to multiply by %s, or drop -f to add %s",
+			       o->stepfactor_arg, o->stepbytes_arg, o->stepfactor_arg, o->stepbytes_arg);
+	if (sw && bval)
+		return np_fail(err, NP_EUSAGE,
+			       "--sweep '%s' and %s %s both set the sizes; keep one: drop %s, or drop --sweep and give -b MIN -e MAX",
+			       sw, bounds, bval, bounds);
+	if (sw && sval && strchr(strchr(sw, ':') ? strchr(sw, ':') + 1 : "", ':'))
+		return np_fail(err, NP_EUSAGE,
+			       "--sweep '%s' has a step, and %s %s sets another; keep one: drop %s, or the step from --sweep",
+			       sw, step, sval, step);
+	return NP_OK;
+}
+
+/* The row of option argument a, its value when a holds one (--name=V,
+ * -xV) and whether it is a short option; *opt NULL when a is no option
+ * (an operand). */
+static enum np_status find_option(const char *a, unsigned cmd, const struct np_option **opt,
+				  const char **val, bool *is_short, struct np_err *err)
+{
+	*opt = NULL;
+	*val = NULL;
+	*is_short = false;
+	if (a[0] == '-' && a[1] == '-' && a[2]) {
+		const char *eq = strchr(a + 2, '=');
+		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		*opt = find_long(a + 2, len);
+		if (!*opt)
+			return unknown_option(a, a + 2, len, 0, cmd, err);
+		if (eq) {
+			if (!(*opt)->arg)
+				return np_fail(err, NP_EUSAGE, "option '--%s' takes no value; remove '=%s'",
+					       (*opt)->name, eq + 1);
+			*val = eq + 1;
+		}
+	} else if (a[0] == '-' && a[1] && a[1] != '-') {
+		*opt = find_short(a[1]);
+		if (!*opt)
+			return unknown_option(a, NULL, 0, a[1], cmd, err);
+		*is_short = true;
+		if (a[2]) {
+			if (!(*opt)->arg)
+				return np_fail(err, NP_EUSAGE, "option '-%c' takes no value", a[1]);
+			*val = a + 2;
+		}
+	}
+	return NP_OK;
+}
+
+/* Every argument from argv[first] in turn into o, until the end or
+ * --help or --version. */
+static enum np_status parse_args(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
+				 bool *help, bool *version, struct np_err *err)
+{
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i], *val;
+		const struct np_option *opt;
+		bool is_short;
+
+		if (find_option(a, cmd, &opt, &val, &is_short, err))
+			return NP_EUSAGE;
+		if (!opt && cmd == NP_CMD_COMPARE && !(o->files[0] && o->files[1])) {
+			o->files[o->files[0] ? 1 : 0] = a; /* A.json B.json */
+			continue;
+		}
+		if (!opt)
+			return np_fail(err, NP_EUSAGE, "unexpected argument '%s'; see 'nccl-probe %s--help'",
+				       a, cmd_help(cmd));
+		if (!(opt->cmds & cmd))
+			return np_fail(err, NP_EUSAGE, "option '--%s' is not for '%s'; see 'nccl-probe %s--help'",
+				       opt->name, cmd_name(cmd), cmd_help(cmd));
+		if (opt->kind == NP_OPT_HELP) {
+			*help = true;
+			return NP_OK;
+		}
+		if (opt->kind == NP_OPT_VERSION) {
+			*version = true;
+			return NP_OK;
+		}
+		/* a value is the next argument, except the long form of an
+		 * optional one (--check, --check=0) */
+		if (opt->arg && !val && (opt->kind != NP_OPT_OPTARG || is_short)) {
+			if (i + 1 >= argc)
+				return np_fail(err, NP_EUSAGE, "option '--%s' needs a value (%s)", opt->name,
+					       opt->arg);
+			val = argv[++i];
+		}
+		if (np_option_apply(o, opt, val, err))
+			return NP_EUSAGE;
+	}
+	return NP_OK;
+}
+
+/* The sizes: one spelling, the default largest, smallest below largest,
+ * and not too many of them for the sweep and tune. */
+static enum np_status check_sizes(struct np_opts *o, unsigned cmd, struct np_err *err)
+{
+	if (size_conflict(o, err))
+		return NP_EUSAGE;
+	if (o->max_bytes == 0) {
+		/* the sweep lowers it to what fits (src/sweep.c) */
+		o->max_default = true;
+		o->max_bytes = NP_DEFAULT_MAX_GPU > o->min_bytes ? NP_DEFAULT_MAX_GPU : o->min_bytes;
+	}
+	if (o->min_bytes == 0)
+		return np_fail(err, NP_EUSAGE, "the smallest size must be at least 1 byte; raise --minbytes");
+	if (o->min_bytes > o->max_bytes)
+		return np_fail(err, NP_EUSAGE,
+			       "smallest size %llu is larger than largest size %llu; swap them",
+			       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
+	if ((cmd == NP_CMD_SWEEP || cmd == NP_CMD_TUNE) && np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
+		return np_fail(err, NP_EUSAGE,
+			       "%s%s%sthe sweep from %llu to %llu bytes has more than %d sizes; use a larger step",
+			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
+			       o->sweep_arg ? "': " : "", (unsigned long long)o->min_bytes,
+			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
+	return NP_OK;
+}
+
+/* One file, one report: two writers would rename over each other, and
+ * only one report can go to standard output. */
+static enum np_status check_reports(const struct np_opts *o, struct np_err *err)
+{
+	const char *f[4] = { o->output && strcmp(o->output, "-") ? o->output : NULL,
+			     o->json_file, o->csv_file, o->metrics_file };
+	static const char *const n[4] = { "--output", "--json", "--csv", "--metrics" };
+
+	for (int i = 0; i < 4; i++)
+		for (int k = i + 1; k < 4; k++)
+			if (f[i] && f[k] && !strcmp(f[i], f[k]))
+				return np_fail(err, NP_EUSAGE,
+					       "%s and %s both name '%s'; give each report its own file",
+					       n[i], n[k], f[i]);
+	for (int i = 1; i < 3; i++)
+		if (f[i] && !strcmp(f[i], "-"))
+			return np_fail(err, NP_EUSAGE,
+				       "%s - : the table is on standard output; give %s a file name, or use --format %s for standard output",
+				       n[i], n[i], i == 1 ? "json" : "csv");
+	if (f[3] && !strcmp(f[3], "-") && !f[0])
+		return np_fail(err, NP_EUSAGE,
+			       "--metrics - and the report would both go to standard output; give --metrics a file name, or --output one");
+	return NP_OK;
+}
+
+/* Options that a backend cannot honour, that a command needs, or that
+ * exclude each other. */
+static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, struct np_err *err)
+{
+	if (o->graph && np_backend_find(o->backend) && np_backend_find(o->backend)->ops &&
+	    !(np_backend_find(o->backend)->ops->caps & NP_CAP_GRAPHS))
+		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
+	if (cmd == NP_CMD_TUNE && !o->ntries && !o->try_file)
+		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
+	if (cmd == NP_CMD_COMPARE && !o->files[1])
+		return np_fail(err, NP_EUSAGE, "compare needs two JSON reports of the sweep: nccl-probe compare A.json B.json");
+	if (cmd == NP_CMD_TOPO && o->fail_on != 2 && (o->check_gdr || o->recommend))
+		return np_fail(err, NP_EUSAGE, "--fail-on judges the findings of the full report; drop --check-gdr and --recommend, which have their own exit status");
+	if (cmd == NP_CMD_TOPO && o->check_gdr && o->recommend)
+		return np_fail(err, NP_EUSAGE, "--check-gdr and --recommend exclude each other; give one");
+	if (cmd == NP_CMD_TOPO && o->under_load > 0 && (o->input || o->check_gdr || o->recommend))
+		return np_fail(err, NP_EUSAGE, "--under-load samples the live GPUs' health; drop --input, --check-gdr and --recommend");
+	return NP_OK;
+}
+
+enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
+			     bool *help, bool *version, struct np_err *err)
+{
+	defaults(o, cmd);
+	*help = *version = false;
+	if (parse_args(o, cmd, argc, argv, first, help, version, err))
+		return NP_EUSAGE;
+	if (*help || *version)
+		return NP_OK;
+	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err))
+		return NP_EUSAGE;
+	return NP_OK;
+}
+
+enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
+{
+	if (o->output && np_outfile_check(o->output, "--output", err))
+		return NP_EUSAGE;
+	if (o->export_file && np_outfile_check(o->export_file, "--export", err))
+		return NP_EUSAGE;
+	if (o->json_file && np_outfile_check(o->json_file, "--json", err))
+		return NP_EUSAGE;
+	if (o->csv_file && np_outfile_check(o->csv_file, "--csv", err))
+		return NP_EUSAGE;
+	if (o->metrics_file && np_outfile_check(o->metrics_file, "--metrics", err))
+		return NP_EUSAGE;
+	if (o->export_file && !strcmp(o->export_file, "-") && (!o->output || !strcmp(o->output, "-")))
+		return np_fail(err, NP_EUSAGE,
+			       "--export - and the report would both go to standard output; give --export a file name, or --output one");
+	if (o->input && access(o->input, R_OK) != 0)
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read --input '%s': %s; give an hwloc or NCCL topology XML file",
+			       o->input, strerror(errno));
+	if (o->try_file && access(o->try_file, R_OK) != 0)
+		return np_fail(err, NP_EUSAGE, "cannot read --try-file '%s': %s; give a file of candidates, one per line",
+			       o->try_file, strerror(errno));
+	if (o->baseline && access(o->baseline, R_OK) != 0)
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s' run",
+			       o->baseline, strerror(errno), o->cmd == NP_CMD_ISOLATE ? "isolate" : "--format json");
+	return NP_OK;
+}
+
+enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct np_err *err)
+{
+	if (o->root >= nranks)
+		return np_fail(err, NP_EUSAGE, "invalid --root %d: there are %d ranks; give 0 to %d",
+			       o->root, nranks, nranks - 1);
+	if (o->ranks_per_node && nranks % o->ranks_per_node)
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --ranks-per-node %d: %d ranks do not divide into nodes of %d; launch a multiple of %d ranks",
+			       o->ranks_per_node, nranks, o->ranks_per_node, o->ranks_per_node);
+	return NP_OK;
+}
