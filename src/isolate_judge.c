@@ -79,18 +79,6 @@ const char *np_iso_fig_kind_str(enum np_iso_fig_kind k)
 	return "unknown";
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
-static double median_of(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static bool shares(const struct np_iso_fig *f, const struct np_iso_fig *g)
 {
 	return (f->a >= 0 && (f->a == g->a || f->a == g->b)) ||
@@ -162,8 +150,7 @@ static double z_of(int n)
  * other group of its kind. */
 static void fleet_elsewhere(struct np_iso_judge *j, struct np_iso_fig *f, double *buf)
 {
-	int n = 0, m = 0;
-	double med;
+	int n = 0;
 
 	for (int i = 0; i < j->nfigs; i++) {
 		struct np_iso_fig *g = &j->figs[i];
@@ -178,7 +165,7 @@ static void fleet_elsewhere(struct np_iso_judge *j, struct np_iso_fig *f, double
 				buf[n++] = g->busbw;
 		}
 		if (n) {
-			qsort(buf, (size_t)n, sizeof(*buf), cmp_double);
+			np_sort_doubles(buf, n);
 			memmove(buf, buf + n / 2, (size_t)(n - n / 2) * sizeof(*buf));
 			n -= n / 2;
 		}
@@ -188,13 +175,9 @@ static void fleet_elsewhere(struct np_iso_judge *j, struct np_iso_fig *f, double
 	f->ratio = f->ratio_lo = f->ratio_hi = 0;
 	if (!n)
 		return;
-	med = median_of(buf, n);
-	f->ref = med;
-	if (n >= 4) {
-		for (int i = 0; i < n; i++)
-			buf[m++] = fabs(buf[i] - med);
-		f->spread = 1.4826 * median_of(buf, m);
-	}
+	f->ref = np_stats_median(buf, n);
+	if (n >= 4)
+		f->spread = 1.4826 * np_stats_mad(buf, n, f->ref);
 }
 
 /* Values sorted with the position of each (pos[i]: where value i went, or
@@ -891,7 +874,7 @@ void np_iso_judge_fleet(struct np_iso_judge *j)
 {
 	double *buf = malloc(((size_t)j->nfigs + 1) * sizeof(double));
 	int n = 0;
-	double pair_ref = 0;
+	double pair_ref = 0, fleet_med;
 
 	if (!buf)
 		np_abort(NP_EXIT_RUNTIME, "out of memory");
@@ -899,15 +882,16 @@ void np_iso_judge_fleet(struct np_iso_judge *j)
 		if (j->figs[i].kind == NP_FIG_PAIR && !j->figs[i].wrong)
 			buf[n++] = j->figs[i].busbw;
 	if (n)
-		pair_ref = median_of(buf, n);
+		pair_ref = np_stats_median(buf, n);
 	n = 0;
 	for (int i = 0; i < j->nfigs; i++)
 		if (j->figs[i].kind != NP_FIG_WORLD && !j->figs[i].wrong)
 			buf[n++] = j->figs[i].busbw;
-	if (j->floor > 0 && n && median_of(buf, n) < j->floor)
+	fleet_med = n ? np_stats_median(buf, n) : 0;
+	if (j->floor > 0 && n && fleet_med < j->floor)
 		snprintf(j->fleet, sizeof(j->fleet),
 			 "the whole fleet is below the floor: median %.3g GB/s, floor %.3g GB/s (%s); no single node stands out: check the fabric, its settings and the switches",
-			 median_of(buf, n), j->floor, j->floor_src);
+			 fleet_med, j->floor, j->floor_src);
 	for (int i = 0; i < j->nfigs; i++) {
 		struct np_iso_fig *f = &j->figs[i];
 		if (f->kind != NP_FIG_WORLD)

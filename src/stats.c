@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Median, range and the 95% confidence interval of the median. */
+/* Median, MAD, range and the 95% confidence interval of the median. */
 #include "config.h"
 
 #include <math.h>
@@ -22,6 +22,27 @@ void np_sort_doubles(double *x, int n)
 		qsort(x, (size_t)n, sizeof(*x), cmp_double);
 }
 
+/* The median of sorted x[0..n), n >= 1. */
+static double median_sorted(const double *x, int n)
+{
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+double np_stats_median(double *x, int n)
+{
+	if (n < 1)
+		return NAN;
+	np_sort_doubles(x, n);
+	return median_sorted(x, n);
+}
+
+double np_stats_mad(double *x, int n, double center)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = fabs(x[i] - center);
+	return np_stats_median(x, n);
+}
+
 void np_stats_compute(double *x, int n, struct np_stats *st)
 {
 	if (n < 1) {
@@ -34,7 +55,7 @@ void np_stats_compute(double *x, int n, struct np_stats *st)
 	st->n = n;
 	st->min = x[0];
 	st->max = x[n - 1];
-	st->median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	st->median = median_sorted(x, n);
 	st->ci_lo = st->min;
 	st->ci_hi = st->max;
 	st->ci_half_rel = INFINITY;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Order statistics of sample times: median, min, max and a distribution-
- * free 95% confidence interval of the median (binomial order statistics),
- * so noisy samples never drag a mean. */
+/* Order statistics of sample times: median, min, max, the median absolute
+ * deviation and a distribution-free 95% confidence interval of the median
+ * (binomial order statistics), so noisy samples never drag a mean. */
 #ifndef NP_STATS_H
 #define NP_STATS_H
 
@@ -16,6 +16,16 @@ struct np_stats {
 
 /* Sorts x[0..n) ascending in place; x may be NULL when n is 0. */
 void np_sort_doubles(double *x, int n);
+
+/* The median of x[0..n), sorted in place (the mean of the middle two
+ * for an even n); NaN when n < 1 (x may then be NULL). */
+double np_stats_median(double *x, int n);
+
+/* The median of the deviations |x[i] - center| over x[0..n): with center
+ * x's median, the median absolute deviation (MAD; 1.4826 x MAD estimates
+ * a normal sigma, and no outlier moves it). x is overwritten with the
+ * deviations, sorted; NaN when n < 1. */
+double np_stats_mad(double *x, int n, double center);
 
 /* Sorts x[0..n) in place and fills st. n < 1 (x may be NULL): st->n 0,
  * median, min, max and interval NaN, ci_half_rel infinity. */

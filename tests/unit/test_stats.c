@@ -61,6 +61,22 @@ int main(void)
 	tap_ok(st.ci_half_rel > 0.1, "spread samples: CI half-width large (%g)", st.ci_half_rel);
 	tap_ok(st.ci_lo <= st.median && st.median <= st.ci_hi, "CI holds the median");
 
+	/* median and MAD, worked by hand: 1 2 3 4 100 has median 3 and
+	 * deviations 2 1 0 1 97, whose median is 1 (the outlier moves
+	 * neither); an even count takes the mean of the middle two */
+	{
+		double m[] = { 100, 3, 1, 4, 2 }, d[] = { 100, 3, 1, 4, 2 }, ev[] = { 8, 2, 6, 4 };
+		double med = np_stats_median(m, 5);
+		tap_is_dbl(med, 3, 0, "np_stats_median of 100 3 1 4 2 is 3");
+		tap_ok(m[0] == 1 && m[4] == 100, "np_stats_median sorts in place");
+		tap_is_dbl(np_stats_mad(d, 5, med), 1, 0, "MAD of 100 3 1 4 2 is 1: the outlier does not move it");
+		tap_ok(d[0] == 0 && d[4] == 97, "np_stats_mad leaves the deviations, sorted");
+		tap_is_dbl(np_stats_median(ev, 4), 5, 0, "median of 8 2 6 4 is 5");
+		tap_is_dbl(np_stats_mad(ev, 4, 5), 2, 0, "MAD of 2 4 6 8 about 5 is 2 (deviations 3 1 1 3)");
+		tap_ok(isnan(np_stats_median(NULL, 0)) && isnan(np_stats_mad(NULL, 0, 1)),
+		       "no values: median and MAD are NaN, nothing read");
+	}
+
 	/* noise-bound, worked by hand: 6 samples in 12 ms with a 3% interval
 	 * need 6 * 3^2 = 54 samples, 48 more of 2 ms = 96 ms more */
 	tap_ok(np_stats_noise_bound(6, 0.03, 0.01, 0.012, 0.05), "3%% after 6 samples, 50 ms budget: noise-bound");
