@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the two halves of isolate's judging: src/isolate_fleet.c
+ * (each figure against its fleet) and src/isolate_judge.c (nodes and links
+ * named, rounds planned). Not for callers of src/isolate_judge.h. */
+#ifndef NP_ISOLATE_JUDGE_INTERNAL_H
+#define NP_ISOLATE_JUDGE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "isolate_judge.h"
+
+/* Each node's figures, for every figure added so far: j->by_node_at[v]
+ * .. j->by_node_at[v + 1] index j->by_node, in figure order. Rebuilt only
+ * when figures were added since. */
+void np_iso_index_nodes(struct np_iso_judge *j);
+
+/* For each figure index i of node v (after np_iso_index_nodes). */
+#define NP_ISO_NODE_FIGS(j, v, i)                                                                  \
+	for (int i##_k = (j)->by_node_at[v], i; i##_k < (j)->by_node_at[(v) + 1] &&                \
+						(i = (j)->by_node[i##_k], 1);                      \
+	     i##_k++)
+
+/* malloc that ends the process when memory is out (np_abort). */
+void *np_iso_xmalloc(size_t n);
+
+#endif
