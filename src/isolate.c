@@ -22,6 +22,7 @@
 #include "json_read.h"
 #include "json.h"
 #include "measure.h"
+#include "notes.h"
 #include "stats.h"
 #include "msg.h"
 #include "openmetrics.h"
@@ -46,8 +47,7 @@ struct iso {
 	uint64_t size;
 	/* the floors; rank 0: the figures and the verdict */
 	struct np_iso_judge j;
-	char notes[16][256];
-	int nnotes;
+	struct np_notes notes; /* rank 0: the judge's */
 	double *tbuf;         /* rank 0: the batch times of one phase */
 	int *tdispl;
 	double t0;
@@ -67,23 +67,12 @@ static _Noreturn void iso_fail(void *arg, enum np_status st)
 	np_exit(np_status_exit(st ? st : NP_EMPI));
 }
 
-static void add_note(struct iso *is, const char *fmt, ...) NP_PRINTF(2, 3);
-
-static void add_note(struct iso *is, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (is->nnotes >= (int)(sizeof(is->notes) / sizeof(is->notes[0])))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(is->notes[is->nnotes++], sizeof(is->notes[0]), fmt, ap);
-	va_end(ap);
-}
-
 /* The judge's notes join the run's. */
 static void iso_note(void *arg, const char *msg)
 {
-	add_note(arg, "%s", msg);
+	struct iso *is = arg;
+
+	np_notes_add(&is->notes, "%s", msg);
 }
 
 /* ---- running one partition ---------------------------------------------- */
@@ -537,8 +526,8 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 	}
 	np_json_arr_end(&j);
 	np_json_arr_begin(&j, "notes");
-	for (int i = 0; i < is->nnotes; i++)
-		np_json_str(&j, NULL, is->notes[i]);
+	for (int i = 0; i < is->notes.n; i++)
+		np_json_str(&j, NULL, is->notes.v[i]);
 	np_json_arr_end(&j);
 	/* what a later run may pass as --baseline */
 	np_json_arr_begin(&j, "baseline");
@@ -604,8 +593,8 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 				f->wrong ? "  wrong data" : "", f->bad ? "  below" : "");
 		}
 	}
-	for (int i = 0; i < is->nnotes; i++)
-		fprintf(out, "note: %s\n", is->notes[i]);
+	for (int i = 0; i < is->notes.n; i++)
+		fprintf(out, "note: %s\n", is->notes.v[i]);
 	for (int v = 0; v < is->N; v++) {
 		if (is->j.state[v] == NP_NODE_OK)
 			continue;
@@ -878,6 +867,7 @@ int cmd_isolate(struct np_run *run)
 	free(is->meas.sorted);
 	free(is->names);
 	np_iso_judge_release(&is->j);
+	np_notes_release(&is->notes);
 	free(is->tbuf);
 	return code;
 }

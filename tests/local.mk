@@ -57,6 +57,11 @@ tests_unit_test_isolate_judge_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_tune_judge
 tests_unit_test_tune_judge_SOURCES = tests/unit/test_tune_judge.c tests/unit/tap.h
 tests_unit_test_tune_judge_LDADD = $(UNIT_LDADD)
+# a report's notes: every one kept, whole, in order
+check_PROGRAMS += tests/unit/test_notes
+tests_unit_test_notes_SOURCES = tests/unit/test_notes.c tests/unit/tap.h
+tests_unit_test_notes_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_notes
 
 TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/unit/test_measure tests/unit/test_isolate_judge \
 	tests/unit/test_tune_judge $(SWEEP_TESTS)
