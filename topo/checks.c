@@ -252,41 +252,52 @@ static void gpu_vendor_name(unsigned vendor, char *buf, size_t len)
 	}
 }
 
-static void check_gdr(struct np_topo *t)
+/* An NCCL file with PCI devices of no known class: GPUs, NICs and GDR
+ * are NCCL's to find out when it merges the file. */
+static void gdr_check_skeleton(struct np_topo *t)
 {
 	struct np_finding *f;
-	char s[NP_NAME_LEN];
-	bool dmabuf_all = t->host.dmabuf_nic == NP_YES;
-	char path_gpus[NP_NAME_LEN] = "", path_ev[NP_MSG_LEN] = "", unk_gpus[NP_NAME_LEN] = "", unk_why[NP_MSG_LEN] = "";
-	char down_gpus[NP_NAME_LEN] = "", down_msg[NP_MSG_LEN] = "", down_ev[NP_MSG_LEN] = "", down_fix[NP_MSG_LEN] = "";
-	enum np_path worst = NP_PATH_X;
 
-	if (t->unclassified) {
-		f = np_topo_finding(t, "nccl-skeleton", NP_SEV_INFO, "node");
-		SET(f->message, "the file leaves %d PCI device(s) unclassified (a bus id without class or vendor); NCCL takes what they are "
-				"from the node when it merges the file, so which are GPUs or NICs, and GDR, are unknown here", t->unclassified);
-		SET(f->evidence, "%d <pci> element(s) with a busid and no class, vendor, <gpu> or <nic>", t->unclassified);
-		SET(f->remedy, "run 'nccl-probe topo' on the node itself, or read NCCL's dump of it (NCCL_TOPO_DUMP_FILE) with this file set");
-	}
-	if (t->ngpus == 0 && !t->unclassified) {
-		char vendor[48];
-		gpu_vendor_name(t->other_gpu_vendor, vendor, sizeof(vendor));
-		f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
-		if (t->other_gpus)
-			SET(f->message, "no NVIDIA GPU found: the file's %d GPU(s) are %s GPUs, which NCCL does not drive "
-					"(RCCL or oneCCL does); there is nothing for NCCL's GPUDirect RDMA to do",
-			    t->other_gpus, vendor);
-		else
-			SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
-		if (t->other_gpus)
-			SET(f->evidence, "%d display or 3D controller(s) of PCI vendor 0x%04x (%s)", t->other_gpus, t->other_gpu_vendor, vendor);
-		else
-			SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
-								   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot has no NVIDIA GPU"
-								   : "the file has no NVIDIA GPU");
-		SET(f->remedy, "%s", t->other_gpus ? "read this node with its vendor's tools (RCCL's rocm-smi topology for AMD)"
-						   : "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
-	}
+	if (!t->unclassified)
+		return;
+	f = np_topo_finding(t, "nccl-skeleton", NP_SEV_INFO, "node");
+	SET(f->message, "the file leaves %d PCI device(s) unclassified (a bus id without class or vendor); NCCL takes what they are "
+			"from the node when it merges the file, so which are GPUs or NICs, and GDR, are unknown here", t->unclassified);
+	SET(f->evidence, "%d <pci> element(s) with a busid and no class, vendor, <gpu> or <nic>", t->unclassified);
+	SET(f->remedy, "run 'nccl-probe topo' on the node itself, or read NCCL's dump of it (NCCL_TOPO_DUMP_FILE) with this file set");
+}
+
+/* No NVIDIA GPU: nothing for GDR to do, and why (another maker's GPUs). */
+static void gdr_check_no_gpu(struct np_topo *t)
+{
+	struct np_finding *f;
+	char vendor[48];
+
+	if (t->ngpus != 0 || t->unclassified)
+		return;
+	gpu_vendor_name(t->other_gpu_vendor, vendor, sizeof(vendor));
+	f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
+	if (t->other_gpus)
+		SET(f->message, "no NVIDIA GPU found: the file's %d GPU(s) are %s GPUs, which NCCL does not drive "
+				"(RCCL or oneCCL does); there is nothing for NCCL's GPUDirect RDMA to do",
+		    t->other_gpus, vendor);
+	else
+		SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
+	if (t->other_gpus)
+		SET(f->evidence, "%d display or 3D controller(s) of PCI vendor 0x%04x (%s)", t->other_gpus, t->other_gpu_vendor, vendor);
+	else
+		SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
+							   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot has no NVIDIA GPU"
+							   : "the file has no NVIDIA GPU");
+	SET(f->remedy, "%s", t->other_gpus ? "read this node with its vendor's tools (RCCL's rocm-smi topology for AMD)"
+					   : "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
+}
+
+/* No verbs NIC: a network plugin's devices, or sockets only. */
+static void gdr_check_no_rdma_nic(struct np_topo *t)
+{
+	struct np_finding *f;
+
 	if (rdma_nics(t) == 0 && t->plugin_nics) {
 		f = np_topo_finding(t, "net-plugin", NP_SEV_INFO, "node");
 		SET(f->message, "no verbs RDMA NIC: the %d network device(s) are %s, which NCCL reaches through a network plugin (%s), "
@@ -305,8 +316,16 @@ static void check_gdr(struct np_topo *t)
 							   : "the file lists no RDMA NIC");
 		SET(f->remedy, "for multi-node jobs install the NIC driver (rdma-core, MLNX_OFED or EFA) or use a node with RDMA NICs");
 	}
-	if (t->ngpus == 0 || rdma_nics(t) == 0)
-		return;
+}
+
+/* The node's two ways to register GPU memory: the peer-memory module
+ * (a warning only where dma-buf cannot stand in on every GPU) and the
+ * RDMA stack's dma-buf support. */
+static void gdr_check_host(struct np_topo *t)
+{
+	struct np_finding *f;
+	bool dmabuf_all = t->host.dmabuf_nic == NP_YES;
+
 	for (int i = 0; i < t->ngpus; i++)
 		dmabuf_all = dmabuf_all && t->gpus[i].dmabuf == NP_YES;
 	if (t->host.peermem_loaded == NP_NO) {
@@ -321,108 +340,194 @@ static void check_gdr(struct np_topo *t)
 		f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, "node");
 		SET(f->message, "the RDMA stack refuses dma-buf memory registration");
 		SET(f->evidence, "%s", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records that ibv_reg_dmabuf_mr answered EOPNOTSUPP"
-								 : "ibv_reg_dmabuf_mr answered EOPNOTSUPP");
+							 : "ibv_reg_dmabuf_mr answered EOPNOTSUPP");
 		SET(f->remedy, "update rdma-core and the kernel (5.12+) to use dma-buf, or rely on the peer-memory module");
 	}
-	for (int i = 0; i < t->ngpus; i++) {
-		const struct np_gpu *g = &t->gpus[i];
-		const struct np_near *nr = &t->near[i];
-		char why[NP_MSG_LEN];
-		gpu_name(i, s, sizeof(s));
-		if (g->dmabuf == NP_NO && t->host.peermem_loaded != NP_YES) {
-			f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, s);
-			SET(f->message, "%s (%s) does not support dma-buf", s, g->busid);
-			SET(f->evidence, "%sCU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "");
-			SET(f->remedy, "use the open GPU kernel modules (dma-buf needs them) or load nvidia-peermem");
-		}
-		if (g->gdr == NP_NO) {
-			f = np_topo_finding(t, "gdr-gpu-unsupported", NP_SEV_ERROR, s);
-			SET(f->message, "%s (%s) does not support GPUDirect RDMA", s, g->busid);
-			gpu_gdr_attr_evidence(t, g, f->evidence, sizeof(f->evidence));
-			SET(f->remedy, "GDR needs a data-center GPU and driver; NCCL will stage through host memory");
-		}
-		if (nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
-			const struct np_nic *n = &t->nics[nr->nics[0]];
-			f = np_topo_finding(t, "gdr-nic-unsupported", NP_SEV_WARNING, n->name);
-			SET(f->message, "NIC %s, nearest to %s, cannot register GPU memory; NCCL stages its traffic through host memory", n->name, s);
-			SET(f->evidence, "the file says gdr=\"0\" in the <net> of %s", n->name);
-			SET(f->remedy, "load nvidia-peermem or use dma-buf (open GPU kernel modules, Linux 5.12+, NCCL 2.19+), then dump the topology again");
-		}
-		if (!t->flat && nr->n > 0 && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB && down_nearer(t, i) >= 0) {
-			/* the near NIC is there but its port is not up: the link is
-			 * the cause, not the layout */
-			const struct np_nic *d = &t->nics[down_nearer(t, i)], *u = &t->nics[nr->nics[0]];
-			gpu_list_add(down_gpus, sizeof(down_gpus), i);
-			snprintf(down_msg + strlen(down_msg), sizeof(down_msg) - strlen(down_msg),
-				 "%s%s port %d, %s from %s, is %s, so NCCL uses %s, %s away", down_msg[0] ? "; " : "", d->name, d->port,
-				 np_path_str(t->gn_nccl[i][down_nearer(t, i)]), s, np_port_state_str(d->state), u->name,
-				 np_path_str(nr->nccl));
-			snprintf(down_ev + strlen(down_ev), sizeof(down_ev) - strlen(down_ev), "%s%s:%d state %s; %s -> %s: %s",
-				 down_ev[0] ? "; " : "", d->name, d->port, np_port_state_str(d->state), s, u->name, np_path_str(nr->nccl));
-			if (!strstr(down_fix, d->name))
-				snprintf(down_fix + strlen(down_fix), sizeof(down_fix) - strlen(down_fix), "%s%s port %d", down_fix[0] ? ", " : "",
-					 d->name, d->port);
-		} else if (!t->flat && nr->n > 0 && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
-			gpu_list_add(path_gpus, sizeof(path_gpus), i);
-			snprintf(path_ev + strlen(path_ev), sizeof(path_ev) - strlen(path_ev), "%s%s -> %s: %s%s%s%s",
-				 path_ev[0] ? "; " : "", s, t->nics[nr->nics[0]].name, np_path_str(nr->nccl),
-				 nr->nccl != nr->path ? " to NCCL (" : "", nr->nccl != nr->path ? np_path_str(nr->path) : "",
-				 nr->nccl != nr->path ? " in the matrix)" : "");
-			if (nr->nccl > worst)
-				worst = nr->nccl;
-		}
-		if (g->bar1_mib && g->bar1_mib < BAR1_MIN_MIB) {
-			f = np_topo_finding(t, "gdr-bar1-small", NP_SEV_WARNING, s);
-			SET(f->message, "%s's BAR1 is %llu MiB; GPUDirect RDMA buffers need more", s, (unsigned long long)g->bar1_mib);
-			SET(f->evidence, "%sNVML BAR1 total %llu MiB < %d MiB", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "",
-			    (unsigned long long)g->bar1_mib, BAR1_MIN_MIB);
-			SET(f->remedy, "enable large BAR (resizable BAR / above-4G decoding) in the firmware");
-		}
-		if (nr->n > 0 && g->pci >= 0) {
-			int b = acs_on_path(t, g->pci, t->nics[nr->nics[0]].pci);
-			if (b >= 0) {
-				f = np_topo_finding(t, "gdr-acs", NP_SEV_ERROR, s);
-				SET(f->message, "ACS redirect is enabled on bridge %s between %s and %s; peer traffic is sent up to the root complex",
-				    t->pci[b].id, s, t->nics[nr->nics[0]].name);
-				SET(f->evidence, "ACS control of %s has P2P request/completion redirect set", t->pci[b].id);
-				SET(f->remedy, "disable ACS on the bridges below the root port (firmware option or setpci at boot)");
-			}
-		}
-		if (np_topo_gpu_gdr(t, i, why, sizeof(why)) == NP_UNKNOWN) {
-			gpu_list_add(unk_gpus, sizeof(unk_gpus), i);
-			if (!unk_why[0])
-				SET(unk_why, "%s: %s", s, !strncmp(why, "unknown: ", 9) ? why + 9 : why);
-		}
+}
+
+/* What one GPU's memory registration allows: dma-buf without peer memory,
+ * the GPU's GDR attribute, and the nearest NIC's gdr="0" in an NCCL file. */
+static void gdr_check_gpu_support(struct np_topo *t, int i, const char *s)
+{
+	const struct np_gpu *g = &t->gpus[i];
+	const struct np_near *nr = &t->near[i];
+	struct np_finding *f;
+
+	if (g->dmabuf == NP_NO && t->host.peermem_loaded != NP_YES) {
+		f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, s);
+		SET(f->message, "%s (%s) does not support dma-buf", s, g->busid);
+		SET(f->evidence, "%sCU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "");
+		SET(f->remedy, "use the open GPU kernel modules (dma-buf needs them) or load nvidia-peermem");
 	}
-	if (path_gpus[0]) {
-		f = np_topo_finding(t, "gdr-path", NP_SEV_WARNING, path_gpus);
+	if (g->gdr == NP_NO) {
+		f = np_topo_finding(t, "gdr-gpu-unsupported", NP_SEV_ERROR, s);
+		SET(f->message, "%s (%s) does not support GPUDirect RDMA", s, g->busid);
+		gpu_gdr_attr_evidence(t, g, f->evidence, sizeof(f->evidence));
+		SET(f->remedy, "GDR needs a data-center GPU and driver; NCCL will stage through host memory");
+	}
+	if (nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
+		const struct np_nic *n = &t->nics[nr->nics[0]];
+		f = np_topo_finding(t, "gdr-nic-unsupported", NP_SEV_WARNING, n->name);
+		SET(f->message, "NIC %s, nearest to %s, cannot register GPU memory; NCCL stages its traffic through host memory", n->name, s);
+		SET(f->evidence, "the file says gdr=\"0\" in the <net> of %s", n->name);
+		SET(f->remedy, "load nvidia-peermem or use dma-buf (open GPU kernel modules, Linux 5.12+, NCCL 2.19+), then dump the topology again");
+	}
+}
+
+/* GPUs whose nearest NIC is beyond NCCL's default GDR level, and those
+ * that are only because a nearer port is down; gathered over all GPUs
+ * into one finding each. */
+struct gdr_far {
+	char path_gpus[NP_NAME_LEN], path_ev[NP_MSG_LEN];
+	char down_gpus[NP_NAME_LEN], down_msg[NP_MSG_LEN], down_ev[NP_MSG_LEN], down_fix[NP_MSG_LEN];
+	enum np_path worst;
+};
+
+static void gdr_far_add(const struct np_topo *t, int i, const char *s, struct gdr_far *a)
+{
+	const struct np_near *nr = &t->near[i];
+
+	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || nr->nccl <= NP_PATH_PXB)
+		return;
+	if (down_nearer(t, i) >= 0) {
+		/* the near NIC is there but its port is not up: the link is
+		 * the cause, not the layout */
+		const struct np_nic *d = &t->nics[down_nearer(t, i)], *u = &t->nics[nr->nics[0]];
+		gpu_list_add(a->down_gpus, sizeof(a->down_gpus), i);
+		snprintf(a->down_msg + strlen(a->down_msg), sizeof(a->down_msg) - strlen(a->down_msg),
+			 "%s%s port %d, %s from %s, is %s, so NCCL uses %s, %s away", a->down_msg[0] ? "; " : "", d->name, d->port,
+			 np_path_str(t->gn_nccl[i][down_nearer(t, i)]), s, np_port_state_str(d->state), u->name,
+			 np_path_str(nr->nccl));
+		snprintf(a->down_ev + strlen(a->down_ev), sizeof(a->down_ev) - strlen(a->down_ev), "%s%s:%d state %s; %s -> %s: %s",
+			 a->down_ev[0] ? "; " : "", d->name, d->port, np_port_state_str(d->state), s, u->name, np_path_str(nr->nccl));
+		if (!strstr(a->down_fix, d->name))
+			snprintf(a->down_fix + strlen(a->down_fix), sizeof(a->down_fix) - strlen(a->down_fix), "%s%s port %d",
+				 a->down_fix[0] ? ", " : "", d->name, d->port);
+		return;
+	}
+	gpu_list_add(a->path_gpus, sizeof(a->path_gpus), i);
+	snprintf(a->path_ev + strlen(a->path_ev), sizeof(a->path_ev) - strlen(a->path_ev), "%s%s -> %s: %s%s%s%s",
+		 a->path_ev[0] ? "; " : "", s, t->nics[nr->nics[0]].name, np_path_str(nr->nccl),
+		 nr->nccl != nr->path ? " to NCCL (" : "", nr->nccl != nr->path ? np_path_str(nr->path) : "",
+		 nr->nccl != nr->path ? " in the matrix)" : "");
+	if (nr->nccl > a->worst)
+		a->worst = nr->nccl;
+}
+
+static void gdr_far_report(struct np_topo *t, const struct gdr_far *a)
+{
+	struct np_finding *f;
+
+	if (a->path_gpus[0]) {
+		f = np_topo_finding(t, "gdr-path", NP_SEV_WARNING, a->path_gpus);
 		SET(f->message, "the nearest NIC of %s is up to %s away as NCCL sees it; its default GDR level is PXB, so it will not use GPUDirect RDMA there",
-		    path_gpus, np_path_str(worst));
-		SET(f->evidence, "%s", path_ev);
+		    a->path_gpus, np_path_str(a->worst));
+		SET(f->evidence, "%s", a->path_ev);
 		SET(f->remedy, "put a NIC under the GPUs' PCIe switch (rail-optimized layout); NCCL_NET_GDR_LEVEL can be tried as a diagnostic");
 	}
-	if (down_gpus[0]) {
-		f = np_topo_finding(t, "gdr-path-nic-down", NP_SEV_WARNING, down_gpus);
-		SET(f->message, "%s; beyond NCCL's default GDR level PXB, so it will not use GPUDirect RDMA there", down_msg);
-		SET(f->evidence, "%s", down_ev);
+	if (a->down_gpus[0]) {
+		f = np_topo_finding(t, "gdr-path-nic-down", NP_SEV_WARNING, a->down_gpus);
+		SET(f->message, "%s; beyond NCCL's default GDR level PXB, so it will not use GPUDirect RDMA there", a->down_msg);
+		SET(f->evidence, "%s", a->down_ev);
 		SET(f->remedy, "bring the link of %s up (cable, switch port; 'ibstat', 'ip link'); the GPUs then use the NIC beside them",
-		    down_fix);
+		    a->down_fix);
 	}
-	if (unk_gpus[0]) {
-		f = np_topo_finding(t, "gdr-unknown", NP_SEV_INFO, unk_gpus);
-		SET(f->message, "whether NCCL uses GPUDirect RDMA on %s cannot be told from %s", unk_gpus, said_by(t));
-		SET(f->evidence, "%s", unk_why);
-		if (t->kind == NP_SRC_LIVE)
-			SET(f->remedy, "run where NVML, the CUDA driver and libibverbs load (a build with CUDA), as root for ACS");
-		else
-			SET(f->remedy, "run 'nccl-probe topo --check-gdr' on the node itself, or read a snapshot of it (--export)");
+}
+
+/* What lies on the PCIe path of one GPU: a BAR1 too small for NCCL's
+ * buffers and ACS redirect between the GPU and its nearest NIC. */
+static void gdr_check_gpu_pcie(struct np_topo *t, int i, const char *s)
+{
+	const struct np_gpu *g = &t->gpus[i];
+	const struct np_near *nr = &t->near[i];
+	struct np_finding *f;
+
+	if (g->bar1_mib && g->bar1_mib < BAR1_MIN_MIB) {
+		f = np_topo_finding(t, "gdr-bar1-small", NP_SEV_WARNING, s);
+		SET(f->message, "%s's BAR1 is %llu MiB; GPUDirect RDMA buffers need more", s, (unsigned long long)g->bar1_mib);
+		SET(f->evidence, "%sNVML BAR1 total %llu MiB < %d MiB", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "",
+		    (unsigned long long)g->bar1_mib, BAR1_MIN_MIB);
+		SET(f->remedy, "enable large BAR (resizable BAR / above-4G decoding) in the firmware");
 	}
-	if (t->host.acs_readable == NP_NO) {
-		f = np_topo_finding(t, "gdr-acs-unknown", NP_SEV_INFO, "node");
-		SET(f->message, "ACS on the bridges between GPUs and NICs is unknown, needs root");
-		SET(f->evidence, "PCI config space beyond 64 bytes is not readable by this user");
-		SET(f->remedy, "run 'nccl-probe topo' as root to check ACS");
+	if (nr->n > 0 && g->pci >= 0) {
+		int b = acs_on_path(t, g->pci, t->nics[nr->nics[0]].pci);
+		if (b >= 0) {
+			f = np_topo_finding(t, "gdr-acs", NP_SEV_ERROR, s);
+			SET(f->message, "ACS redirect is enabled on bridge %s between %s and %s; peer traffic is sent up to the root complex",
+			    t->pci[b].id, s, t->nics[nr->nics[0]].name);
+			SET(f->evidence, "ACS control of %s has P2P request/completion redirect set", t->pci[b].id);
+			SET(f->remedy, "disable ACS on the bridges below the root port (firmware option or setpci at boot)");
+		}
 	}
+}
+
+/* GPUs whose GDR answer is unknown, with the first one's reason. */
+struct gdr_unknown {
+	char gpus[NP_NAME_LEN], why[NP_MSG_LEN];
+};
+
+static void gdr_unknown_add(const struct np_topo *t, int i, const char *s, struct gdr_unknown *u)
+{
+	char why[NP_MSG_LEN];
+
+	if (np_topo_gpu_gdr(t, i, why, sizeof(why)) != NP_UNKNOWN)
+		return;
+	gpu_list_add(u->gpus, sizeof(u->gpus), i);
+	if (!u->why[0])
+		SET(u->why, "%s: %s", s, !strncmp(why, "unknown: ", 9) ? why + 9 : why);
+}
+
+static void gdr_unknown_report(struct np_topo *t, const struct gdr_unknown *u)
+{
+	struct np_finding *f;
+
+	if (!u->gpus[0])
+		return;
+	f = np_topo_finding(t, "gdr-unknown", NP_SEV_INFO, u->gpus);
+	SET(f->message, "whether NCCL uses GPUDirect RDMA on %s cannot be told from %s", u->gpus, said_by(t));
+	SET(f->evidence, "%s", u->why);
+	if (t->kind == NP_SRC_LIVE)
+		SET(f->remedy, "run where NVML, the CUDA driver and libibverbs load (a build with CUDA), as root for ACS");
+	else
+		SET(f->remedy, "run 'nccl-probe topo --check-gdr' on the node itself, or read a snapshot of it (--export)");
+}
+
+static void gdr_check_acs_readable(struct np_topo *t)
+{
+	struct np_finding *f;
+
+	if (t->host.acs_readable != NP_NO)
+		return;
+	f = np_topo_finding(t, "gdr-acs-unknown", NP_SEV_INFO, "node");
+	SET(f->message, "ACS on the bridges between GPUs and NICs is unknown, needs root");
+	SET(f->evidence, "PCI config space beyond 64 bytes is not readable by this user");
+	SET(f->remedy, "run 'nccl-probe topo' as root to check ACS");
+}
+
+/* GPUDirect RDMA: what the node and each GPU allow, then the findings
+ * gathered over all GPUs (far NICs, unknown answers). */
+static void check_gdr(struct np_topo *t)
+{
+	struct gdr_far far = { .worst = NP_PATH_X };
+	struct gdr_unknown unk = { "", "" };
+	char s[NP_NAME_LEN];
+
+	gdr_check_skeleton(t);
+	gdr_check_no_gpu(t);
+	gdr_check_no_rdma_nic(t);
+	if (t->ngpus == 0 || rdma_nics(t) == 0)
+		return;
+	gdr_check_host(t);
+	for (int i = 0; i < t->ngpus; i++) {
+		gpu_name(i, s, sizeof(s));
+		gdr_check_gpu_support(t, i, s);
+		gdr_far_add(t, i, s, &far);
+		gdr_check_gpu_pcie(t, i, s);
+		gdr_unknown_add(t, i, s, &unk);
+	}
+	gdr_far_report(t, &far);
+	gdr_unknown_report(t, &unk);
+	gdr_check_acs_readable(t);
 }
 
 static void check_placement(struct np_topo *t)
