@@ -555,95 +555,113 @@ static enum np_status check_v1_sets(struct hwcheck *c, xmlNodePtr n, const char 
 	return NP_OK;
 }
 
-static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_class, bool root,
-				   hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
-{
-	const char *setv[4] = { "", "", "", "" };
-	hwloc_bitmap_t b[4] = { NULL, NULL, NULL, NULL };
-	enum np_status st;
-	static const char *const sets[] = { "cpuset", "complete_cpuset", "nodeset", "complete_nodeset" };
-	const char *tname = NULL, *busid = NULL, *bridge_pci = NULL, *bridge_type = NULL, *osdev_name = NULL;
-	bool have[4] = { false, false, false, false };
-	long children = 0;
-	bool have_index = false, has_cpuset = false;
-	hwloc_obj_type_t type;
-	int cls;
-	long l;
-	double d;
-	const char *why;
+static const char *const obj_sets[] = { "cpuset", "complete_cpuset", "nodeset", "complete_nodeset" };
 
-	c->nobjects++;
+/* The attributes of one <object> that the checks below need. */
+struct obj_attrs {
+	const char *setv[4]; /* obj_sets' values, "" where absent */
+	bool have[4];
+	bool have_index;
+	const char *busid, *bridge_pci, *bridge_type, *osdev_name;
+};
+
+/* The hwloc type of an <object>, read as hwloc's importer reads it
+ * (older names, 1.x's Caches and Misc objects with a cpuset). */
+static enum np_status obj_type(struct hwcheck *c, xmlNodePtr n, bool root, const char **tnamep, hwloc_obj_type_t *type)
+{
+	const char *tname = NULL;
+	bool has_cpuset = false;
+
 	for (xmlAttrPtr a = n->properties; a; a = a->next)
 		if (!strcmp((const char *)a->name, "type"))
 			tname = attr_text(a);
 	if (!tname)
 		return bad(c, n, NULL, NULL, "has no type attribute");
+	*tnamep = tname;
 	for (xmlAttrPtr a = n->properties; a; a = a->next)
 		if (!strcmp((const char *)a->name, "cpuset"))
 			has_cpuset = true;
 	if (!strcasecmp(tname, "Tile") || !strcasecmp(tname, "Module"))
-		type = HWLOC_OBJ_GROUP;
+		*type = HWLOC_OBJ_GROUP;
 	else if (root && !strcasecmp(tname, "System")) /* hwloc 1.0's name of the root */
-		type = HWLOC_OBJ_MACHINE;
+		*type = HWLOC_OBJ_MACHINE;
 	else if (c->v1 && !strcasecmp(tname, "Cache")) /* 1.x: the level is in its depth */
-		type = HWLOC_OBJ_L1CACHE;
-	else if (hwloc_type_sscanf(tname, &type, NULL, 0) != 0)
+		*type = HWLOC_OBJ_L1CACHE;
+	else if (hwloc_type_sscanf(tname, type, NULL, 0) != 0)
 		return bad(c, n, "type", tname, "is not an hwloc object type");
 	/* hwloc 1.x's Misc objects with a cpuset are Groups to hwloc 2 */
-	if (c->v1 && type == HWLOC_OBJ_MISC && has_cpuset)
-		type = HWLOC_OBJ_GROUP;
-	cls = hwloc_obj_type_is_normal(type) ? OBJ_NORMAL : hwloc_obj_type_is_memory(type) ? OBJ_MEMORY
-	    : hwloc_obj_type_is_io(type) ? OBJ_IO : OBJ_MISC;
+	if (c->v1 && *type == HWLOC_OBJ_MISC && has_cpuset)
+		*type = HWLOC_OBJ_GROUP;
+	return NP_OK;
+}
+
+/* Where an object of class cls may sit: the root is a Machine, and CPU
+ * side, memory and I/O objects nest as hwloc 1.x or 2.x allows. */
+static enum np_status check_obj_place(struct hwcheck *c, xmlNodePtr n, const char *tname, hwloc_obj_type_t type, int cls,
+				      int parent_class, bool root)
+{
 	/* a 1.x file may have its one NUMA node as the root: hwloc puts a
 	 * Machine above it */
 	if (root && type != HWLOC_OBJ_MACHINE && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
 		return bad(c, n, "type", tname, "is not Machine, the type of hwloc's root object");
+	if (root)
+		return NP_OK;
 	if (c->v1) {
 		/* 1.x put CPU-side objects and I/O below NUMA nodes; hwloc moves
 		 * them up to the NUMA node's parent */
-		if (!root && (cls == OBJ_NORMAL || cls == OBJ_MEMORY) && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
+		if ((cls == OBJ_NORMAL || cls == OBJ_MEMORY) && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
 			return bad(c, n, "type", tname, "is a CPU-side or memory object below an I/O or Misc object");
-		if (!root && cls == OBJ_IO && parent_class == OBJ_MISC)
+		if (cls == OBJ_IO && parent_class == OBJ_MISC)
 			return bad(c, n, "type", tname, "is an I/O object below a Misc object");
 	} else {
-		if (!root && cls == OBJ_NORMAL && parent_class != OBJ_NORMAL)
+		if (cls == OBJ_NORMAL && parent_class != OBJ_NORMAL)
 			return bad(c, n, "type", tname, "is a CPU-side object below an I/O, memory or Misc object");
-		if (!root && cls == OBJ_IO && (parent_class == OBJ_MEMORY || parent_class == OBJ_MISC))
+		if (cls == OBJ_IO && (parent_class == OBJ_MEMORY || parent_class == OBJ_MISC))
 			return bad(c, n, "type", tname, "is an I/O object below a memory or Misc object");
-		if (!root && cls == OBJ_MEMORY && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
+		if (cls == OBJ_MEMORY && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
 			return bad(c, n, "type", tname, "is a memory object below an I/O or Misc object");
 	}
+	return NP_OK;
+}
+
+/* Each attribute's value, checked where hwloc reads it unchecked (sets,
+ * indexes, link speeds, OS device types), and kept in at. */
+static enum np_status read_obj_attrs(struct hwcheck *c, xmlNodePtr n, hwloc_obj_type_t type, int cls, struct obj_attrs *at)
+{
+	long l;
+	double d;
+	const char *why;
 
 	for (xmlAttrPtr a = n->properties; a; a = a->next) {
 		const char *name = (const char *)a->name, *v = attr_text(a);
 		int s;
 		for (s = 0; s < 4; s++)
-			if (!strcmp(name, sets[s]))
+			if (!strcmp(name, obj_sets[s]))
 				break;
 		if (s < 4 || !strcmp(name, "allowed_cpuset") || !strcmp(name, "allowed_nodeset")) {
 			if (s < 4) {
-				have[s] = true;
-				setv[s] = v;
+				at->have[s] = true;
+				at->setv[s] = v;
 			}
 			if (cls == OBJ_IO || cls == OBJ_MISC)
 				return bad(c, n, name, v, "is a CPU or node set on an I/O or Misc object");
 			if (!bitmap_ok(v))
 				return bad(c, n, name, v, "is not an hwloc bitmap (0x0000000f,0xffffffff)");
 		} else if (!strcmp(name, "os_index") && (type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE)) {
-			have_index = v[0] != '\0';
+			at->have_index = v[0] != '\0';
 			/* hwloc sets bit os_index of the root's sets: a huge one is a
 			 * huge allocation */
 			if (!np_xml_long(v, 10, 0, 1L << 20, &l, &why))
 				return bad(c, n, name, v, why);
 		} else if (!strcmp(name, "pci_busid")) {
-			busid = v;
+			at->busid = v;
 		} else if (!strcmp(name, "name")) {
 			if (v[0]) /* hwloc skips empty values */
-				osdev_name = v;
+				at->osdev_name = v;
 		} else if (!strcmp(name, "bridge_pci")) {
-			bridge_pci = v;
+			at->bridge_pci = v;
 		} else if (!strcmp(name, "bridge_type")) {
-			bridge_type = v;
+			at->bridge_type = v;
 		} else if (!strcmp(name, "pci_link_speed")) {
 			if (!np_xml_double(v, 0, 10000, &d, &why))
 				return bad(c, n, name, v, why);
@@ -652,50 +670,53 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 				return bad(c, n, name, v, why);
 		}
 	}
+	return NP_OK;
+}
+
+/* The attributes hwloc assumes an object of this type has: its sets, an
+ * index, an OS device's name, a bridge's type and range, a bus id. */
+static enum np_status check_obj_required(struct hwcheck *c, xmlNodePtr n, const char *tname, hwloc_obj_type_t type, int cls,
+					 const struct obj_attrs *at)
+{
 	if (c->v1 && (cls == OBJ_NORMAL || cls == OBJ_MEMORY)) {
-		if (check_v1_sets(c, n, tname, type, have))
+		if (check_v1_sets(c, n, tname, type, at->have))
 			return c->st;
 	} else if (cls == OBJ_NORMAL || cls == OBJ_MEMORY)
 		for (int s = 0; s < 4; s++)
-			if (!have[s]) {
+			if (!at->have[s]) {
 				char what[64];
-				snprintf(what, sizeof(what), "has no %s attribute", sets[s]);
+				snprintf(what, sizeof(what), "has no %s attribute", obj_sets[s]);
 				return bad(c, n, "type", tname, what);
 			}
 	/* without one, hwloc takes index 2^32-1 and sets that bit: a 512 MB
 	 * bitmap, copied into every object's sets */
-	if ((type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE) && !have_index)
+	if ((type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE) && !at->have_index)
 		return bad(c, n, "type", tname, "has no os_index attribute");
-	if (type == HWLOC_OBJ_OS_DEVICE && !osdev_name)
+	if (type == HWLOC_OBJ_OS_DEVICE && !at->osdev_name)
 		return bad(c, n, "type", tname, "has no name attribute");
 	if (type == HWLOC_OBJ_BRIDGE) {
-		if (!bridge_type || (strcmp(bridge_type, "0-1") && strcmp(bridge_type, "1-1")))
-			return bad(c, n, "bridge_type", bridge_type ? bridge_type : "",
+		if (!at->bridge_type || (strcmp(at->bridge_type, "0-1") && strcmp(at->bridge_type, "1-1")))
+			return bad(c, n, "bridge_type", at->bridge_type ? at->bridge_type : "",
 				   "is not 0-1 (host bridge) or 1-1 (PCI bridge)");
-		if (!bridge_pci || !parse_bridge_pci(bridge_pci))
-			return bad(c, n, "bridge_pci", bridge_pci ? bridge_pci : "", "is not a PCI bus range dddd:[bb-bb]");
+		if (!at->bridge_pci || !parse_bridge_pci(at->bridge_pci))
+			return bad(c, n, "bridge_pci", at->bridge_pci ? at->bridge_pci : "", "is not a PCI bus range dddd:[bb-bb]");
 	}
 	/* a bus id twice is not hwloc's problem (one of its own test files
 	 * has it); GPUs and NICs on one bus id are refused by the sources */
-	if ((type == HWLOC_OBJ_PCI_DEVICE || (type == HWLOC_OBJ_BRIDGE && !strcmp(bridge_type, "1-1"))) &&
-	    (!busid || !parse_busid(busid)))
-		return bad(c, n, "pci_busid", busid ? busid : "", "is not a PCI bus id dddd:bb:dd.f");
+	if ((type == HWLOC_OBJ_PCI_DEVICE || (type == HWLOC_OBJ_BRIDGE && !strcmp(at->bridge_type, "1-1"))) &&
+	    (!at->busid || !parse_busid(at->busid)))
+		return bad(c, n, "pci_busid", at->busid ? at->busid : "", "is not a PCI bus id dddd:bb:dd.f");
+	return NP_OK;
+}
 
-	if (cls == OBJ_NORMAL || cls == OBJ_MEMORY) {
-		for (int s = 0; s < 4; s++)
-			b[s] = have[s] ? hwloc_bitmap_alloc() : NULL;
-		if (check_nesting(c, n, have, setv, b, pcc, pcn))
-			goto out_free_sets;
-		if (have[0])
-			hwloc_bitmap_or(c->cpus, c->cpus, b[0]);
-		if (type == HWLOC_OBJ_NUMANODE && have[2])
-			hwloc_bitmap_or(c->nodes, c->nodes, b[2]);
-		/* hwloc attaches a 1.x NUMA node's children to its parent */
-		if (have[1] && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
-			pcc = b[1];
-		if (have[3] && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
-			pcn = b[3];
-	}
+static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_class, bool root,
+				   hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn);
+
+/* The child objects, within hwloc's bounds on their number. */
+static void check_obj_children(struct hwcheck *c, xmlNodePtr n, int cls, hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
+{
+	long children = 0;
+
 	for (xmlNodePtr ch = n->children; ch && !c->st; ch = ch->next) {
 		if (!is_elem(ch, "object"))
 			continue;
@@ -708,6 +729,45 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 		else
 			check_object(c, ch, cls, false, pcc, pcn);
 	}
+}
+
+/* One <object> and, recursively, its children: its type and place, its
+ * attributes, its sets nested in its parent's (pcc, pcn). */
+static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_class, bool root,
+				   hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
+{
+	struct obj_attrs at = { .setv = { "", "", "", "" } };
+	hwloc_bitmap_t b[4] = { NULL, NULL, NULL, NULL };
+	enum np_status st;
+	const char *tname = NULL;
+	hwloc_obj_type_t type;
+	int cls;
+
+	c->nobjects++;
+	if ((st = obj_type(c, n, root, &tname, &type)) != NP_OK)
+		return st;
+	cls = hwloc_obj_type_is_normal(type) ? OBJ_NORMAL : hwloc_obj_type_is_memory(type) ? OBJ_MEMORY
+	    : hwloc_obj_type_is_io(type) ? OBJ_IO : OBJ_MISC;
+	if ((st = check_obj_place(c, n, tname, type, cls, parent_class, root)) != NP_OK ||
+	    (st = read_obj_attrs(c, n, type, cls, &at)) != NP_OK ||
+	    (st = check_obj_required(c, n, tname, type, cls, &at)) != NP_OK)
+		return st;
+	if (cls == OBJ_NORMAL || cls == OBJ_MEMORY) {
+		for (int s = 0; s < 4; s++)
+			b[s] = at.have[s] ? hwloc_bitmap_alloc() : NULL;
+		if (check_nesting(c, n, at.have, at.setv, b, pcc, pcn))
+			goto out_free_sets;
+		if (at.have[0])
+			hwloc_bitmap_or(c->cpus, c->cpus, b[0]);
+		if (type == HWLOC_OBJ_NUMANODE && at.have[2])
+			hwloc_bitmap_or(c->nodes, c->nodes, b[2]);
+		/* hwloc attaches a 1.x NUMA node's children to its parent */
+		if (at.have[1] && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
+			pcc = b[1];
+		if (at.have[3] && !(c->v1 && type == HWLOC_OBJ_NUMANODE))
+			pcn = b[3];
+	}
+	check_obj_children(c, n, cls, pcc, pcn);
 out_free_sets:
 	st = c->st;
 	for (int s = 0; s < 4; s++)
