@@ -601,10 +601,9 @@ static void json_pcie(struct np_json *j, const struct np_pcie *l)
 	np_json_obj_end(j);
 }
 
-static void json_model(struct np_json *j, const struct np_topo *t)
+/* Where the model came from, and the host's facts. */
+static void json_source_host(struct np_json *j, const struct np_topo *t)
 {
-	char buf[1024];
-
 	np_json_obj_begin(j, "source");
 	np_json_str(j, "kind", np_topo_kind_str(t->kind));
 	np_json_str(j, "origin", np_topo_kind_str(t->origin));
@@ -624,7 +623,10 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 	json_str_or_null(j, "socket_iface_default", t->host.iface_nccl);
 	json_str_or_null(j, "socket_iface_pci", t->host.iface_pci);
 	np_json_obj_end(j);
+}
 
+static void json_numa(struct np_json *j, const struct np_topo *t)
+{
 	np_json_arr_begin(j, "numa");
 	for (int i = 0; i < t->nnuma; i++) {
 		np_json_obj_begin(j, NULL);
@@ -633,74 +635,83 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		np_json_obj_end(j);
 	}
 	np_json_arr_end(j);
+}
 
-	np_json_arr_begin(j, "gpus");
-	for (int i = 0; i < t->ngpus; i++) {
-		const struct np_gpu *g = &t->gpus[i];
-		char why[NP_MSG_LEN];
-		enum np_tri ok = np_topo_gpu_gdr(t, i, why, sizeof(why));
-		np_json_obj_begin(j, NULL);
-		np_json_int(j, "index", i);
-		np_json_str(j, "bus_id", g->busid);
-		json_str_or_null(j, "name", g->name);
-		json_int_or_null(j, "numa", g->numa, g->numa >= 0);
-		json_int_or_null(j, "compute_capability", g->sm, g->sm > 0);
-		json_pcie(j, &g->pcie);
-		json_int_or_null(j, "nvlinks", g->nvlinks, g->nvlinks >= 0);
-		if (g->nvlink_gbps > 0)
-			np_json_num(j, "nvlink_gbps", g->nvlink_gbps);
-		else
-			np_json_null(j, "nvlink_gbps");
-		json_int_or_null(j, "nvswitch_links", g->nvswitch_links, g->nvswitch_links >= 0);
-		json_int_or_null(j, "nvcpu_links", g->nvcpu_links, g->nvcpu_links >= 0);
-		json_int_or_null(j, "bar1_mib", (long long)g->bar1_mib, g->bar1_mib > 0);
-		json_tri(j, "gdr_supported", g->gdr);
-		json_tri(j, "dmabuf_supported", g->dmabuf);
-		np_topo_pci_chain(t, g->pci, buf, sizeof(buf));
-		json_str_or_null(j, "pci_path", buf);
-		np_json_str(j, "nearest_path", t->near[i].n && t->near[i].path != NP_PATH_UNKNOWN ? np_path_str(t->near[i].path) : NULL);
-		np_json_str(j, "nearest_path_nccl", t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN ? np_path_str(t->near[i].nccl) : NULL);
-		np_json_arr_begin(j, "nearest_nics");
-		for (int k = 0; k < t->near[i].n; k++)
-			np_json_int(j, NULL, t->near[i].nics[k]);
-		np_json_arr_end(j);
-		json_tri(j, "gdr_ok", ok);
-		np_json_str(j, "gdr_reason", why);
-		np_json_obj_end(j);
-	}
-	np_json_arr_end(j);
+/* One element of "gpus": its facts, its nearest NICs and its GDR answer. */
+static void json_gpu(struct np_json *j, const struct np_topo *t, int i)
+{
+	const struct np_gpu *g = &t->gpus[i];
+	char why[NP_MSG_LEN], buf[1024];
+	enum np_tri ok = np_topo_gpu_gdr(t, i, why, sizeof(why));
 
-	np_json_arr_begin(j, "nics");
-	for (int k = 0; k < t->nnics; k++) {
-		const struct np_nic *n = &t->nics[k];
-		np_json_obj_begin(j, NULL);
-		np_json_int(j, "index", k);
-		np_json_str(j, "name", n->name);
-		np_json_int(j, "port", n->port);
-		json_str_or_null(j, "bus_id", n->busid);
-		json_int_or_null(j, "numa", n->numa, n->numa >= 0);
-		np_json_str(j, "state", np_port_state_str(n->state));
-		np_json_str(j, "phys_state", np_port_state_str(n->phys));
-		np_json_str(j, "link_layer", np_link_layer_str(n->ll));
-		np_json_str(j, "role", nic_role(n));
-		json_tri(j, "rdma", n->rdma);
-		json_tri(j, "gdr_supported", n->gdr);
-		if (n->rate_gbit > 0)
-			np_json_num(j, "rate_gbit", n->rate_gbit);
-		else
-			np_json_null(j, "rate_gbit");
-		json_int_or_null(j, "lanes", n->width, n->width > 0);
-		json_str_or_null(j, "speed", n->speed);
-		json_int_or_null(j, "mtu", n->mtu, n->mtu > 0);
-		json_int_or_null(j, "gid_index", n->gid_index, n->gid_index >= 0);
-		json_int_or_null(j, "gid_index_ipv6", n->gid_index6, n->gid_index6 >= 0);
-		json_str_or_null(j, "netdev", n->netdev);
-		json_pcie(j, &n->pcie);
-		np_topo_pci_chain(t, n->pci, buf, sizeof(buf));
-		json_str_or_null(j, "pci_path", buf);
-		np_json_obj_end(j);
-	}
+	np_json_obj_begin(j, NULL);
+	np_json_int(j, "index", i);
+	np_json_str(j, "bus_id", g->busid);
+	json_str_or_null(j, "name", g->name);
+	json_int_or_null(j, "numa", g->numa, g->numa >= 0);
+	json_int_or_null(j, "compute_capability", g->sm, g->sm > 0);
+	json_pcie(j, &g->pcie);
+	json_int_or_null(j, "nvlinks", g->nvlinks, g->nvlinks >= 0);
+	if (g->nvlink_gbps > 0)
+		np_json_num(j, "nvlink_gbps", g->nvlink_gbps);
+	else
+		np_json_null(j, "nvlink_gbps");
+	json_int_or_null(j, "nvswitch_links", g->nvswitch_links, g->nvswitch_links >= 0);
+	json_int_or_null(j, "nvcpu_links", g->nvcpu_links, g->nvcpu_links >= 0);
+	json_int_or_null(j, "bar1_mib", (long long)g->bar1_mib, g->bar1_mib > 0);
+	json_tri(j, "gdr_supported", g->gdr);
+	json_tri(j, "dmabuf_supported", g->dmabuf);
+	np_topo_pci_chain(t, g->pci, buf, sizeof(buf));
+	json_str_or_null(j, "pci_path", buf);
+	np_json_str(j, "nearest_path", t->near[i].n && t->near[i].path != NP_PATH_UNKNOWN ? np_path_str(t->near[i].path) : NULL);
+	np_json_str(j, "nearest_path_nccl", t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN ? np_path_str(t->near[i].nccl) : NULL);
+	np_json_arr_begin(j, "nearest_nics");
+	for (int k = 0; k < t->near[i].n; k++)
+		np_json_int(j, NULL, t->near[i].nics[k]);
 	np_json_arr_end(j);
+	json_tri(j, "gdr_ok", ok);
+	np_json_str(j, "gdr_reason", why);
+	np_json_obj_end(j);
+}
+
+/* One element of "nics": a port, its link and its PCI place. */
+static void json_nic(struct np_json *j, const struct np_topo *t, int k)
+{
+	const struct np_nic *n = &t->nics[k];
+	char buf[1024];
+
+	np_json_obj_begin(j, NULL);
+	np_json_int(j, "index", k);
+	np_json_str(j, "name", n->name);
+	np_json_int(j, "port", n->port);
+	json_str_or_null(j, "bus_id", n->busid);
+	json_int_or_null(j, "numa", n->numa, n->numa >= 0);
+	np_json_str(j, "state", np_port_state_str(n->state));
+	np_json_str(j, "phys_state", np_port_state_str(n->phys));
+	np_json_str(j, "link_layer", np_link_layer_str(n->ll));
+	np_json_str(j, "role", nic_role(n));
+	json_tri(j, "rdma", n->rdma);
+	json_tri(j, "gdr_supported", n->gdr);
+	if (n->rate_gbit > 0)
+		np_json_num(j, "rate_gbit", n->rate_gbit);
+	else
+		np_json_null(j, "rate_gbit");
+	json_int_or_null(j, "lanes", n->width, n->width > 0);
+	json_str_or_null(j, "speed", n->speed);
+	json_int_or_null(j, "mtu", n->mtu, n->mtu > 0);
+	json_int_or_null(j, "gid_index", n->gid_index, n->gid_index >= 0);
+	json_int_or_null(j, "gid_index_ipv6", n->gid_index6, n->gid_index6 >= 0);
+	json_str_or_null(j, "netdev", n->netdev);
+	json_pcie(j, &n->pcie);
+	np_topo_pci_chain(t, n->pci, buf, sizeof(buf));
+	json_str_or_null(j, "pci_path", buf);
+	np_json_obj_end(j);
+}
+
+/* The path matrices GPU-GPU, GPU-NIC and NIC-NIC, null where unknown. */
+static void json_paths(struct np_json *j, const struct np_topo *t)
+{
+	char buf[1024];
 
 	np_json_obj_begin(j, "paths");
 	np_json_bool(j, "flattened", t->flat);
@@ -731,6 +742,22 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 	}
 	np_json_arr_end(j);
 	np_json_obj_end(j);
+}
+
+/* The model itself: source, host, NUMA nodes, GPUs, NICs and paths. */
+static void json_model(struct np_json *j, const struct np_topo *t)
+{
+	json_source_host(j, t);
+	json_numa(j, t);
+	np_json_arr_begin(j, "gpus");
+	for (int i = 0; i < t->ngpus; i++)
+		json_gpu(j, t, i);
+	np_json_arr_end(j);
+	np_json_arr_begin(j, "nics");
+	for (int k = 0; k < t->nnics; k++)
+		json_nic(j, t, k);
+	np_json_arr_end(j);
+	json_paths(j, t);
 }
 
 static void json_findings(struct np_json *j, const struct np_topo *t, bool gdr_only)
