@@ -341,16 +341,20 @@ static struct np_finding *finding(struct np_topo *t, const char *id, enum np_sev
 	return np_topo_finding(t, id, sev, subject);
 }
 
-static void check_gpu(struct np_topo *t, const struct np_health *h, const struct np_gpu_health *g, int maxlinks)
+/* The clock event reasons NVML gave, 0 where it gave none. */
+static unsigned long long clk_mask(const struct np_gpu_health *g)
 {
-	char s[NP_NAME_LEN], why[160], win[64], a[24], b[24], c[24], d[24];
+	return g->reasons == NP_HX ? 0 : (unsigned long long)g->reasons;
+}
+
+/* Clocks held down: thermal or hardware slowdown, else the power cap. */
+static void gpu_check_throttle(struct np_topo *t, const struct np_gpu_health *g, const char *s, const char *win, const char *why)
+{
+	char a[24], b[24], c[24], d[24];
 	struct np_finding *f;
 	const char *slow = slowdown_name(g->reasons);
-	unsigned long long m = g->reasons == NP_HX ? 0 : (unsigned long long)g->reasons;
+	unsigned long long m = clk_mask(g);
 
-	gpu_subject(g, s, sizeof(s));
-	snprintf(win, sizeof(win), "%.1f s %s", h->window_s, h->under_load ? "under load" : "idle");
-	np_clk_reasons_str(g->reasons, why, sizeof(why));
 	if (m & NP_CLK_SLOWDOWN) {
 		f = finding(t, "health-gpu-slowdown", NP_SEV_ERROR, s);
 		snprintf(f->message, sizeof(f->message), "%s: clocks held down, %s", s, slow);
@@ -369,6 +373,14 @@ static void check_gpu(struct np_topo *t, const struct np_health *h, const struct
 			 win, why, fig(a, sizeof(a), g->power_mw, 1000), fig(b, sizeof(b), g->power_limit_mw, 1000));
 		snprintf(f->remedy, sizeof(f->remedy), "check the power limit (nvidia-smi -q -d POWER) and that no other work shares this GPU");
 	}
+}
+
+/* Settings lowered below their defaults: the power limit, the
+ * application clocks. */
+static void gpu_check_lowered(struct np_topo *t, const struct np_gpu_health *g, const char *s)
+{
+	struct np_finding *f;
+
 	if (g->power_limit_mw != NP_HX && g->power_default_mw != NP_HX && g->power_limit_mw < g->power_default_mw * 95 / 100) {
 		f = finding(t, "health-gpu-power-limit", NP_SEV_WARNING, s);
 		snprintf(f->message, sizeof(f->message), "%s: power limit lowered to %lld W of its default %lld W", s,
@@ -385,6 +397,16 @@ static void check_gpu(struct np_topo *t, const struct np_health *h, const struct
 			 g->sm_app_mhz, g->sm_app_default_mhz, g->sm_max_mhz);
 		snprintf(f->remedy, sizeof(f->remedy), "reset the application clocks: nvidia-smi -i %s -rac", g->busid);
 	}
+}
+
+/* Under load, an SM clock below 90% of its application (else maximum)
+ * clock. */
+static void gpu_check_clock_low(struct np_topo *t, const struct np_health *h, const struct np_gpu_health *g, const char *s,
+				const char *win, const char *why)
+{
+	struct np_finding *f;
+	unsigned long long m = clk_mask(g);
+
 	/* an idle GPU lowers its clocks by design: compare only under load, and
 	 * not a GPU that stayed idle (hidden from the load by
 	 * CUDA_VISIBLE_DEVICES) */
@@ -399,6 +421,13 @@ static void check_gpu(struct np_topo *t, const struct np_health *h, const struct
 			snprintf(f->remedy, sizeof(f->remedy), "look at nvidia-smi -q -d PERFORMANCE,CLOCK on this GPU; reset it or drain the node");
 		}
 	}
+}
+
+/* Temperature near slowdown, and persistence mode off. */
+static void gpu_check_temp_persistence(struct np_topo *t, const struct np_gpu_health *g, const char *s)
+{
+	struct np_finding *f;
+
 	if (g->headroom_c != NP_HX && g->headroom_c < 5) {
 		f = finding(t, "health-gpu-temp", g->headroom_c <= 0 ? NP_SEV_ERROR : NP_SEV_WARNING, s);
 		snprintf(f->message, sizeof(f->message), "%s: %lld C from thermal slowdown", s, g->headroom_c);
@@ -416,6 +445,14 @@ static void check_gpu(struct np_topo *t, const struct np_health *h, const struct
 		snprintf(f->evidence, sizeof(f->evidence), "NVML persistence mode disabled");
 		snprintf(f->remedy, sizeof(f->remedy), "run nvidia-persistenced (or nvidia-smi -pm 1) so the driver stays initialized between jobs");
 	}
+}
+
+/* Memory: ECC mode, uncorrectable errors, row remapping and page
+ * retirement. */
+static void gpu_check_memory(struct np_topo *t, const struct np_gpu_health *g, const char *s)
+{
+	struct np_finding *f;
+
 	if (g->ecc == NP_NO) {
 		f = finding(t, "health-gpu-ecc-off", NP_SEV_WARNING, s);
 		snprintf(f->message, sizeof(f->message), "%s: ECC is disabled; memory errors go undetected", s);
@@ -446,6 +483,14 @@ static void check_gpu(struct np_topo *t, const struct np_health *h, const struct
 		snprintf(f->evidence, sizeof(f->evidence), "NVML %s pending", remap ? "remapped rows" : "retired pages");
 		snprintf(f->remedy, sizeof(f->remedy), "drain the node and reset the GPU (nvidia-smi -i %s -r) or reboot", g->busid);
 	}
+}
+
+/* Links: PCIe replays and NVLinks down or erring; maxlinks is the most
+ * active NVLinks of the GPUs like this one. */
+static void gpu_check_links(struct np_topo *t, const struct np_gpu_health *g, const char *s, const char *win, int maxlinks)
+{
+	struct np_finding *f;
+
 	if (g->pcie_replay_grew != NP_HX && g->pcie_replay_grew > 0) {
 		f = finding(t, "health-gpu-pcie-replay", NP_SEV_WARNING, s);
 		snprintf(f->message, sizeof(f->message), "%s: %lld PCIe replays during the run", s, g->pcie_replay_grew);
@@ -470,6 +515,22 @@ static void check_gpu(struct np_topo *t, const struct np_health *h, const struct
 			 g->nvl_recovery_grew == NP_HX ? 0 : g->nvl_recovery_grew);
 		snprintf(f->remedy, sizeof(f->remedy), "nvidia-smi nvlink -e -i %d; errors that keep growing mean a bad link: drain the node", g->gpu);
 	}
+}
+
+/* One GPU's health findings, in the order of the report. */
+static void check_gpu(struct np_topo *t, const struct np_health *h, const struct np_gpu_health *g, int maxlinks)
+{
+	char s[NP_NAME_LEN], why[160], win[64];
+
+	gpu_subject(g, s, sizeof(s));
+	snprintf(win, sizeof(win), "%.1f s %s", h->window_s, h->under_load ? "under load" : "idle");
+	np_clk_reasons_str(g->reasons, why, sizeof(why));
+	gpu_check_throttle(t, g, s, win, why);
+	gpu_check_lowered(t, g, s);
+	gpu_check_clock_low(t, h, g, s, win, why);
+	gpu_check_temp_persistence(t, g, s);
+	gpu_check_memory(t, g, s);
+	gpu_check_links(t, g, s, win, maxlinks);
 }
 
 /* CPUs of NUMA node os (the fsroot's node directory, else hwloc's). */
