@@ -111,82 +111,71 @@ static void jtri(struct np_json *j, const char *key, enum np_tri v)
 		np_json_bool(j, key, v == NP_YES);
 }
 
-void np_health_report_json(struct np_json *j, const struct np_topo *t)
+/* One element of "gpus": clocks, reasons, temperatures, power, memory
+ * errors and link counters, null where unknown. */
+static void json_gpu(struct np_json *j, const struct np_gpu_health *g)
 {
-	const struct np_health *h = t->health;
-	const struct np_host_health *hh;
+	np_json_obj_begin(j, NULL);
+	jnum(j, "index", g->gpu >= 0 ? g->gpu : NP_HX);
+	np_json_str(j, "bus_id", g->busid);
+	jnum(j, "sm_mhz", g->sm_mhz);
+	jnum(j, "sm_max_mhz", g->sm_max_mhz);
+	jnum(j, "sm_app_mhz", g->sm_app_mhz);
+	jnum(j, "sm_app_default_mhz", g->sm_app_default_mhz);
+	jnum(j, "mem_mhz", g->mem_mhz);
+	jnum(j, "mem_max_mhz", g->mem_max_mhz);
+	jnum(j, "mem_app_mhz", g->mem_app_mhz);
+	jnum(j, "clock_event_reasons", g->reasons);
+	np_json_obj_begin(j, "violation_ns");
+	for (int v = 0; v < NP_VIOL_COUNT; v++)
+		jnum(j, np_viol_str((enum np_viol)v), g->viol_ns[v]);
+	np_json_obj_end(j);
+	jnum(j, "temp_c", g->temp_c);
+	jnum(j, "tlimit_margin_c", g->margin_c);
+	jnum(j, "slowdown_tlimit_c", g->slowdown_tlimit_c);
+	jnum(j, "slowdown_c", g->slowdown_c);
+	jnum(j, "slowdown_headroom_c", g->headroom_c);
+	jnum(j, "power_mw", g->power_mw);
+	jnum(j, "power_limit_mw", g->power_limit_mw);
+	jnum(j, "power_default_limit_mw", g->power_default_mw);
+	jtri(j, "persistence", g->persistence);
+	jtri(j, "ecc", g->ecc);
+	jtri(j, "ecc_pending", g->ecc_pending);
+	jnum(j, "ecc_uncorrected_volatile", g->ecc_uncorrected);
+	jtri(j, "remap_pending", g->remap_pending);
+	jtri(j, "remap_failed", g->remap_failed);
+	jtri(j, "retired_pages_pending", g->retired_pending);
+	jnum(j, "pcie_replay", g->pcie_replay);
+	jnum(j, "pcie_replay_grew", g->pcie_replay_grew);
+	jnum(j, "nvlinks_up", g->nvl_up >= 0 ? g->nvl_up : NP_HX);
+	jnum(j, "nvlinks_down", g->nvl_down >= 0 ? g->nvl_down : NP_HX);
+	jnum(j, "nvlink_crc", g->nvl_crc);
+	jnum(j, "nvlink_replay", g->nvl_replay);
+	jnum(j, "nvlink_recovery", g->nvl_recovery);
+	np_json_obj_end(j);
+}
 
-	if (!h)
-		return;
-	hh = &h->host;
-	np_json_obj_begin(j, "health");
-	np_json_num(j, "window_s", h->window_s);
-	np_json_bool(j, "under_load", h->under_load);
-	np_json_bool(j, "nvml", h->nvml);
-	np_json_arr_begin(j, "gpus");
-	for (int i = 0; i < h->ngpus; i++) {
-		const struct np_gpu_health *g = &h->gpus[i];
-		np_json_obj_begin(j, NULL);
-		jnum(j, "index", g->gpu >= 0 ? g->gpu : NP_HX);
-		np_json_str(j, "bus_id", g->busid);
-		jnum(j, "sm_mhz", g->sm_mhz);
-		jnum(j, "sm_max_mhz", g->sm_max_mhz);
-		jnum(j, "sm_app_mhz", g->sm_app_mhz);
-		jnum(j, "sm_app_default_mhz", g->sm_app_default_mhz);
-		jnum(j, "mem_mhz", g->mem_mhz);
-		jnum(j, "mem_max_mhz", g->mem_max_mhz);
-		jnum(j, "mem_app_mhz", g->mem_app_mhz);
-		jnum(j, "clock_event_reasons", g->reasons);
-		np_json_obj_begin(j, "violation_ns");
-		for (int v = 0; v < NP_VIOL_COUNT; v++)
-			jnum(j, np_viol_str((enum np_viol)v), g->viol_ns[v]);
-		np_json_obj_end(j);
-		jnum(j, "temp_c", g->temp_c);
-		jnum(j, "tlimit_margin_c", g->margin_c);
-		jnum(j, "slowdown_tlimit_c", g->slowdown_tlimit_c);
-		jnum(j, "slowdown_c", g->slowdown_c);
-		jnum(j, "slowdown_headroom_c", g->headroom_c);
-		jnum(j, "power_mw", g->power_mw);
-		jnum(j, "power_limit_mw", g->power_limit_mw);
-		jnum(j, "power_default_limit_mw", g->power_default_mw);
-		jtri(j, "persistence", g->persistence);
-		jtri(j, "ecc", g->ecc);
-		jtri(j, "ecc_pending", g->ecc_pending);
-		jnum(j, "ecc_uncorrected_volatile", g->ecc_uncorrected);
-		jtri(j, "remap_pending", g->remap_pending);
-		jtri(j, "remap_failed", g->remap_failed);
-		jtri(j, "retired_pages_pending", g->retired_pending);
-		jnum(j, "pcie_replay", g->pcie_replay);
-		jnum(j, "pcie_replay_grew", g->pcie_replay_grew);
-		jnum(j, "nvlinks_up", g->nvl_up >= 0 ? g->nvl_up : NP_HX);
-		jnum(j, "nvlinks_down", g->nvl_down >= 0 ? g->nvl_down : NP_HX);
-		jnum(j, "nvlink_crc", g->nvl_crc);
-		jnum(j, "nvlink_replay", g->nvl_replay);
-		jnum(j, "nvlink_recovery", g->nvl_recovery);
-		np_json_obj_end(j);
-	}
-	np_json_arr_end(j);
-	np_json_arr_begin(j, "gpus_unreachable");
-	for (int i = 0; i < h->nunreachable; i++)
-		np_json_str(j, NULL, h->unreachable[i]);
-	np_json_arr_end(j);
-	np_json_arr_begin(j, "nics");
-	for (int i = 0; i < h->nnics; i++) {
-		const struct np_nic_health *nh = &h->nics[i];
-		np_json_obj_begin(j, NULL);
-		np_json_int(j, "index", nh->nic);
-		np_json_obj_begin(j, "counters");
-		for (int c = 0; c < NP_HEALTH_NIC_COUNTERS; c++)
-			jnum(j, np_nic_counter_names[c], nh->after[c]);
-		np_json_obj_end(j);
-		np_json_obj_begin(j, "grew");
-		for (int c = 0; c < NP_HEALTH_NIC_COUNTERS; c++)
-			jnum(j, np_nic_counter_names[c],
-			     nh->after[c] == NP_HX || nh->before[c] == NP_HX ? NP_HX : nh->after[c] - nh->before[c]);
-		np_json_obj_end(j);
-		np_json_obj_end(j);
-	}
-	np_json_arr_end(j);
+/* One element of "nics": a port's error counters and their growth. */
+static void json_nic(struct np_json *j, const struct np_nic_health *nh)
+{
+	np_json_obj_begin(j, NULL);
+	np_json_int(j, "index", nh->nic);
+	np_json_obj_begin(j, "counters");
+	for (int c = 0; c < NP_HEALTH_NIC_COUNTERS; c++)
+		jnum(j, np_nic_counter_names[c], nh->after[c]);
+	np_json_obj_end(j);
+	np_json_obj_begin(j, "grew");
+	for (int c = 0; c < NP_HEALTH_NIC_COUNTERS; c++)
+		jnum(j, np_nic_counter_names[c],
+		     nh->after[c] == NP_HX || nh->before[c] == NP_HX ? NP_HX : nh->after[c] - nh->before[c]);
+	np_json_obj_end(j);
+	np_json_obj_end(j);
+}
+
+/* The host's limits that NCCL runs into: /dev/shm, memlock, CPU and
+ * memory binding, container, IOMMU. */
+static void json_host(struct np_json *j, const struct np_host_health *hh)
+{
 	np_json_obj_begin(j, "host");
 	jnum(j, "shm_bytes", hh->shm_bytes);
 	jnum(j, "shm_free_bytes", hh->shm_free);
@@ -204,37 +193,68 @@ void np_health_report_json(struct np_json *j, const struct np_topo *t)
 	jtri(j, "iommu_dma_translation", hh->iommu_dma);
 	np_json_str(j, "iommu_group_type", hh->iommu_type[0] ? hh->iommu_type : NULL);
 	np_json_obj_end(j);
-	/* null when the kernel log could not be read: XIDs unknown, not none */
+}
+
+/* The GPUs' XIDs in the kernel log; null when the log could not be read:
+ * XIDs unknown, not none. */
+static void json_xid(struct np_json *j, const struct np_health *h)
+{
 	if (h->xid.readable != NP_YES) {
 		np_json_null(j, "xid");
-	} else {
-		np_json_obj_begin(j, "xid");
-		np_json_str(j, "source", "kernel log (/dev/kmsg)");
-		jtri(j, "since_boot", h->xid.since_boot);
-		np_json_int(j, "records", h->xid.records);
-		np_json_arr_begin(j, "gpus");
-		for (int i = 0; i < h->xid.ngpus; i++) {
-			const struct np_xid_gpu *g = &h->xid.gpus[i];
+		return;
+	}
+	np_json_obj_begin(j, "xid");
+	np_json_str(j, "source", "kernel log (/dev/kmsg)");
+	jtri(j, "since_boot", h->xid.since_boot);
+	np_json_int(j, "records", h->xid.records);
+	np_json_arr_begin(j, "gpus");
+	for (int i = 0; i < h->xid.ngpus; i++) {
+		const struct np_xid_gpu *g = &h->xid.gpus[i];
+		np_json_obj_begin(j, NULL);
+		np_json_str(j, "bus_id", g->busid);
+		if (g->gpu >= 0)
+			np_json_int(j, "gpu", g->gpu);
+		else
+			np_json_null(j, "gpu");
+		np_json_arr_begin(j, "xids");
+		for (int k = 0; k < g->nkinds; k++) {
+			const char *m = np_xid_meaning(g->xid[k], NULL);
 			np_json_obj_begin(j, NULL);
-			np_json_str(j, "bus_id", g->busid);
-			if (g->gpu >= 0)
-				np_json_int(j, "gpu", g->gpu);
-			else
-				np_json_null(j, "gpu");
-			np_json_arr_begin(j, "xids");
-			for (int k = 0; k < g->nkinds; k++) {
-				const char *m = np_xid_meaning(g->xid[k], NULL);
-				np_json_obj_begin(j, NULL);
-				np_json_int(j, "xid", g->xid[k]);
-				np_json_int(j, "count", g->count[k]);
-				np_json_str(j, "meaning", m[0] ? m : NULL);
-				np_json_obj_end(j);
-			}
-			np_json_arr_end(j);
+			np_json_int(j, "xid", g->xid[k]);
+			np_json_int(j, "count", g->count[k]);
+			np_json_str(j, "meaning", m[0] ? m : NULL);
 			np_json_obj_end(j);
 		}
 		np_json_arr_end(j);
 		np_json_obj_end(j);
 	}
+	np_json_arr_end(j);
+	np_json_obj_end(j);
+}
+
+void np_health_report_json(struct np_json *j, const struct np_topo *t)
+{
+	const struct np_health *h = t->health;
+
+	if (!h)
+		return;
+	np_json_obj_begin(j, "health");
+	np_json_num(j, "window_s", h->window_s);
+	np_json_bool(j, "under_load", h->under_load);
+	np_json_bool(j, "nvml", h->nvml);
+	np_json_arr_begin(j, "gpus");
+	for (int i = 0; i < h->ngpus; i++)
+		json_gpu(j, &h->gpus[i]);
+	np_json_arr_end(j);
+	np_json_arr_begin(j, "gpus_unreachable");
+	for (int i = 0; i < h->nunreachable; i++)
+		np_json_str(j, NULL, h->unreachable[i]);
+	np_json_arr_end(j);
+	np_json_arr_begin(j, "nics");
+	for (int i = 0; i < h->nnics; i++)
+		json_nic(j, &h->nics[i]);
+	np_json_arr_end(j);
+	json_host(j, &h->host);
+	json_xid(j, h);
 	np_json_obj_end(j);
 }
