@@ -257,123 +257,177 @@ static void export_name(const struct fleet_state *fs, const char *path, char *bu
 		snprintf(buf, len, "%s", path);
 }
 
+/* The fleet state takes the world that run_cmd made, and releases it. */
+static void fleet_state_init(struct fleet_state *fs, struct np_run *run)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->leader = true;
+	if (run->world_up) {
+		fs->w = run->w;
+		run->world_up = false;
+		fs->up = true;
+		fs->leader = fs->w.local_rank == 0;
+	}
+}
+
+static void fleet_state_release(struct fleet_state *fs, struct np_topo *t)
+{
+	free(fs->fleet.summaries);
+	free(fs->fleet.hosts);
+	free(t->health);
+	np_topo_release(t);
+	free(t);
+	if (fs->up)
+		np_world_release(&fs->w);
+}
+
+/* Each node's leader reads its node (live or --input); every rank learns
+ * whether that worked everywhere. 0, or the exit code of the failure. */
+static int discover(struct fleet_state *fs, struct np_topo *t, const struct np_opts *o)
+{
+	struct np_err err = { 0 };
+	enum np_status st = NP_OK;
+
+	if (fs->leader) {
+		bool keep = o->export_file != NULL;
+		/* an MPI rank does not fork: with verbs, its registered pages
+		 * are absent in a child (ibv_fork_init) or shared copy-on-write */
+		t->import_in_child = !fs->up;
+		st = o->input ? np_topo_discover_file(t, o->input, keep, &err) : np_topo_discover_live(t, keep, &err);
+	}
+	if (fs->up) {
+		int bad = st != NP_OK, any = 0, usage = st == NP_EUSAGE, anyusage = 0;
+		MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, fs->w.comm);
+		MPI_Allreduce(&usage, &anyusage, 1, MPI_INT, MPI_MAX, fs->w.comm);
+		if (!any)
+			return NP_EXIT_OK;
+		if (st)
+			np_rank_error("%s", err.msg);
+		return anyusage ? NP_EXIT_USAGE : NP_EXIT_RUNTIME;
+	}
+	if (!st)
+		return NP_EXIT_OK;
+	np_error("%s", err.msg);
+	return np_status_exit(st);
+}
+
+/* Paths, checks, CPU binding, health and recommendations on each node,
+ * then the fleet's comparisons on rank 0. */
+static void analyze(struct fleet_state *fs, struct np_topo *t, const struct np_opts *o)
+{
+	bool with_health = !o->check_gdr && !o->recommend;
+
+	if (fs->leader) {
+		np_topo_paths(t);
+		np_topo_check(t);
+	}
+	if (fs->up && !fs->w.virtual_nodes) /* binding gathers over the real node */
+		binding(fs, t, o->input == NULL);
+	if (with_health)
+		health(fs, t, o);
+	if (fs->leader)
+		np_topo_recommend(t);
+	if (fs->up)
+		gather_fleet(fs, t);
+	if (with_health)
+		health_fleet(fs, t);
+}
+
+/* --export: the node's hwloc XML snapshot, one file per real node. */
+static enum np_status export_snapshot(const struct fleet_state *fs, struct np_topo *t, const char *path)
+{
+	struct np_err err = { 0 };
+	char name[4200], *xml = NULL;
+	size_t len = 0;
+	enum np_status st;
+
+	export_name(fs, path, name, sizeof(name));
+	if (!(st = np_topo_snapshot(t, &xml, &len, &err)))
+		st = np_outfile_write(name, "--export", xml, len, &err);
+	free(xml);
+	if (st)
+		np_rank_error("%s", err.msg);
+	return st;
+}
+
+/* The worst node's exit code; a "no" (1) outranks an "unknown" (5). */
+static int fleet_exit_code(const struct fleet_state *fs, int code)
+{
+	int known = code == NP_EXIT_UNKNOWN ? 0 : code, unknown = code == NP_EXIT_UNKNOWN, worst = 0, any = 0;
+
+	if (!fs->up)
+		return code;
+	MPI_Allreduce(&known, &worst, 1, MPI_INT, MPI_MAX, fs->w.comm);
+	MPI_Allreduce(&unknown, &any, 1, MPI_INT, MPI_MAX, fs->w.comm);
+	return worst ? worst : any ? NP_EXIT_UNKNOWN : NP_EXIT_OK;
+}
+
+/* The notes, the report in the format asked (to --output or standard
+ * output) and --metrics; returns code, or the exit code of a failed write. */
+static int write_report(struct np_run *run, const struct fleet_state *fs, const struct np_topo *t, int code)
+{
+	const struct np_opts *o = &run->o;
+	const struct np_topo_fleet *fl = fs->up ? &fs->fleet : NULL;
+	struct np_err err = { 0 };
+	struct np_outfile out;
+
+	if (!o->quiet)
+		for (int i = 0; i < t->nnotes; i++)
+			np_note("%s", t->notes[i]);
+	if (np_outfile_open(&out, o->output ? o->output : "-", "--output", &err)) {
+		np_error("%s", err.msg);
+		code = np_status_exit(err.status);
+	} else {
+		if (o->format == NP_FMT_JSON)
+			np_topo_report_json(out.f, t, fl, o->check_gdr, &run->rec);
+		else if (o->check_gdr)
+			np_topo_report_gdr(out.f, t);
+		else if (o->recommend)
+			np_topo_report_recommend(out.f, t);
+		else
+			np_topo_report_table(out.f, t, fl, o->wide);
+		if (np_outfile_commit(&out, &err)) {
+			np_error("%s", err.msg);
+			code = np_status_exit(err.status);
+		}
+	}
+	if (o->metrics_file && np_openmetrics_topo(o->metrics_file, t, code, &err)) {
+		np_error("%s", err.msg);
+		code = NP_EXIT_RUNTIME;
+	}
+	return code;
+}
+
 int cmd_topo(struct np_run *run)
 {
 	struct np_opts o = run->o;
-	struct np_err err = { 0 };
 	struct np_topo *t;
 	struct fleet_state fs;
 	enum np_status st = NP_OK;
-	struct np_outfile out;
 	int code;
 
 	if (o.format == NP_FMT_CSV) {
 		np_error("topo has no CSV output; use --format table or --format json");
 		return NP_EXIT_USAGE;
 	}
-	memset(&fs, 0, sizeof(fs));
-	fs.leader = true;
-	if (run->world_up) { /* the fleet state holds the world from here and releases it */
-		fs.w = run->w;
-		run->world_up = false;
-		fs.up = true;
-		fs.leader = fs.w.local_rank == 0;
-	}
+	fleet_state_init(&fs, run);
 	t = malloc(sizeof(*t));
 	if (!t) {
 		np_rank_error("out of memory for the topology model");
 		return NP_EXIT_RUNTIME;
 	}
 	np_topo_init(t);
-	if (fs.leader) {
-		bool keep = o.export_file != NULL;
-		/* an MPI rank does not fork: with verbs, its registered pages
-		 * are absent in a child (ibv_fork_init) or shared copy-on-write */
-		t->import_in_child = !fs.up;
-		st = o.input ? np_topo_discover_file(t, o.input, keep, &err) : np_topo_discover_live(t, keep, &err);
+	code = discover(&fs, t, &o);
+	if (code != NP_EXIT_OK) {
+		fleet_state_release(&fs, t);
+		return code;
 	}
-	if (fs.up) { /* every rank learns whether discovery worked anywhere */
-		int bad = st != NP_OK, any = 0, usage = st == NP_EUSAGE, anyusage = 0;
-		MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, fs.w.comm);
-		MPI_Allreduce(&usage, &anyusage, 1, MPI_INT, MPI_MAX, fs.w.comm);
-		if (any) {
-			if (st)
-				np_rank_error("%s", err.msg);
-			np_topo_release(t);
-			free(t);
-			np_world_release(&fs.w);
-			return anyusage ? NP_EXIT_USAGE : NP_EXIT_RUNTIME;
-		}
-	} else if (st) {
-		np_error("%s", err.msg);
-		np_topo_release(t);
-		free(t);
-		return np_status_exit(st);
-	}
-	if (fs.leader) {
-		np_topo_paths(t);
-		np_topo_check(t);
-	}
-	if (fs.up && !fs.w.virtual_nodes) /* binding gathers over the real node */
-		binding(&fs, t, o.input == NULL);
-	if (!o.check_gdr && !o.recommend)
-		health(&fs, t, &o);
-	if (fs.leader)
-		np_topo_recommend(t);
-	if (fs.up)
-		gather_fleet(&fs, t);
-	if (!o.check_gdr && !o.recommend)
-		health_fleet(&fs, t);
-	if (fs.leader && o.export_file) {
-		char name[4200], *xml = NULL;
-		size_t len = 0;
-		export_name(&fs, o.export_file, name, sizeof(name));
-		if (!(st = np_topo_snapshot(t, &xml, &len, &err)))
-			st = np_outfile_write(name, "--export", xml, len, &err);
-		free(xml);
-		if (st)
-			np_rank_error("%s", err.msg);
-	}
-	code = st ? np_status_exit(st) : exit_code(&o, t);
-	if (fs.up) { /* the worst node's status; a "no" outranks an "unknown" (5) */
-		int known = code == NP_EXIT_UNKNOWN ? 0 : code, unknown = code == NP_EXIT_UNKNOWN, worst = 0, any = 0;
-		MPI_Allreduce(&known, &worst, 1, MPI_INT, MPI_MAX, fs.w.comm);
-		MPI_Allreduce(&unknown, &any, 1, MPI_INT, MPI_MAX, fs.w.comm);
-		code = worst ? worst : any ? NP_EXIT_UNKNOWN : NP_EXIT_OK;
-	}
-	if ((!fs.up || fs.w.rank == 0) && !st) {
-		if (!o.quiet)
-			for (int i = 0; i < t->nnotes; i++)
-				np_note("%s", t->notes[i]);
-		if (np_outfile_open(&out, o.output ? o.output : "-", "--output", &err)) {
-			np_error("%s", err.msg);
-			code = np_status_exit(err.status);
-		} else {
-			const struct np_topo_fleet *fl = fs.up ? &fs.fleet : NULL;
-			if (o.format == NP_FMT_JSON)
-				np_topo_report_json(out.f, t, fl, o.check_gdr, &run->rec);
-			else if (o.check_gdr)
-				np_topo_report_gdr(out.f, t);
-			else if (o.recommend)
-				np_topo_report_recommend(out.f, t);
-			else
-				np_topo_report_table(out.f, t, fl, o.wide);
-			if (np_outfile_commit(&out, &err)) {
-				np_error("%s", err.msg);
-				code = np_status_exit(err.status);
-			}
-		}
-		if (o.metrics_file && np_openmetrics_topo(o.metrics_file, t, code, &err)) {
-			np_error("%s", err.msg);
-			code = NP_EXIT_RUNTIME;
-		}
-	}
-	free(fs.fleet.summaries);
-	free(fs.fleet.hosts);
-	free(t->health);
-	np_topo_release(t);
-	free(t);
-	if (fs.up)
-		np_world_release(&fs.w);
+	analyze(&fs, t, &o);
+	if (fs.leader && o.export_file)
+		st = export_snapshot(&fs, t, o.export_file);
+	code = fleet_exit_code(&fs, st ? np_status_exit(st) : exit_code(&o, t));
+	if ((!fs.up || fs.w.rank == 0) && !st)
+		code = write_report(run, &fs, t, code);
+	fleet_state_release(&fs, t);
 	return code;
 }
