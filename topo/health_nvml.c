@@ -298,32 +298,18 @@ static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int
 		np_sysfs_free_list(names, k);
 }
 
-bool np_health_nvml(struct np_topo *t, struct np_health *h, const struct np_sysfs *fs, const struct np_health_opts *o)
+/* The GPUs NVML lists, with their static figures; dev[i] is h->gpus[i]'s
+ * handle. */
+static void list_gpus(const struct np_nvml *a, const struct np_topo *t, struct np_health *h, nvmlDevice_t *dev)
 {
-	struct np_nvml a;
-	nvmlDevice_t dev[NP_MAX_GPUS];
-	struct sample s0[NP_MAX_GPUS], s1[NP_MAX_GPUS];
-	long long sm[NP_MAX_GPUS][64], mem[NP_MAX_GPUS][64], pw[NP_MAX_GPUS][64];
-	int ns = 0, nsamples;
-	double window = o->window_s;
 	unsigned n = 0;
-	char drv[NP_MAX_GPUS][NP_BUSID_LEN];
-	int ndrv = 0;
-	bool loaded = false;
 
-	/* a fake root describes another machine: only a library named for
-	 * it (a test's fake NVML) may speak for its GPUs */
-	if (fs->fake && !getenv("NCCL_PROBE_NVML_LIB"))
-		return false;
-	if (t->no_gpu_libs || !hnvml_open(&a, t))
-		return false;
-	h->nvml = true;
-	if (a.count(&n) != 0)
+	if (a->count(&n) != 0)
 		n = 0;
 	for (unsigned i = 0; i < n && h->ngpus < NP_MAX_GPUS; i++) {
 		nvmlPciInfo_t pi;
 		struct np_gpu_health *g = &h->gpus[h->ngpus];
-		if (a.by_index(i, &dev[h->ngpus]) != 0 || a.pci(dev[h->ngpus], &pi) != 0)
+		if (a->by_index(i, &dev[h->ngpus]) != 0 || a->pci(dev[h->ngpus], &pi) != 0)
 			continue;
 		np_gpu_health_init(g);
 		if (!np_busid_norm(pi.busId, g->busid, sizeof(g->busid)))
@@ -332,9 +318,17 @@ bool np_health_nvml(struct np_topo *t, struct np_health *h, const struct np_sysf
 		for (int k = 0; k < t->ngpus; k++)
 			if (!strcmp(t->gpus[k].busid, g->busid))
 				g->gpu = k;
-		gpu_static(&a, dev[h->ngpus], g);
+		gpu_static(a, dev[h->ngpus], g);
 		h->ngpus++;
 	}
+}
+
+/* GPUs bound to the nvidia driver that NVML does not list. */
+static void find_unreachable(const struct np_sysfs *fs, struct np_health *h)
+{
+	char drv[NP_MAX_GPUS][NP_BUSID_LEN];
+	int ndrv = 0;
+
 	driver_gpus(fs, drv, &ndrv);
 	for (int i = 0; i < ndrv; i++) {
 		bool seen = false;
@@ -343,13 +337,15 @@ bool np_health_nvml(struct np_topo *t, struct np_health *h, const struct np_sysf
 		if (!seen)
 			memcpy(h->unreachable[h->nunreachable++], drv[i], NP_BUSID_LEN);
 	}
-	if (!h->ngpus) {
-		np_nvml_close(&a);
-		return true;
-	}
-	/* the window: counters at both ends, clocks and reasons every 100 ms */
-	for (int i = 0; i < h->ngpus; i++)
-		counters(&a, dev[i], &s0[i]);
+}
+
+/* Starts the load of --under-load, if any, and lets its kernels reach
+ * every GPU; returns the seconds left to sample. */
+static double start_window(struct np_topo *t, struct np_health *h, const struct np_health_opts *o)
+{
+	double window = o->window_s;
+	bool loaded = false;
+
 	if (o->load && o->load->start) {
 		loaded = o->load->start(o->load->arg, o->window_s) == 0;
 		if (!loaded)
@@ -362,48 +358,100 @@ bool np_health_nvml(struct np_topo *t, struct np_health *h, const struct np_sysf
 		sleep_s(ramp);
 		window -= ramp;
 	}
-	nsamples = (int)(window / 0.1);
+	return window;
+}
+
+/* Clocks and power every window/n seconds (n at most 64, one per 100 ms);
+ * the reasons seen at any sample are or-ed. */
+struct clock_samples {
+	long long sm[NP_MAX_GPUS][64], mem[NP_MAX_GPUS][64], pw[NP_MAX_GPUS][64];
+	int n;
+};
+
+static void sample_clocks(const struct np_nvml *a, struct np_health *h, const nvmlDevice_t *dev, double window,
+			  struct clock_samples *cs)
+{
+	int nsamples = (int)(window / 0.1);
+
 	if (nsamples < 1)
 		nsamples = 1;
 	if (nsamples > 64)
 		nsamples = 64;
-	for (ns = 0; ns < nsamples; ns++) {
+	for (cs->n = 0; cs->n < nsamples; cs->n++) {
+		int ns = cs->n;
 		for (int i = 0; i < h->ngpus; i++) {
 			unsigned long long r;
 			struct np_gpu_health *g = &h->gpus[i];
-			sm[i][ns] = clk(a.clock, dev[i], NVML_CLOCK_SM);
-			mem[i][ns] = clk(a.clock, dev[i], NVML_CLOCK_MEM);
-			pw[i][ns] = uval(a.power, dev[i]);
-			if (a.reasons && a.reasons(dev[i], &r) == 0)
+			cs->sm[i][ns] = clk(a->clock, dev[i], NVML_CLOCK_SM);
+			cs->mem[i][ns] = clk(a->clock, dev[i], NVML_CLOCK_MEM);
+			cs->pw[i][ns] = uval(a->power, dev[i]);
+			if (a->reasons && a->reasons(dev[i], &r) == 0)
 				g->reasons = (g->reasons == NP_HX ? 0 : g->reasons) | (long long)(r & 0x7fffffffffffffffull);
 		}
 		sleep_s(window / nsamples);
 	}
-	if (loaded && o->load->stop)
+}
+
+/* GPU i's figures over the window: the medians of its known samples and
+ * how much its counters grew between s0 and s1. */
+static void window_figures(struct np_gpu_health *g, const struct clock_samples *cs, int i, const struct sample *s0,
+			   const struct sample *s1)
+{
+	const long long *v[3] = { cs->sm[i], cs->mem[i], cs->pw[i] };
+	long long *out[3] = { &g->sm_mhz, &g->mem_mhz, &g->power_mw };
+
+	for (int k = 0; k < 3; k++) { /* the median of the known samples */
+		long long known[64];
+		int m = 0;
+		for (int j = 0; j < cs->n; j++)
+			if (v[k][j] != NP_HX)
+				known[m++] = v[k][j];
+		qsort(known, (size_t)m, sizeof(known[0]), cmp_ll);
+		*out[k] = m ? known[m / 2] : NP_HX;
+	}
+	g->pcie_replay = s1->replay;
+	g->pcie_replay_grew = grew(s0->replay, s1->replay);
+	g->nvl_crc = s1->crc;
+	g->nvl_replay = s1->nvl_replay;
+	g->nvl_recovery = s1->recovery;
+	g->nvl_crc_grew = grew(s0->crc, s1->crc);
+	g->nvl_replay_grew = grew(s0->nvl_replay, s1->nvl_replay);
+	g->nvl_recovery_grew = grew(s0->recovery, s1->recovery);
+	for (int k = 0; k < NP_VIOL_COUNT; k++)
+		g->viol_ns[k] = grew(s0->viol[k], s1->viol[k]);
+}
+
+bool np_health_nvml(struct np_topo *t, struct np_health *h, const struct np_sysfs *fs, const struct np_health_opts *o)
+{
+	struct np_nvml a;
+	nvmlDevice_t dev[NP_MAX_GPUS];
+	struct sample s0[NP_MAX_GPUS], s1;
+	struct clock_samples cs;
+	double window;
+
+	/* a fake root describes another machine: only a library named for
+	 * it (a test's fake NVML) may speak for its GPUs */
+	if (fs->fake && !getenv("NCCL_PROBE_NVML_LIB"))
+		return false;
+	if (t->no_gpu_libs || !hnvml_open(&a, t))
+		return false;
+	h->nvml = true;
+	list_gpus(&a, t, h, dev);
+	find_unreachable(fs, h);
+	if (!h->ngpus) {
+		np_nvml_close(&a);
+		return true;
+	}
+	/* the window: counters at both ends, clocks and reasons every 100 ms */
+	for (int i = 0; i < h->ngpus; i++)
+		counters(&a, dev[i], &s0[i]);
+	window = start_window(t, h, o);
+	sample_clocks(&a, h, dev, window, &cs);
+	if (h->under_load && o->load->stop)
 		o->load->stop(o->load->arg);
 	for (int i = 0; i < h->ngpus; i++) {
-		struct np_gpu_health *g = &h->gpus[i];
-		long long *v[3] = { sm[i], mem[i], pw[i] }, *out[3] = { &g->sm_mhz, &g->mem_mhz, &g->power_mw };
-		counters(&a, dev[i], &s1[i]);
-		for (int k = 0; k < 3; k++) { /* the median of the known samples */
-			long long known[64];
-			int m = 0;
-			for (int j = 0; j < ns; j++)
-				if (v[k][j] != NP_HX)
-					known[m++] = v[k][j];
-			qsort(known, (size_t)m, sizeof(known[0]), cmp_ll);
-			*out[k] = m ? known[m / 2] : NP_HX;
-		}
-		g->pcie_replay = s1[i].replay;
-		g->pcie_replay_grew = grew(s0[i].replay, s1[i].replay);
-		g->nvl_crc = s1[i].crc;
-		g->nvl_replay = s1[i].nvl_replay;
-		g->nvl_recovery = s1[i].recovery;
-		g->nvl_crc_grew = grew(s0[i].crc, s1[i].crc);
-		g->nvl_replay_grew = grew(s0[i].nvl_replay, s1[i].nvl_replay);
-		g->nvl_recovery_grew = grew(s0[i].recovery, s1[i].recovery);
-		for (int k = 0; k < NP_VIOL_COUNT; k++)
-			g->viol_ns[k] = grew(s0[i].viol[k], s1[i].viol[k]);
+		counters(&a, dev[i], &s1);
+		window_figures(&h->gpus[i], &cs, i, &s0[i], &s1);
 	}
 	np_nvml_close(&a);
 	return true;
