@@ -60,7 +60,7 @@ static void judge_note(struct np_iso_judge *j, const char *fmt, ...) NP_PRINTF(2
 
 static void judge_note(struct np_iso_judge *j, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512]; /* the longest note, with a 64-byte node name and 140 bytes of detail, is about 330 */
 	va_list ap;
 
 	if (!j->note)
