@@ -3,8 +3,8 @@
  * clock, no output): when a point has had rounds enough, each
  * candidate's paired ratios and verdict at a point, NCCL's choice against
  * a candidate's setting, the winner of a point and the candidate to
- * recommend. src/tune.c measures; tests/unit/test_tune_judge.c covers
- * each rule. */
+ * recommend. src/tune_rounds.c measures;
+ * tests/unit/test_tune_judge.c covers each rule. */
 #ifndef NP_TUNE_JUDGE_H
 #define NP_TUNE_JUDGE_H
 
