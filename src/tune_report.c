@@ -148,46 +148,57 @@ static void narrow_rows(const struct tune *tu, FILE *f)
 	}
 }
 
-static void write_table(const struct tune *tu, FILE *f, double wall)
+/* The candidate to recommend, -1 none (src/tune_judge.h) */
+static int recommended(const struct tune *tu)
+{
+	enum np_tune_arm_state st[NP_TUNE_MAX_CANDS + 1];
+
+	arm_states(tu, st);
+	return np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
+}
+
+/* The head: the run, each candidate's state, the notes, how to read the
+ * table; lines broken at W columns */
+static void table_head(const struct tune *tu, FILE *f, int W)
 {
 	const struct np_opts *o = tu->o;
 	const struct np_backend_info *info = &tu->arms[0].be.info;
-	char lo[32], hi[32], buf[2048], line[4096];
-	enum np_tune_arm_state st[NP_TUNE_MAX_CANDS + 1];
-	int rec, W = o->wide ? 1 << 20 : 100; /* lines broken at 100 columns unless --wide */
+	char lo[32], hi[32], line[4096];
 
 	np_human_size(o->min_bytes, lo, sizeof(lo));
 	np_human_size(o->max_bytes, hi, sizeof(hi));
-	if (!o->quiet) {
-		snprintf(line, sizeof(line), "nccl-probe %s tune: %d ranks on %d %snode%s, %s backend (%s), %s %s, %s to %s",
-			 PACKAGE_VERSION, tu->w->size, tu->w->nnodes, tu->w->virtual_nodes ? "virtual " : "",
-			 tu->w->nnodes == 1 ? "" : "s", tu->ops->name, info->library, np_dtype_str(o->dtype),
-			 np_redop_str(o->op), lo, hi);
+	snprintf(line, sizeof(line), "nccl-probe %s tune: %d ranks on %d %snode%s, %s backend (%s), %s %s, %s to %s",
+		 PACKAGE_VERSION, tu->w->size, tu->w->nnodes, tu->w->virtual_nodes ? "virtual " : "",
+		 tu->w->nnodes == 1 ? "" : "s", tu->ops->name, info->library, np_dtype_str(o->dtype),
+		 np_redop_str(o->op), lo, hi);
+	np_wrap(f, "# ", "#   ", line, W);
+	fprintf(f, "# baseline: the environment as launched\n");
+	for (int a = 1; a < tu->narms; a++) {
+		const struct arm *arm = &tu->arms[a];
+		if (arm->state == NP_TUNE_ARM_OK)
+			snprintf(line, sizeof(line), "candidate %d: %s: %s (in effect: %s)", a, arm->cand->label,
+				 np_tune_arm_state_str(arm->state), arm->evidence);
+		else
+			snprintf(line, sizeof(line), "candidate %d: %s: %s: %s", a, arm->cand->label,
+				 np_tune_arm_state_str(arm->state), arm->why);
 		np_wrap(f, "# ", "#   ", line, W);
-		fprintf(f, "# baseline: the environment as launched\n");
-		for (int a = 1; a < tu->narms; a++) {
-			const struct arm *arm = &tu->arms[a];
-			if (arm->state == NP_TUNE_ARM_OK)
-				snprintf(line, sizeof(line), "candidate %d: %s: %s (in effect: %s)", a, arm->cand->label,
-					 np_tune_arm_state_str(arm->state), arm->evidence);
-			else
-				snprintf(line, sizeof(line), "candidate %d: %s: %s: %s", a, arm->cand->label,
-					 np_tune_arm_state_str(arm->state), arm->why);
-			np_wrap(f, "# ", "#   ", line, W);
-		}
-		for (int i = 0; i < tu->nnotes; i++)
-			np_wrap(f, "# note: ", "#   ", tu->notes[i], W);
-		fprintf(f, "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
-			   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
-			   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
-			o->min_change * 100,
-			!(tu->ops->caps & NP_CAP_SETTINGS_LOG) ? "" :
-			"; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
 	}
-	if (o->wide)
-		wide_rows(tu, f);
-	else
-		narrow_rows(tu, f);
+	for (int i = 0; i < tu->nnotes; i++)
+		np_wrap(f, "# note: ", "#   ", tu->notes[i], W);
+	fprintf(f, "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
+		   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
+		   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
+		o->min_change * 100,
+		!(tu->ops->caps & NP_CAP_SETTINGS_LOG) ? "" :
+		"; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
+}
+
+/* Where each candidate is faster or slower than the baseline, or why it
+ * lost */
+static void table_differences(const struct tune *tu, FILE *f, int W)
+{
+	char line[4096];
+
 	fprintf(f, "# where each candidate differs from the baseline:\n");
 	for (int a = 1; a < tu->narms; a++) {
 		char fast[900], slow[900];
@@ -211,6 +222,11 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 			np_wrap(f, "#   ", "#     ", line, W);
 		}
 	}
+}
+
+/* The winner of each range of consecutive points */
+static void table_winners(const struct tune *tu, FILE *f)
+{
 	fprintf(f, "# winners (the fastest candidate significantly faster than the baseline, else the baseline):\n");
 	for (size_t i = 0; i < tu->npts;) {
 		size_t j = i;
@@ -227,8 +243,14 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 			tu->pts[i].winner ? tu->arms[tu->pts[i].winner].cand->label : "baseline");
 		i = j + 1;
 	}
-	arm_states(tu, st);
-	rec = np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
+}
+
+/* The candidate to recommend and its export lines, or why there are none */
+static void table_recommended(const struct tune *tu, FILE *f, int W)
+{
+	char buf[2048], line[4096];
+	int rec = recommended(tu);
+
 	if (rec > 0) {
 		const struct np_tune_cand *c = tu->arms[rec].cand;
 		verdict_ranges(tu, rec, NP_TUNE_FASTER, buf, sizeof(buf));
@@ -243,6 +265,22 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 	} else {
 		np_wrap(f, "# ", "#   ", "no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is", W);
 	}
+}
+
+static void write_table(const struct tune *tu, FILE *f, double wall)
+{
+	const struct np_opts *o = tu->o;
+	int W = o->wide ? 1 << 20 : 100; /* lines broken at 100 columns unless --wide */
+
+	if (!o->quiet)
+		table_head(tu, f, W);
+	if (o->wide)
+		wide_rows(tu, f);
+	else
+		narrow_rows(tu, f);
+	table_differences(tu, f, W);
+	table_winners(tu, f);
+	table_recommended(tu, f, W);
 	if (!o->quiet)
 		fprintf(f, "# %zu of %zu points in %.1f s%s\n", tu->done, tu->npts, wall,
 			tu->interrupted ? " (interrupted)" : tu->hung ? " (stopped at a hang)" : "");
@@ -261,15 +299,97 @@ static void json_settings(struct np_json *j, const struct np_tune_cand *c)
 	np_json_arr_end(j);
 }
 
+/* One arm's figures at a point; a candidate's also against the baseline */
+static void json_cell(struct np_json *j, const struct np_tune_cell *cl, int a)
+{
+	np_json_obj_begin(j, NULL);
+	np_json_int(j, "arm", a);
+	np_json_bool(j, "ran", cl->ran && cl->t_med > 0);
+	np_json_num(j, "time", cl->t_med > 0 ? cl->t_med : NAN);
+	np_json_num(j, "busbw", cl->t_med > 0 ? cl->busbw : NAN);
+	np_json_uint(j, "wrong", cl->wrong);
+	np_json_str(j, "algo", cl->algo[0] ? cl->algo : NULL);
+	np_json_str(j, "proto", cl->proto[0] ? cl->proto : NULL);
+	if (a) {
+		np_json_bool(j, "ignored", cl->ignored);
+		np_json_bool(j, "same_choice", cl->same_choice);
+		np_json_num(j, "speed_ratio", cl->t_med > 0 ? cl->ratio.median : NAN);
+		np_json_num(j, "ratio_lo", cl->t_med > 0 ? cl->ratio.lo : NAN);
+		np_json_num(j, "ratio_hi", cl->t_med > 0 ? cl->ratio.hi : NAN);
+		np_json_str(j, "verdict", cl->t_med > 0 && !cl->ignored ? np_tune_verdict_str(cl->ratio.verdict) : NULL);
+	}
+	np_json_obj_end(j);
+}
+
+/* Each arm: its settings, what became of it, and why */
+static void json_arms(struct np_json *j, const struct tune *tu)
+{
+	np_json_arr_begin(j, "arms");
+	for (int a = 0; a < tu->narms; a++) {
+		const struct arm *arm = &tu->arms[a];
+		np_json_obj_begin(j, NULL);
+		np_json_int(j, "index", a);
+		np_json_str(j, "label", arm_label(tu, a));
+		json_settings(j, arm->cand);
+		np_json_str(j, "state", np_tune_arm_state_str(arm->state));
+		np_json_str(j, "why", arm->state == NP_TUNE_ARM_OK ? NULL : arm->why);
+		np_json_str(j, "evidence", a && arm->state == NP_TUNE_ARM_OK ? arm->evidence : NULL);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+}
+
+/* Each measured point: its rounds, winner and every arm's cell */
+static void json_rows(struct np_json *j, const struct tune *tu)
+{
+	np_json_arr_begin(j, "rows");
+	for (size_t i = 0; i < tu->npts; i++) {
+		const struct np_tune_point *p = &tu->pts[i];
+		if (!p->rounds)
+			continue;
+		np_json_obj_begin(j, NULL);
+		np_json_str(j, "coll", p->coll->name);
+		np_json_uint(j, "size", p->lay.size);
+		np_json_int(j, "iters", p->iters);
+		np_json_int(j, "rounds", p->rounds);
+		np_json_int(j, "winner", p->winner);
+		np_json_arr_begin(j, "arms");
+		for (int a = 0; a < tu->narms; a++)
+			json_cell(j, &p->cells[a], a);
+		np_json_arr_end(j);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
+}
+
+/* The candidate to recommend and its export lines, or null */
+static void json_recommended(struct np_json *j, const struct tune *tu)
+{
+	int rec = recommended(tu);
+
+	if (rec > 0) {
+		const struct np_tune_cand *c = tu->arms[rec].cand;
+		np_json_obj_begin(j, "recommended");
+		np_json_int(j, "arm", rec);
+		np_json_arr_begin(j, "exports");
+		for (int i = 0; i < c->n; i++) {
+			char q[NP_TUNE_VALLEN * 4 + 3], line[NP_TUNE_VALLEN * 5 + 80];
+			np_shell_quote(c->set[i].value, q, sizeof(q));
+			snprintf(line, sizeof(line), "export %s=%s", c->set[i].name, q);
+			np_json_str(j, NULL, line);
+		}
+		np_json_arr_end(j);
+		np_json_obj_end(j);
+	} else {
+		np_json_null(j, "recommended");
+	}
+}
+
 static void write_json(const struct tune *tu, FILE *f, double wall)
 {
 	const struct np_opts *o = tu->o;
 	struct np_json j;
-	enum np_tune_arm_state st[NP_TUNE_MAX_CANDS + 1];
-	int rec;
 
-	arm_states(tu, st);
-	rec = np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
 	np_json_envelope(&j, NP_TUNE_SCHEMA, NP_TUNE_SCHEMA_VERSION, &tu->run, tu->ops->name);
@@ -281,71 +401,9 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 	np_json_str(&j, "dtype", np_dtype_str(o->dtype));
 	np_json_str(&j, "op", np_redop_str(o->op));
 	np_json_num(&j, "min_change", o->min_change);
-	np_json_arr_begin(&j, "arms");
-	for (int a = 0; a < tu->narms; a++) {
-		const struct arm *arm = &tu->arms[a];
-		np_json_obj_begin(&j, NULL);
-		np_json_int(&j, "index", a);
-		np_json_str(&j, "label", arm_label(tu, a));
-		json_settings(&j, arm->cand);
-		np_json_str(&j, "state", np_tune_arm_state_str(arm->state));
-		np_json_str(&j, "why", arm->state == NP_TUNE_ARM_OK ? NULL : arm->why);
-		np_json_str(&j, "evidence", a && arm->state == NP_TUNE_ARM_OK ? arm->evidence : NULL);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-	np_json_arr_begin(&j, "rows");
-	for (size_t i = 0; i < tu->npts; i++) {
-		const struct np_tune_point *p = &tu->pts[i];
-		if (!p->rounds)
-			continue;
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "coll", p->coll->name);
-		np_json_uint(&j, "size", p->lay.size);
-		np_json_int(&j, "iters", p->iters);
-		np_json_int(&j, "rounds", p->rounds);
-		np_json_int(&j, "winner", p->winner);
-		np_json_arr_begin(&j, "arms");
-		for (int a = 0; a < tu->narms; a++) {
-			const struct np_tune_cell *cl = &p->cells[a];
-			np_json_obj_begin(&j, NULL);
-			np_json_int(&j, "arm", a);
-			np_json_bool(&j, "ran", cl->ran && cl->t_med > 0);
-			np_json_num(&j, "time", cl->t_med > 0 ? cl->t_med : NAN);
-			np_json_num(&j, "busbw", cl->t_med > 0 ? cl->busbw : NAN);
-			np_json_uint(&j, "wrong", cl->wrong);
-			np_json_str(&j, "algo", cl->algo[0] ? cl->algo : NULL);
-			np_json_str(&j, "proto", cl->proto[0] ? cl->proto : NULL);
-			if (a) {
-				np_json_bool(&j, "ignored", cl->ignored);
-				np_json_bool(&j, "same_choice", cl->same_choice);
-				np_json_num(&j, "speed_ratio", cl->t_med > 0 ? cl->ratio.median : NAN);
-				np_json_num(&j, "ratio_lo", cl->t_med > 0 ? cl->ratio.lo : NAN);
-				np_json_num(&j, "ratio_hi", cl->t_med > 0 ? cl->ratio.hi : NAN);
-				np_json_str(&j, "verdict", cl->t_med > 0 && !cl->ignored ? np_tune_verdict_str(cl->ratio.verdict) : NULL);
-			}
-			np_json_obj_end(&j);
-		}
-		np_json_arr_end(&j);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-	if (rec > 0) {
-		const struct np_tune_cand *c = tu->arms[rec].cand;
-		np_json_obj_begin(&j, "recommended");
-		np_json_int(&j, "arm", rec);
-		np_json_arr_begin(&j, "exports");
-		for (int i = 0; i < c->n; i++) {
-			char q[NP_TUNE_VALLEN * 4 + 3], line[NP_TUNE_VALLEN * 5 + 80];
-			np_shell_quote(c->set[i].value, q, sizeof(q));
-			snprintf(line, sizeof(line), "export %s=%s", c->set[i].name, q);
-			np_json_str(&j, NULL, line);
-		}
-		np_json_arr_end(&j);
-		np_json_obj_end(&j);
-	} else {
-		np_json_null(&j, "recommended");
-	}
+	json_arms(&j, tu);
+	json_rows(&j, tu);
+	json_recommended(&j, tu);
 	np_json_arr_begin(&j, "notes");
 	for (int i = 0; i < tu->nnotes; i++)
 		np_json_str(&j, NULL, tu->notes[i]);
