@@ -296,50 +296,50 @@ long tune_log_size(void)
 	return path && stat(path, &sb) == 0 ? (long)sb.st_size : 0;
 }
 
-/* Start arm a's backend on its own communicator with its setting in
- * effect. Collective over the world; every rank learns the outcome. */
-void arm_start(struct tune *tu, int a)
+/* Open MPI: the candidate's MCA variables written into mv[] when write
+ * is set, agreed over the world; false, the arm refused and its
+ * variables restored, when the MPI of any rank would not take them. */
+static bool arm_mpit_set(struct tune *tu, struct arm *arm, bool write, struct mpit_var *mv)
 {
-	struct arm *arm = &tu->arms[a];
 	const struct np_tune_cand *c = arm->cand;
-	struct saved_env sv;
-	struct mpit_var mv[NP_TUNE_MAX_SETTINGS];
-	bool mpit = (tu->ops->caps & NP_CAP_SETTINGS_MPIT) != 0, ok = true;
-	int mine, all;
-	long off = 0;
-	enum np_status st;
 	char why[sizeof(arm->why)] = "";
+	bool ok = true;
+	int mine, all;
 
-	arm->w = *tu->w;
-	arm->w.comm = MPI_COMM_NULL;
-	arm->state = NP_TUNE_ARM_OK;
-	memset(mv, 0, sizeof(mv));
-	if (c && mpit)
+	if (write)
 		for (int i = 0; i < c->n && ok; i++)
 			ok = mpit_set(&c->set[i], &mv[i], why, sizeof(why));
 	mine = ok;
 	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
-	if (!all) {
-		for (int i = 0; i < NP_TUNE_MAX_SETTINGS; i++)
-			mpit_restore(&mv[i]);
-		arm->state = NP_TUNE_ARM_REFUSED;
-		/* rank 0's reason (the ranks run one MPI) */
-		snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "the MPI of another rank refused it");
-		MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
-		return;
-	}
-	MPI_Comm_dup(tu->w->comm, &arm->w.comm);
+	if (all)
+		return true;
 	for (int i = 0; i < NP_TUNE_MAX_SETTINGS; i++)
 		mpit_restore(&mv[i]);
-	if (c && mpit)
-		snprintf(arm->evidence, sizeof(arm->evidence),
-			 "Open MPI's MPI_T read back %.400s when the candidate's communicator was made",
-			 c->label);
+	arm->state = NP_TUNE_ARM_REFUSED;
+	/* rank 0's reason (the ranks run one MPI) */
+	snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "the MPI of another rank refused it");
+	MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
+	return false;
+}
+
+/* Arm a's backend initialized on its communicator, the candidate's
+ * settings in the environment meanwhile when env is set (*off: the size
+ * of NCCL's log before); false, the arm in error with the first failing
+ * rank's reason, when it did not start on every rank. */
+static bool arm_init(struct tune *tu, int a, bool env, long *off)
+{
+	struct arm *arm = &tu->arms[a];
+	const struct np_tune_cand *c = arm->cand;
+	struct saved_env sv;
+	enum np_status st;
+	char why[sizeof(arm->why)] = "";
+	int mine, all;
+
 	memset(&arm->be, 0, sizeof(arm->be));
 	arm->be.ops = tu->ops;
 	np_backend_args(&arm->be, tu->o, &arm->w);
-	if (c && !mpit) {
-		off = tune_log_size();
+	if (env) {
+		*off = tune_log_size();
 		env_apply(c, &sv);
 	}
 	test_switches(a, true);
@@ -348,36 +348,73 @@ void arm_start(struct tune *tu, int a)
 	st = tu->ops->init(&arm->be);
 	np_watchdog_disarm();
 	test_switches(a, false);
-	if (c && !mpit)
+	if (env)
 		env_restore(c, &sv);
 	arm->up = true;
 	mine = (int)st;
 	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, tu->w->comm);
-	if (all) {
-		arm->state = NP_TUNE_ARM_ERROR;
-		snprintf(why, sizeof(why), "its communicator did not start: %.400s", st ? arm->be.err.msg : "");
-		mine = st != NP_OK && !arm->be.err.secondary ? tu->w->rank : tu->w->size;
-		MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
-		if (all >= tu->w->size)
-			all = 0;
-		if (tu->w->rank == all)
-			snprintf(arm->why, sizeof(arm->why), "%s", why);
-		MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, all, tu->w->comm);
+	if (!all)
+		return true;
+	arm->state = NP_TUNE_ARM_ERROR;
+	snprintf(why, sizeof(why), "its communicator did not start: %.400s", st ? arm->be.err.msg : "");
+	mine = st != NP_OK && !arm->be.err.secondary ? tu->w->rank : tu->w->size;
+	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
+	if (all >= tu->w->size)
+		all = 0;
+	if (tu->w->rank == all)
+		snprintf(arm->why, sizeof(arm->why), "%s", why);
+	MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, all, tu->w->comm);
+	return false;
+}
+
+/* NCCL: whether its log on every rank says it read the candidate's
+ * settings since *off; the evidence kept, or the arm refused. */
+static void arm_nccl_confirm(struct tune *tu, struct arm *arm, long *off)
+{
+	const struct np_tune_cand *c = arm->cand;
+	char why[sizeof(arm->why)] = "";
+	int mine, all;
+
+	mine = nccl_confirms(c, off, why, sizeof(why));
+	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
+	if (!all) {
+		arm->state = NP_TUNE_ARM_REFUSED;
+		snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "NCCL on another rank did not read it");
+		MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
 		return;
 	}
-	if (c && !mpit) {
-		mine = nccl_confirms(c, &off, why, sizeof(why));
-		MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
-		if (!all) {
-			arm->state = NP_TUNE_ARM_REFUSED;
-			snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "NCCL on another rank did not read it");
-			MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
-			return;
-		}
+	snprintf(arm->evidence, sizeof(arm->evidence),
+		 "NCCL's log on every rank: \"%s set by environment to %s\" when the candidate's communicator was made%s",
+		 c->set[0].name, c->set[0].value, c->n > 1 ? ", and likewise for the other settings" : "");
+}
+
+/* Start arm a's backend on its own communicator with its setting in
+ * effect. Collective over the world; every rank learns the outcome. */
+void arm_start(struct tune *tu, int a)
+{
+	struct arm *arm = &tu->arms[a];
+	const struct np_tune_cand *c = arm->cand;
+	struct mpit_var mv[NP_TUNE_MAX_SETTINGS];
+	bool mpit = (tu->ops->caps & NP_CAP_SETTINGS_MPIT) != 0;
+	long off = 0;
+
+	arm->w = *tu->w;
+	arm->w.comm = MPI_COMM_NULL;
+	arm->state = NP_TUNE_ARM_OK;
+	memset(mv, 0, sizeof(mv));
+	if (!arm_mpit_set(tu, arm, c && mpit, mv))
+		return;
+	MPI_Comm_dup(tu->w->comm, &arm->w.comm);
+	for (int i = 0; i < NP_TUNE_MAX_SETTINGS; i++)
+		mpit_restore(&mv[i]);
+	if (c && mpit)
 		snprintf(arm->evidence, sizeof(arm->evidence),
-			 "NCCL's log on every rank: \"%s set by environment to %s\" when the candidate's communicator was made%s",
-			 c->set[0].name, c->set[0].value, c->n > 1 ? ", and likewise for the other settings" : "");
-	}
+			 "Open MPI's MPI_T read back %.400s when the candidate's communicator was made",
+			 c->label);
+	if (!arm_init(tu, a, c && !mpit, &off))
+		return;
+	if (c && !mpit)
+		arm_nccl_confirm(tu, arm, &off);
 }
 
 void arm_stop(struct arm *arm)
