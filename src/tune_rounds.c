@@ -224,69 +224,49 @@ static void ratios(struct tune *tu, int a, int n, double *out)
 	np_tune_ratios(tu->t, tu->t + (size_t)a * TUNE_MAX_ROUNDS, n, out);
 }
 
-/* Rounds of one batch per live arm, in alternating order (A B C, C B A),
- * until every candidate's comparison is settled, the budget ends, or
- * --iters N's --samples rounds are done. Returns false on a signal. */
-bool tune_rounds(struct tune *tu, struct np_tune_point *p, const struct np_bench *b)
+/* Whether arm a takes part in the rounds at p */
+static bool in_rounds(const struct tune *tu, const struct np_tune_point *p, int a)
 {
-	const struct np_opts *o = tu->o;
-	int n = 0, target = o->iters ? o->samples : TUNE_MAX_ROUNDS, live_arms = 0;
-	double t_start, budget;
-	bool stop = false;
+	return arm_live(&tu->arms[a]) && !p->cells[a].ignored;
+}
 
-	for (int a = 0; a < tu->narms; a++)
-		live_arms += arm_live(&tu->arms[a]) && !p->cells[a].ignored;
-	p->iters = calibrate(tu, b, &stop);
-	if (stop)
+/* One batch of arm a, its time per call to *t (NULL: not kept); false,
+ * to end the point, on a signal (*stop) or when the arm hung (tu->hung) */
+static bool arm_batch(struct tune *tu, int a, const struct np_bench *b, int iters, double *t, bool *stop)
+{
+	double x = batch(tu, a, b, iters, stop);
+
+	if (t)
+		*t = x / iters;
+	if (*stop)
 		return false;
-	for (int a = 0; a < tu->narms && o->warmup > 0; a++)
-		if (arm_live(&tu->arms[a]) && !p->cells[a].ignored) {
-			batch(tu, a, b, o->warmup, &stop);
-			if (stop)
-				return false;
-			if (!arm_live(&tu->arms[a])) {
-				tu->hung = a;
-				return false;
-			}
-		}
-	budget = o->budget * live_arms;
-	t_start = np_now_s();
-	while (n < target) {
-		int settled = 1;
-		double el;
-		for (int k = 0; k < tu->narms; k++) {
-			int a = n % 2 ? tu->narms - 1 - k : k;
-			if (!arm_live(&tu->arms[a]) || p->cells[a].ignored)
-				continue;
-			tu->t[(size_t)a * TUNE_MAX_ROUNDS + n] = batch(tu, a, b, p->iters, &stop) / p->iters;
-			if (stop)
-				return false;
-			if (!arm_live(&tu->arms[a])) {
-				tu->hung = a;
-				return false;
-			}
-		}
-		n++;
-		if (o->iters)
-			continue;
-		for (int a = 1; a < tu->narms; a++) {
-			struct np_tune_ratio rt;
-			if (!arm_live(&tu->arms[a]) || p->cells[a].ignored)
-				continue;
-			ratios(tu, a, n, tu->r);
-			np_tune_ratio_compute(tu->r, n, o->min_change, &rt);
-			settled &= rt.settled;
-		}
-		/* rank 0's clock decides for all */
-		el = np_now_s() - t_start;
-		MPI_Bcast(&el, 1, MPI_DOUBLE, 0, tu->w->comm);
-		/* the budget ends a point only once it has an interval: a
-		 * candidate far slower than the baseline (whose batch length
-		 * every arm uses) may take the whole budget in a few rounds */
-		if (np_tune_rounds_done(n, settled, el, budget))
-			break;
+	if (!arm_live(&tu->arms[a])) {
+		tu->hung = a;
+		return false;
 	}
-	p->rounds = n;
+	return true;
+}
+
+/* Whether every candidate's comparison over n rounds is settled */
+static int rounds_settled(struct tune *tu, const struct np_tune_point *p, int n)
+{
+	int settled = 1;
+
+	for (int a = 1; a < tu->narms; a++) {
+		struct np_tune_ratio rt;
+		if (!in_rounds(tu, p, a))
+			continue;
+		ratios(tu, a, n, tu->r);
+		np_tune_ratio_compute(tu->r, n, tu->o->min_change, &rt);
+		settled &= rt.settled;
+	}
+	return settled;
+}
+
+/* Each arm's median time and busbw over n rounds; each candidate's
+ * ratios and verdict */
+static void cells_judge(struct tune *tu, struct np_tune_point *p, const struct np_bench *b, int n)
+{
 	for (int a = 0; a < tu->narms; a++) {
 		struct np_tune_cell *cl = &p->cells[a];
 		struct np_stats st;
@@ -299,8 +279,54 @@ bool tune_rounds(struct tune *tu, struct np_tune_point *p, const struct np_bench
 		cl->busbw = np_busbw(b->coll, tu->w->size, np_algbw(b->lay.size, st.median));
 		if (a > 0) {
 			ratios(tu, a, n, tu->r);
-			np_tune_cell_judge(cl, tu->r, n, o->min_change);
+			np_tune_cell_judge(cl, tu->r, n, tu->o->min_change);
 		}
 	}
+}
+
+/* Rounds of one batch per live arm, in alternating order (A B C, C B A),
+ * until every candidate's comparison is settled, the budget ends, or
+ * --iters N's --samples rounds are done. Returns false on a signal. */
+bool tune_rounds(struct tune *tu, struct np_tune_point *p, const struct np_bench *b)
+{
+	const struct np_opts *o = tu->o;
+	int n = 0, target = o->iters ? o->samples : TUNE_MAX_ROUNDS, live_arms = 0;
+	double t_start, budget;
+	bool stop = false;
+
+	for (int a = 0; a < tu->narms; a++)
+		live_arms += in_rounds(tu, p, a);
+	p->iters = calibrate(tu, b, &stop);
+	if (stop)
+		return false;
+	for (int a = 0; a < tu->narms && o->warmup > 0; a++)
+		if (in_rounds(tu, p, a) && !arm_batch(tu, a, b, o->warmup, NULL, &stop))
+			return false;
+	budget = o->budget * live_arms;
+	t_start = np_now_s();
+	while (n < target) {
+		int settled;
+		double el;
+		for (int k = 0; k < tu->narms; k++) {
+			int a = n % 2 ? tu->narms - 1 - k : k;
+			double *t = &tu->t[(size_t)a * TUNE_MAX_ROUNDS + n];
+			if (in_rounds(tu, p, a) && !arm_batch(tu, a, b, p->iters, t, &stop))
+				return false;
+		}
+		n++;
+		if (o->iters)
+			continue;
+		settled = rounds_settled(tu, p, n);
+		/* rank 0's clock decides for all */
+		el = np_now_s() - t_start;
+		MPI_Bcast(&el, 1, MPI_DOUBLE, 0, tu->w->comm);
+		/* the budget ends a point only once it has an interval: a
+		 * candidate far slower than the baseline (whose batch length
+		 * every arm uses) may take the whole budget in a few rounds */
+		if (np_tune_rounds_done(n, settled, el, budget))
+			break;
+	}
+	p->rounds = n;
+	cells_judge(tu, p, b, n);
 	return true;
 }
