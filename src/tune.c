@@ -193,6 +193,10 @@ enum np_status np_tune_check(struct np_run *run, struct np_err *err)
 	text = read_try_file(tu);
 	st = np_tune_parse(run->o.tries, run->o.ntries, text, tu->cands, NP_TUNE_MAX_CANDS, &tu->ncands, err);
 	free(text);
+	/* every arm's times of a point are kept, TUNE_MAX_ROUNDS each */
+	if (st == NP_OK && run->o.iters && run->o.samples > TUNE_MAX_ROUNDS)
+		st = np_fail(err, NP_EUSAGE, "--samples %d: tune times at most %d rounds at a size; give --samples %d or fewer",
+			     run->o.samples, TUNE_MAX_ROUNDS, TUNE_MAX_ROUNDS);
 	return st;
 }
 

@@ -40,6 +40,9 @@ expect_grep "is not a regular file" "$TEST_ERR" "... said"
 printf '%s=1\nnot a setting\n' "$ALG" >"$TEST_TMP/bad.txt"
 expect_code 64 "a bad line in the --try-file" tune --try-file "$TEST_TMP/bad.txt"
 expect_grep "line 2" "$TEST_ERR" "... named by number"
+expect_code 64 "--samples past the rounds tune keeps" tune --iters 1 --samples 2001 --try "$ALG=1"
+expect_grep "^error: --samples 2001: tune times at most 2000 rounds at a size; give --samples 2000 or fewer$" \
+	"$TEST_ERR" "... says how many it takes"
 expect_code 64 "--format csv is the sweep's" np tune --backend mpi --try "$ALG=1" --format csv
 n=$(wc -l <"$TEST_ERR")
 [ "$n" -eq 1 ]
@@ -69,6 +72,11 @@ expect_grep "candidate 1: $ALG=1: measured \(in effect: Open MPI's MPI_T read ba
 	"with dynamic rules the algorithm is set, and read back"
 expect_grep "candidate 2: $ALG=no_such_algorithm: refused: 'no_such_algorithm' is not a value" "$TEST_OUT" \
 	"a bad value is refused"
+expect_code 0 "--samples 2000 with --iters: every round kept" \
+	tune --sweep 8 --iters 1 --samples 2000 --try "$ALG=1" --format json --output "$TEST_TMP/rounds.json"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert [r["rounds"] for r in d["rows"]] == [2000], d["rows"]' \
+	"$TEST_TMP/rounds.json"
+ok $? "... the size has its 2000 rounds"
 
 # check_json FILE EXPECT: the tune JSON's promises, and EXPECT: faster
 # (candidate 1 faster at every size, recommended), slower (slower at
