@@ -128,74 +128,96 @@ static double batch(struct tune *tu, int a, const struct np_bench *b, int iters,
 	return out[0];
 }
 
+/* Arm a's check of its first call: the wrong elements of every rank in
+ * cl; false when the check failed, or when a candidate's data was wrong
+ * (it loses; the baseline's is an error, and the run goes on) */
+static bool first_check(struct tune *tu, int a, const struct np_bench *b, struct np_tune_cell *cl)
+{
+	struct arm *arm = &tu->arms[a];
+	uint64_t wrong = 0, total = 0;
+	char what[160];
+
+	snprintf(what, sizeof(what), "checking %s of %zu B for %.100s", b->coll->name, b->lay.size,
+		 arm_label(tu, a));
+	np_watchdog_arm("%s", what);
+	if (!tune_step_ok(tu, a, arm->be.ops->check(&arm->be, b, &wrong), what))
+		return false;
+	MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, tu->w->comm);
+	cl->wrong = total;
+	if (!total)
+		return true;
+	if (a == 0 && tu->w->rank == 0)
+		np_error("%s of %zu B: the baseline computed %llu wrong elements; this node or its links are faulty (run nccl-probe sweep and isolate)",
+			 b->coll->name, b->lay.size, (unsigned long long)total);
+	if (a == 0)
+		return true;
+	arm->state = NP_TUNE_ARM_WRONG;
+	snprintf(arm->why, sizeof(arm->why), "%s of %zu B computed %llu wrong elements", b->coll->name,
+		 b->lay.size, (unsigned long long)total);
+	return false;
+}
+
+/* NCCL's choice for arm a's first call, read on rank 0, to every rank:
+ * whether NCCL ignored the candidate's setting, and whether it chose
+ * what it chose for the baseline */
+static void choice_share(struct tune *tu, struct np_tune_point *p, int a)
+{
+	struct arm *arm = &tu->arms[a];
+	struct np_tune_cell *cl = &p->cells[a];
+	int ign = tu->w->rank == 0 && np_tune_choice_ignores(arm->cand, cl);
+
+	MPI_Bcast(cl->algo, sizeof(cl->algo), MPI_CHAR, 0, tu->w->comm);
+	MPI_Bcast(cl->proto, sizeof(cl->proto), MPI_CHAR, 0, tu->w->comm);
+	MPI_Bcast(&ign, 1, MPI_INT, 0, tu->w->comm);
+	cl->ignored = ign != 0;
+	cl->same_choice = a > 0 && np_tune_choice_same(arm->cand, cl, &p->cells[0]);
+}
+
+/* Arm a's first call at p: set up, run once, checked, NCCL's choice.
+ * False when the call hung: the run stops there. */
+static bool first_call(struct tune *tu, struct np_tune_point *p, const struct np_bench *b, int a)
+{
+	struct arm *arm = &tu->arms[a];
+	struct np_tune_cell *cl = &p->cells[a];
+	char what[160];
+	double t;
+	long off = 0;
+	enum np_status st;
+
+	snprintf(what, sizeof(what), "preparing %s of %zu B for %.100s", b->coll->name, b->lay.size,
+		 arm_label(tu, a));
+	np_watchdog_arm("%s", what);
+	if (!tune_step_ok(tu, a, arm->be.ops->prepare(&arm->be, b), what))
+		return true;
+	if (tu->log)
+		off = tune_log_size();
+	snprintf(what, sizeof(what), "the first %s of %zu B for %.100s", b->coll->name, b->lay.size,
+		 arm_label(tu, a));
+	np_watchdog_set_backend(&arm->be);
+	np_watchdog_arrive(tu->w->comm, "%s", what);
+	soft_for(tu, a);
+	st = arm->be.ops->run(&arm->be, b, 1, &t);
+	np_watchdog_soft(false);
+	if (!tune_step_ok(tu, a, st, what))
+		return arm->state != NP_TUNE_ARM_HUNG;
+	if (tu->w->rank == 0)
+		nccl_choice(tu, &off, cl);
+	cl->ran = true;
+	if (tu->o->check && !first_check(tu, a, b, cl))
+		return true;
+	choice_share(tu, p, a);
+	return true;
+}
+
 /* The first call of every arm at this point: set up, check, and NCCL's
  * choice of algorithm and protocol. */
 void tune_first_calls(struct tune *tu, struct np_tune_point *p, const struct np_bench *b)
 {
-	char what[160];
-
-	for (int a = 0; a < tu->narms; a++) {
-		struct arm *arm = &tu->arms[a];
-		struct np_tune_cell *cl = &p->cells[a];
-		uint64_t wrong = 0, total = 0;
-		double t;
-		long off = 0;
-		int ign;
-		enum np_status st;
-
-		if (!arm_live(arm))
-			continue;
-		snprintf(what, sizeof(what), "preparing %s of %zu B for %.100s", b->coll->name, b->lay.size,
-			 arm_label(tu, a));
-		np_watchdog_arm("%s", what);
-		if (!tune_step_ok(tu, a, arm->be.ops->prepare(&arm->be, b), what))
-			continue;
-		if (tu->log)
-			off = tune_log_size();
-		snprintf(what, sizeof(what), "the first %s of %zu B for %.100s", b->coll->name, b->lay.size,
-			 arm_label(tu, a));
-		np_watchdog_set_backend(&arm->be);
-		np_watchdog_arrive(tu->w->comm, "%s", what);
-		soft_for(tu, a);
-		st = arm->be.ops->run(&arm->be, b, 1, &t);
-		np_watchdog_soft(false);
-		if (!tune_step_ok(tu, a, st, what)) {
-			if (arm->state == NP_TUNE_ARM_HUNG) {
-				tu->hung = a;
-				return;
-			}
-			continue;
+	for (int a = 0; a < tu->narms; a++)
+		if (arm_live(&tu->arms[a]) && !first_call(tu, p, b, a)) {
+			tu->hung = a;
+			return;
 		}
-		if (tu->w->rank == 0)
-			nccl_choice(tu, &off, cl);
-		cl->ran = true;
-		if (tu->o->check) {
-			snprintf(what, sizeof(what), "checking %s of %zu B for %.100s", b->coll->name, b->lay.size,
-				 arm_label(tu, a));
-			np_watchdog_arm("%s", what);
-			if (!tune_step_ok(tu, a, arm->be.ops->check(&arm->be, b, &wrong), what))
-				continue;
-			MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, tu->w->comm);
-			cl->wrong = total;
-			if (total) {
-				if (a == 0 && tu->w->rank == 0)
-					np_error("%s of %zu B: the baseline computed %llu wrong elements; this node or its links are faulty (run nccl-probe sweep and isolate)",
-						 b->coll->name, b->lay.size, (unsigned long long)total);
-				if (a > 0) {
-					arm->state = NP_TUNE_ARM_WRONG;
-					snprintf(arm->why, sizeof(arm->why), "%s of %zu B computed %llu wrong elements",
-						 b->coll->name, b->lay.size, (unsigned long long)total);
-					continue;
-				}
-			}
-		}
-		ign = tu->w->rank == 0 && np_tune_choice_ignores(arm->cand, cl);
-		MPI_Bcast(cl->algo, sizeof(cl->algo), MPI_CHAR, 0, tu->w->comm);
-		MPI_Bcast(cl->proto, sizeof(cl->proto), MPI_CHAR, 0, tu->w->comm);
-		MPI_Bcast(&ign, 1, MPI_INT, 0, tu->w->comm);
-		cl->ignored = ign != 0;
-		cl->same_choice = a > 0 && np_tune_choice_same(arm->cand, cl, &p->cells[0]);
-	}
 }
 
 /* Iterations per batch, from the baseline: batches of 1, 8, 64, ... until
