@@ -31,18 +31,6 @@
 
 static struct tune tune_run;
 
-static void add_note(struct tune *tu, const char *fmt, ...) NP_PRINTF(2, 3);
-
-static void add_note(struct tune *tu, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (tu->nnotes >= (int)(sizeof(tu->notes) / sizeof(tu->notes[0])))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(tu->notes[tu->nnotes++], sizeof(tu->notes[0]), fmt, ap);
-	va_end(ap);
-}
 
 /* ---- reading the candidates ---------------------------------------- */
 
@@ -130,7 +118,7 @@ static void plan(struct tune *tu)
 		if (!o->colls[c])
 			continue;
 		if (o->inplace && !(coll->flags & NP_COLL_F_INPLACE)) {
-			add_note(tu, "%s has no in-place form: not tuned", coll->name);
+			np_notes_add(&tu->notes, "%s has no in-place form: not tuned", coll->name);
 			continue;
 		}
 		for (size_t i = 0; i < nsizes; i++) {
@@ -145,7 +133,7 @@ static void plan(struct tune *tu)
 				continue;
 			if (need > mem) {
 				np_human_size(mem, m, sizeof(m));
-				add_note(tu, "%s of %s skipped: each of the %d communicators needs its own buffers, %s per rank each can have",
+				np_notes_add(&tu->notes, "%s of %s skipped: each of the %d communicators needs its own buffers, %s per rank each can have",
 					 coll->name, h, nlive, m);
 				continue;
 			}
@@ -302,7 +290,7 @@ int cmd_tune(struct np_run *run)
 	plan(tu);
 	if (!tu->npts)
 		np_die(NP_EXIT_USAGE, "nothing to tune: every size was skipped (%s); choose other sizes or fewer candidates",
-		       tu->nnotes ? tu->notes[0] : "no size has an element per rank");
+		       tu->notes.n ? tu->notes.v[0] : "no size has an element per rank");
 	tune_alloc(tu);
 	baseline_wrong = tune_points(tu);
 	np_watchdog_stop();
@@ -319,5 +307,6 @@ int cmd_tune(struct np_run *run)
 	free(tu->arms);
 	free(tu->t);
 	free(tu->r);
+	np_notes_release(&tu->notes);
 	return code;
 }

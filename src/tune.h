@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "measure.h"
+#include "notes.h"
 #include "run_record.h"
 #include "tune_cand.h"
 #include "tune_judge.h"
@@ -43,8 +44,7 @@ struct tune {
 	double *t;                       /* narms x TUNE_MAX_ROUNDS times */
 	double *r;                       /* TUNE_MAX_ROUNDS ratios */
 	FILE *log;                       /* rank 0: NCCL's log, for TUNING lines */
-	char notes[8][320];
-	int nnotes;
+	struct np_notes notes;
 	bool interrupted;
 	int hung;                        /* the arm that hung, 0 none: the run stopped there */
 	double t0;

@@ -183,8 +183,8 @@ static void table_head(const struct tune *tu, FILE *f, int W)
 				 np_tune_arm_state_str(arm->state), arm->why);
 		np_wrap(f, "# ", "#   ", line, W);
 	}
-	for (int i = 0; i < tu->nnotes; i++)
-		np_wrap(f, "# note: ", "#   ", tu->notes[i], W);
+	for (int i = 0; i < tu->notes.n; i++)
+		np_wrap(f, "# note: ", "#   ", tu->notes.v[i], W);
 	fprintf(f, "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
 		   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
 		   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
@@ -405,8 +405,8 @@ static void write_json(const struct tune *tu, FILE *f, double wall)
 	json_rows(&j, tu);
 	json_recommended(&j, tu);
 	np_json_arr_begin(&j, "notes");
-	for (int i = 0; i < tu->nnotes; i++)
-		np_json_str(&j, NULL, tu->notes[i]);
+	for (int i = 0; i < tu->notes.n; i++)
+		np_json_str(&j, NULL, tu->notes.v[i]);
 	np_json_arr_end(&j);
 	np_json_bool(&j, "interrupted", tu->interrupted);
 	np_json_int(&j, "hung", tu->hung);
