@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* The sweep's verdict, as pure functions of its report: each row against
+ * its collective's thresholds, then the whole run (wrong data, the
+ * thresholds per collective, an interrupted run), with the sentences and
+ * the failing rows as data. No MPI, no printing. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sweep_verdict.h"
+
+void np_sweep_add_verdict(struct np_sweep_report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nverdict >= (int)(sizeof(r->verdict) / sizeof(r->verdict[0])))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->verdict[r->nverdict++], sizeof(r->verdict[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void add_detail(struct np_sweep_report *r, const char *code, const struct np_coll *coll,
+		       uint64_t size, double value, double threshold)
+{
+	if (r->ndetails == r->details_cap) {
+		size_t cap = r->details_cap ? r->details_cap * 2 : 16;
+		struct np_verdict_detail *n = realloc(r->details, cap * sizeof(*n));
+		if (!n)
+			return; /* the sentences still say it */
+		r->details = n;
+		r->details_cap = cap;
+	}
+	r->details[r->ndetails++] = (struct np_verdict_detail){
+		.code = code,
+		.coll = coll,
+		.size = size,
+		.value = value,
+		.threshold = threshold,
+	};
+}
+
+/* A judged row against its collective's thresholds (its median's busbw
+ * and eff); on one rank busbw is 0 by definition, so --min-busbw is not
+ * applied there (a note says so). */
+void np_sweep_row_verdict(const struct np_sweep_report *r, struct np_result *res)
+{
+	double tb = r->opts->coll_min_busbw[res->coll->id], te = r->opts->coll_min_eff[res->coll->id];
+	bool busbw = tb > 0 && r->world->size > 1;
+
+	res->pass = -1;
+	if (!res->judged || (!busbw && !(te > 0)))
+		return;
+	res->pass = 1;
+	if (busbw && !(res->busbw >= tb))
+		res->pass = 0;
+	if (te > 0 && !(res->eff >= te))
+		res->pass = 0;
+}
+
+/* "from 8 MiB up: allreduce busbw >= 100 GB/s, eff >= 80%; alltoall ..." */
+static void judged_add(struct np_sweep_report *r, int c, double busbw, double eff)
+{
+	size_t n = strlen(r->judged);
+	char sz[32];
+
+	if (!busbw && !(eff > 0))
+		return;
+	if (!n) {
+		np_human_size(r->judge_from, sz, sizeof(sz));
+		n += (size_t)snprintf(r->judged, sizeof(r->judged), "from %s up: ", sz);
+	} else {
+		n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, "; ");
+	}
+	if (n >= sizeof(r->judged))
+		return;
+	n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, "%s", np_colls[c].name);
+	if (n < sizeof(r->judged) && busbw > 0)
+		n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, " busbw >= %g GB/s%s", busbw,
+				      eff > 0 ? "," : "");
+	if (n < sizeof(r->judged) && eff > 0)
+		snprintf(r->judged + n, sizeof(r->judged) - n, " eff >= %g%%", eff * 100);
+}
+
+void np_sweep_verdict(struct np_sweep_report *r)
+{
+	uint64_t wrong = 0;
+
+	r->nverdict = 0;
+	r->ndetails = 0;
+	r->judged[0] = '\0';
+	for (size_t i = 0; i < r->nrows; i++) {
+		wrong += r->rows[i].wrong;
+		if (r->rows[i].wrong)
+			add_detail(r, "data_errors", r->rows[i].coll, r->rows[i].lay.size,
+				   (double)r->rows[i].wrong, 0);
+	}
+	r->exit_code = 0;
+	if (wrong) {
+		np_sweep_add_verdict(r, "wrong data: %llu wrong elements (exit 2)", (unsigned long long)wrong);
+		r->exit_code = NP_EXIT_WRONG;
+	}
+	for (int c = 0; c < NP_COLL_COUNT; c++) {
+		double tb = r->opts->coll_min_busbw[c], te = r->opts->coll_min_eff[c];
+		const struct np_result *wb = NULL, *we = NULL;
+		int judged = 0, nb = 0, ne = 0, unknown = 0;
+		bool ran = false;
+		char sz[32];
+
+		if (!r->opts->colls[c] || (!(tb > 0) && !(te > 0)))
+			continue;
+		for (size_t i = 0; i < r->nrows; i++) {
+			const struct np_result *x = &r->rows[i];
+			if (x->coll->id != (enum np_coll_id)c)
+				continue;
+			ran = true;
+			if (!x->judged)
+				continue;
+			judged++;
+			if (tb > 0 && r->world->size > 1 && !(x->busbw >= tb)) {
+				nb++;
+				if (!wb || x->busbw < wb->busbw)
+					wb = x;
+				add_detail(r, "min_busbw", x->coll, x->lay.size, x->busbw, tb);
+			}
+			if (te > 0 && !(x->eff >= te)) {
+				if (!isfinite(x->eff)) {
+					unknown++;
+					add_detail(r, "eff_unknown", x->coll, x->lay.size, NAN, te);
+				} else {
+					if (ne++, !we || x->eff < we->eff)
+						we = x;
+					add_detail(r, "min_eff", x->coll, x->lay.size, x->eff, te);
+				}
+			}
+		}
+		if (!ran)
+			continue; /* interrupted before it, or every size skipped: said elsewhere */
+		if (judged)
+			judged_add(r, c, tb > 0 && r->world->size > 1 ? tb : 0, te);
+		if (!judged) {
+			add_detail(r, "not_judged", &np_colls[c], 0, NAN, (double)r->judge_from);
+			np_human_size(r->judge_from, sz, sizeof(sz));
+			np_sweep_add_verdict(r, "%s: no row at or above --judge-from %s ran, so its thresholds cannot be judged",
+				    np_colls[c].name, sz);
+		}
+		if (wb) {
+			np_human_size(wb->lay.size, sz, sizeof(sz));
+			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes (lowest %.2f GB/s at %s)",
+				    np_colls[c].name, tb, nb, judged, wb->busbw, sz);
+		}
+		if (we) {
+			np_human_size(we->lay.size, sz, sizeof(sz));
+			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes (lowest %.1f%% at %s)",
+				    np_colls[c].name, te * 100, ne, judged, we->eff * 100, sz);
+		}
+		if (unknown)
+			np_sweep_add_verdict(r, "%s eff is unknown (%s) at %d judged sizes, so --min-eff %g%% cannot be met",
+				    np_colls[c].name,
+				    r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
+				    unknown, te * 100);
+		if ((!judged || wb || we || unknown) && !r->exit_code)
+			r->exit_code = NP_EXIT_VERDICT;
+	}
+	if (r->interrupted)
+		add_detail(r, "interrupted", NULL, 0, NAN, NAN);
+	if (r->interrupted && !r->exit_code)
+		r->exit_code = NP_EXIT_INTERRUPTED;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The sweep's verdict (src/sweep_verdict.c): pure functions of the
+ * report, its rows and its options (opts, world set). */
+#ifndef NP_SWEEP_VERDICT_H
+#define NP_SWEEP_VERDICT_H
+
+#include "sweep.h"
+
+/* A judged row against its collective's thresholds: res->pass 1 or 0,
+ * -1 when not judged or no threshold applies. */
+void np_sweep_row_verdict(const struct np_sweep_report *r, struct np_result *res);
+/* The whole run: r->exit_code, r->verdict[] (the reasons), r->details[]
+ * (each failing row or reason) and r->judged (what was judged). */
+void np_sweep_verdict(struct np_sweep_report *r);
+/* One more reason (at most 8 are kept) */
+void np_sweep_add_verdict(struct np_sweep_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
