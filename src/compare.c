@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The compare command: two sweeps' JSON reports, A and B, row by row. For
+/* The compare command: two sweeps' JSON reports, A and B, row by row; and
+ * a sweep's --baseline, where B is the run in memory, its rows read as its
+ * JSON report would give them. For
  * each row both have, B's speed against A's (A's time / B's time, the
  * busbw ratio) from the Hodges-Lehmann shift of the log sample times with
  * its Mann-Whitney interval, Bonferroni-corrected over the rows compared;
@@ -43,13 +45,20 @@ struct crow {
 	int coll_index;                  /* in np_colls: the sweep's order */
 };
 
+/* One NCCL_* variable of a run; val NULL when the report's is not a string. */
+struct cenv {
+	const char *key, *val;
+};
+
 struct crun {
 	const char *path;
-	struct np_jval doc;
+	struct np_jval doc;              /* a report read from a file */
 	const char *backend, *library, *runtime, *mpi, *dtype, *version;
 	long long ranks, nodes;
 	uint64_t judge_from;             /* 0 when absent */
-	const struct np_jval *env;       /* nccl_env, or NULL */
+	struct cenv *env;                /* nccl_env */
+	size_t nenv;
+	char (*env_keys)[128];           /* a run in memory: its variables' names */
 	struct crow *rows;
 	size_t nrows;
 	struct crow **sorted;            /* rows by key: collective, type, redop, root, in place, size */
@@ -209,6 +218,52 @@ static int cmp_rowp(const void *x, const void *y)
 	return cmp_key(*(const struct crow *const *)x, *(const struct crow *const *)y);
 }
 
+/* The rows by key, each key once: a duplicate is a bad row (RES, the
+ * report's results, names its offset; NULL for a run in memory). */
+static enum np_status sort_rows(struct crun *r, const struct np_jval *res, struct np_err *err)
+{
+	r->sorted = malloc((r->nrows ? r->nrows : 1) * sizeof(*r->sorted));
+	if (!r->sorted)
+		return np_fail(err, NP_ENOMEM, "out of memory for the rows of '%s'", r->path);
+	for (size_t i = 0; i < r->nrows; i++)
+		r->sorted[i] = &r->rows[i];
+	qsort(r->sorted, r->nrows, sizeof(*r->sorted), cmp_rowp);
+	for (size_t i = 1; i < r->nrows; i++)
+		if (!cmp_key(r->sorted[i - 1], r->sorted[i])) {
+			size_t k = (size_t)(r->sorted[i] - r->rows) > (size_t)(r->sorted[i - 1] - r->rows)
+					   ? (size_t)(r->sorted[i] - r->rows)
+					   : (size_t)(r->sorted[i - 1] - r->rows);
+			return bad_row(r, k, res ? &res->items[k] : NULL, "the same collective and size as an earlier row",
+				       err);
+		}
+	return NP_OK;
+}
+
+/* nccl_env of a report: its members in order */
+static enum np_status read_env(struct crun *r, struct np_err *err)
+{
+	const struct np_jval *v = np_jget(&r->doc, "nccl_env");
+
+	if (!v || v->type != NP_J_OBJ || !v->n)
+		return NP_OK;
+	r->env = calloc(v->n, sizeof(*r->env));
+	if (!r->env)
+		return np_fail(err, NP_ENOMEM, "out of memory for the nccl_env of '%s'", r->path);
+	for (size_t i = 0; i < v->n; i++)
+		r->env[i] = (struct cenv){ v->keys[i], np_jstr(&v->items[i]) };
+	r->nenv = v->n;
+	return NP_OK;
+}
+
+/* The value of KEY in a run's nccl_env (the first of duplicates), or NULL */
+static const char *env_get(const struct crun *r, const char *key)
+{
+	for (size_t i = 0; i < r->nenv; i++)
+		if (!strcmp(r->env[i].key, key))
+			return r->env[i].val;
+	return NULL;
+}
+
 static long long num_or(const struct np_jval *v, long long dflt)
 {
 	return v && v->type == NP_J_NUM && v->num >= 0 && v->num < 1e15 ? (long long)v->num : dflt;
@@ -216,7 +271,7 @@ static long long num_or(const struct np_jval *v, long long dflt)
 
 static enum np_status read_run(struct crun *r, const char *path, struct np_err *err)
 {
-	const struct np_jval *res, *v;
+	const struct np_jval *res;
 	enum np_status st;
 
 	memset(r, 0, sizeof(*r));
@@ -236,8 +291,8 @@ static enum np_status read_run(struct crun *r, const char *path, struct np_err *
 	r->ranks = num_or(np_jget2(&r->doc, "world", "ranks"), -1);
 	r->nodes = num_or(np_jget2(&r->doc, "world", "nodes"), -1);
 	r->judge_from = (uint64_t)num_or(np_jget2(&r->doc, "options", "judge_from"), 0);
-	v = np_jget(&r->doc, "nccl_env");
-	r->env = v && v->type == NP_J_OBJ ? v : NULL;
+	if ((st = read_env(r, err)))
+		return st;
 	res = np_jget(&r->doc, "results");
 	if (!res || res->type != NP_J_ARR)
 		return np_fail(err, NP_EUSAGE, "'%s' has no \"results\" array; give the JSON of a sweep", path);
@@ -249,20 +304,7 @@ static enum np_status read_run(struct crun *r, const char *path, struct np_err *
 		if ((st = read_row(r, i, &res->items[i], &r->rows[i], err)))
 			return st;
 	}
-	r->sorted = malloc((r->nrows ? r->nrows : 1) * sizeof(*r->sorted));
-	if (!r->sorted)
-		return np_fail(err, NP_ENOMEM, "out of memory for the rows of '%s'", path);
-	for (size_t i = 0; i < r->nrows; i++)
-		r->sorted[i] = &r->rows[i];
-	qsort(r->sorted, r->nrows, sizeof(*r->sorted), cmp_rowp);
-	for (size_t i = 1; i < r->nrows; i++)
-		if (!cmp_key(r->sorted[i - 1], r->sorted[i])) {
-			size_t k = (size_t)(r->sorted[i] - r->rows) > (size_t)(r->sorted[i - 1] - r->rows)
-					   ? (size_t)(r->sorted[i] - r->rows)
-					   : (size_t)(r->sorted[i - 1] - r->rows);
-			return bad_row(r, k, &res->items[k], "the same collective and size as an earlier row", err);
-		}
-	return NP_OK;
+	return sort_rows(r, res, err);
 }
 
 static void free_run(struct crun *r)
@@ -271,7 +313,128 @@ static void free_run(struct crun *r)
 		free(r->rows[i].logt);
 	free(r->rows);
 	free(r->sorted);
+	free(r->env);
+	free(r->env_keys);
 	np_jval_free(&r->doc);
+}
+
+/* A number as the report's JSON gives it back (ten significant digits,
+ * np_json_num): compare on a run in memory then decides exactly as on
+ * that run's report. */
+static double as_reported(double v)
+{
+	char buf[40];
+
+	if (!isfinite(v))
+		return NAN;
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	return strtod(buf, NULL);
+}
+
+/* Metric NAME of a row, as the report's JSON writes it */
+static struct np_value metric_of(const struct np_result *res, const char *name)
+{
+	struct np_value v = { 0 };
+
+	for (int m = 0; m < np_metrics_count; m++)
+		if (!strcmp(np_metrics[m].name, name)) {
+			np_metrics[m].get(res, &v);
+			break;
+		}
+	return v;
+}
+
+/* One row of a run in memory, as read_row reads it from the report */
+static enum np_status row_from_result(const struct crun *r, const struct np_result *res, struct crow *row,
+				      struct np_err *err)
+{
+	struct np_value v;
+
+	memset(row, 0, sizeof(*row));
+	row->coll = metric_of(res, "coll").s;
+	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
+	row->type = metric_of(res, "type").s;
+	v = metric_of(res, "redop");
+	row->redop = v.null ? "none" : v.s;
+	v = metric_of(res, "root");
+	row->root = v.null ? -1 : (long long)v.i;
+	row->inplace = metric_of(res, "inplace").b;
+	row->size = metric_of(res, "size").u;
+	v = metric_of(res, "time");
+	row->time = v.null ? NAN : as_reported(v.d);
+	v = metric_of(res, "busbw");
+	row->busbw = v.null ? NAN : as_reported(v.d);
+	v = metric_of(res, "judged");
+	row->judged = v.null ? -1 : v.b;
+	v = metric_of(res, "stop");
+	row->noise = !v.null && v.s && !strcmp(v.s, "noise-bound");
+	if (res->samples <= 0 || !res->sample_times)
+		return NP_OK;
+	row->logt = malloc((size_t)res->samples * sizeof(double));
+	if (!row->logt)
+		return np_fail(err, NP_ENOMEM, "out of memory for the samples of %s", r->path);
+	for (int k = 0; k < res->samples; k++)
+		row->logt[k] = log(as_reported(res->sample_times[k]));
+	row->nsamples = res->samples;
+	np_sort_doubles(row->logt, row->nsamples);
+	return NP_OK;
+}
+
+/* The NCCL_* variables of a run in memory ("NAME=value"), named as the
+ * report's nccl_env names them */
+static enum np_status env_from_report(struct crun *r, const struct np_sweep_report *rep, struct np_err *err)
+{
+	size_t n = 0;
+
+	for (char **e = rep->nccl_env; e && *e; e++)
+		n++;
+	if (!n)
+		return NP_OK;
+	r->env = calloc(n, sizeof(*r->env));
+	r->env_keys = calloc(n, sizeof(*r->env_keys));
+	if (!r->env || !r->env_keys)
+		return np_fail(err, NP_ENOMEM, "out of memory for the NCCL_* variables of %s", r->path);
+	for (size_t i = 0; i < n; i++) {
+		const char *kv = rep->nccl_env[i], *eq = strchr(kv, '=');
+		size_t len = eq ? (size_t)(eq - kv) : strlen(kv);
+		if (len >= sizeof(r->env_keys[i]))
+			len = sizeof(r->env_keys[i]) - 1;
+		memcpy(r->env_keys[i], kv, len);
+		r->env[i] = (struct cenv){ r->env_keys[i], eq ? eq + 1 : "" };
+	}
+	r->nenv = n;
+	return NP_OK;
+}
+
+/* A run in memory (a sweep's own, for --baseline), named LABEL: what
+ * read_run would read from its JSON report */
+static enum np_status run_from_report(struct crun *r, const struct np_sweep_report *rep, const char *label,
+				      struct np_err *err)
+{
+	enum np_status st;
+
+	memset(r, 0, sizeof(*r));
+	r->path = label;
+	r->backend = rep->backend;
+	r->library = rep->info.library;
+	r->runtime = rep->info.runtime[0] ? rep->info.runtime : NULL;
+	r->mpi = rep->world->mpi_version;
+	r->dtype = np_dtype_str(rep->opts->dtype);
+	r->version = PACKAGE_VERSION;
+	r->ranks = rep->world->size;
+	r->nodes = rep->world->nnodes;
+	r->judge_from = rep->judge_from;
+	if ((st = env_from_report(r, rep, err)))
+		return st;
+	r->rows = calloc(rep->nrows ? rep->nrows : 1, sizeof(*r->rows));
+	if (!r->rows)
+		return np_fail(err, NP_ENOMEM, "out of memory for the rows of %s", label);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		r->nrows = i + 1; /* so that free_run frees a failed row's samples */
+		if ((st = row_from_result(r, &rep->rows[i], &r->rows[i], err)))
+			return st;
+	}
+	return sort_rows(r, NULL, err);
 }
 
 static const char *or_unknown(const char *s)
@@ -318,19 +481,19 @@ static int differences(const struct crun *a, const struct crun *b, char (*out)[2
 			snprintf(out[n++], 256, "%s: A '%.100s', B '%.100s'", fields[i].what, x ? x : "none", y ? y : "none");
 	}
 	for (int side = 0; side < 2; side++) {
-		const struct np_jval *e = side ? b->env : a->env, *other = side ? a->env : b->env;
-		for (size_t i = 0; e && i < e->n && n < cap; i++) {
-			const char *val = np_jstr(&e->items[i]), *oval = np_jstr(np_jget(other, e->keys[i]));
+		const struct crun *e = side ? b : a, *other = side ? a : b;
+		for (size_t i = 0; i < e->nenv && n < cap; i++) {
+			const char *key = e->env[i].key, *val = e->env[i].val, *oval = env_get(other, key);
 			if (side && oval) /* both set: reported from A's side */
 				continue;
 			if (oval && val && !strcmp(val, oval))
 				continue;
 			if (side)
-				snprintf(out[n++], 256, "%.60s: A unset, B '%.100s'", e->keys[i], val ? val : "");
+				snprintf(out[n++], 256, "%.60s: A unset, B '%.100s'", key, val ? val : "");
 			else if (oval)
-				snprintf(out[n++], 256, "%.60s: A '%.80s', B '%.80s'", e->keys[i], val ? val : "", oval);
+				snprintf(out[n++], 256, "%.60s: A '%.80s', B '%.80s'", key, val ? val : "", oval);
 			else
-				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", e->keys[i], val ? val : "");
+				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", key, val ? val : "");
 		}
 	}
 	/* what came from a file is printed: keep it printable */
@@ -638,68 +801,42 @@ enum np_status np_compare_check(const char *path, struct np_err *err)
 	return st;
 }
 
-int np_compare_files(const char *a_path, const char *b_path, const char *b_label, double max_regression,
-		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to,
-		     const struct np_run_record *rec)
-{
-	struct np_err err = { 0 };
-	struct crun run[2];
-	struct cpair *p = NULL;
-	struct csummary *sum = NULL;
-	char why[256], (*diff)[256] = NULL;
-	size_t np = 0;
-	int ncompared = 0, ns = 0, ndiff = 0, code = NP_EXIT_OK;
-	struct np_outfile out;
-	const char *paths[2] = { a_path, b_path };
+/* How to compare and where the result goes */
+struct cargs {
+	double max_regression, min_change;
+	enum np_format format;
+	bool quiet;
+	const char *output;          /* "-" or NULL: standard output */
+	FILE *to;                    /* the table goes here when given */
+	const struct np_run_record *rec;
+};
 
-	memset(run, 0, sizeof(run));
-	for (int i = 0; i < 2; i++)
-		if (read_run(&run[i], paths[i], &err)) {
-			np_error("%s", err.msg);
-			code = np_status_exit(err.status);
-			goto out_free_runs;
-		}
-	if (b_label)
-		run[1].path = b_label;
-	if (incomparable(&run[0], &run[1], why, sizeof(why))) {
-		np_error("cannot compare '%s' and '%s': %s; compare runs of the same world, backend and data type",
-			 run[0].path, run[1].path, why);
-		code = NP_EXIT_USAGE;
-		goto out_free_runs;
-	}
-	p = calloc(run[0].nrows + 1, sizeof(*p));
-	diff = calloc(64, sizeof(*diff));
-	if (!p || !diff) {
-		np_error("out of memory for the comparison");
-		code = NP_EXIT_RUNTIME;
-		goto out_free_runs;
-	}
-	for (size_t i = 0, k = 0; i < run[0].nrows && k < run[1].nrows;) { /* merge the sorted rows */
-		int c = cmp_key(run[0].sorted[i], run[1].sorted[k]);
+/* The rows of A and B with the same key, merged from their sorted rows */
+static size_t pair_rows(const struct crun *a, const struct crun *b, struct cpair *p)
+{
+	size_t np = 0;
+
+	for (size_t i = 0, k = 0; i < a->nrows && k < b->nrows;) {
+		int c = cmp_key(a->sorted[i], b->sorted[k]);
 		if (c < 0) {
 			i++;
 		} else if (c > 0) {
 			k++;
 		} else {
-			p[np].a = run[0].sorted[i++];
-			p[np].b = run[1].sorted[k++];
+			p[np].a = a->sorted[i++];
+			p[np].b = b->sorted[k++];
 			np++;
 		}
 	}
-	if (!np) {
-		np_error("cannot compare '%s' and '%s': no collective and size in common; run B with A's --coll and --sweep",
-			 run[0].path, run[1].path);
-		code = NP_EXIT_USAGE;
-		goto out_free_runs;
-	}
-	ndiff = differences(&run[0], &run[1], diff, 64);
-	if (!quiet) {
-		size_t only_a = run[0].nrows - np, only_b = run[1].nrows - np;
-		if (only_a || only_b)
-			np_note("%zu row(s) only in A and %zu only in B are not compared", only_a, only_b);
-		for (int i = 0; i < ndiff; i++)
-			np_note("A and B differ: %s", diff[i]);
-	}
+	return np;
+}
+
+/* Each pair's shift, speed and verdict, Bonferroni-corrected over the
+ * pairs with enough samples on both sides; returns how many those are */
+static int judge_pairs(struct cpair *p, size_t np, const struct cargs *ca)
+{
+	int ncompared = 0;
+
 	for (size_t i = 0; i < np; i++)
 		if (p[i].a->nsamples >= CMP_MIN_SAMPLES && p[i].b->nsamples >= CMP_MIN_SAMPLES)
 			ncompared++;
@@ -712,21 +849,17 @@ int np_compare_files(const char *a_path, const char *b_path, const char *b_label
 		if (isinf(p[i].sh.lo))
 			continue;
 		speed_of(&p[i].sh, &p[i].speed, &p[i].speed_lo, &p[i].speed_hi);
-		p[i].v = verdict_of(p[i].speed, p[i].speed_lo, p[i].speed_hi, min_change);
-		p[i].regression = p[i].v == CV_SLOWER && p[i].speed_hi < 1 - max_regression;
+		p[i].v = verdict_of(p[i].speed, p[i].speed_lo, p[i].speed_hi, ca->min_change);
+		p[i].regression = p[i].v == CV_SLOWER && p[i].speed_hi < 1 - ca->max_regression;
 	}
-	if (!quiet && ncompared < (int)np)
-		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared", (int)np - ncompared,
-			np, CMP_MIN_SAMPLES,
-			p[0].a->nsamples == 0 || p[0].b->nsamples == 0 ? " (reports without \"sample_times\" have none)" : "");
-	mark_bw_bound(p, np, &run[0], &run[1]);
-	sum = calloc(np, sizeof(*sum));
-	if (!sum) {
-		np_error("out of memory for the comparison");
-		code = NP_EXIT_RUNTIME;
-		goto out_free_runs;
-	}
-	ns = summarize(p, np, sum, min_change);
+	return ncompared;
+}
+
+/* Each regression, one error line; NP_EXIT_VERDICT when there is one */
+static int name_regressions(const struct cpair *p, size_t np, double max_regression)
+{
+	int code = NP_EXIT_OK;
+
 	for (size_t i = 0; i < np; i++)
 		if (p[i].regression) {
 			char size[32];
@@ -735,40 +868,129 @@ int np_compare_files(const char *a_path, const char *b_path, const char *b_label
 				 p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
 			code = NP_EXIT_VERDICT;
 		}
-	if (to) {
-		report_table(to, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, quiet);
-		goto out_free_runs;
+	return code;
+}
+
+/* The notes of a comparison: rows not compared, how A and B differ */
+static void compare_notes(const struct crun *run, const struct cpair *p, size_t np, int ncompared,
+			  char (*diff)[256], int ndiff)
+{
+	size_t only_a = run[0].nrows - np, only_b = run[1].nrows - np;
+
+	if (only_a || only_b)
+		np_note("%zu row(s) only in A and %zu only in B are not compared", only_a, only_b);
+	for (int i = 0; i < ndiff; i++)
+		np_note("A and B differ: %s", diff[i]);
+	if (ncompared < (int)np)
+		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared", (int)np - ncompared,
+			np, CMP_MIN_SAMPLES,
+			p[0].a->nsamples == 0 || p[0].b->nsamples == 0 ? " (reports without \"sample_times\" have none)" : "");
+}
+
+/* Two runs read, A and B, compared and the result written: compare's
+ * exit status */
+static int compare_runs(const struct crun *run, const struct cargs *ca)
+{
+	struct np_err err = { 0 };
+	struct cpair *p = NULL;
+	struct csummary *sum = NULL;
+	char why[256], (*diff)[256] = NULL;
+	size_t np;
+	int ncompared, ns, ndiff, code;
+	struct np_outfile out;
+
+	if (incomparable(&run[0], &run[1], why, sizeof(why))) {
+		np_error("cannot compare '%s' and '%s': %s; compare runs of the same world, backend and data type",
+			 run[0].path, run[1].path, why);
+		return NP_EXIT_USAGE;
 	}
-	if (np_outfile_open(&out, output ? output : "-", "--output", &err)) {
+	p = calloc(run[0].nrows + 1, sizeof(*p));
+	diff = calloc(64, sizeof(*diff));
+	sum = calloc(run[0].nrows + 1, sizeof(*sum));
+	if (!p || !diff || !sum) {
+		np_error("out of memory for the comparison");
+		code = NP_EXIT_RUNTIME;
+		goto out_free;
+	}
+	np = pair_rows(&run[0], &run[1], p);
+	if (!np) {
+		np_error("cannot compare '%s' and '%s': no collective and size in common; run B with A's --coll and --sweep",
+			 run[0].path, run[1].path);
+		code = NP_EXIT_USAGE;
+		goto out_free;
+	}
+	ndiff = differences(&run[0], &run[1], diff, 64);
+	ncompared = judge_pairs(p, np, ca);
+	if (!ca->quiet)
+		compare_notes(run, p, np, ncompared, diff, ndiff);
+	mark_bw_bound(p, np, &run[0], &run[1]);
+	ns = summarize(p, np, sum, ca->min_change);
+	code = name_regressions(p, np, ca->max_regression);
+	if (ca->to) {
+		report_table(ca->to, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, ca->quiet);
+		goto out_free;
+	}
+	if (np_outfile_open(&out, ca->output ? ca->output : "-", "--output", &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
-		goto out_free_runs;
+		goto out_free;
 	}
-	if (format == NP_FMT_JSON)
-		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code, min_change, rec);
+	if (ca->format == NP_FMT_JSON)
+		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code, ca->min_change, ca->rec);
 	else
-		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, quiet);
+		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, ca->quiet);
 	if (np_outfile_commit(&out, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
 	}
-out_free_runs:
+out_free:
 	free(sum);
 	free(diff);
 	free(p);
-	for (int i = 0; i < 2; i++)
-		free_run(&run[i]);
+	return code;
+}
+
+int np_compare_report(const char *baseline, const struct np_sweep_report *rep, const char *label,
+		      double max_regression, double min_change, bool quiet, FILE *to)
+{
+	const struct cargs ca = { max_regression, min_change, NP_FMT_TABLE, quiet, NULL, to, NULL };
+	struct np_err err = { 0 };
+	struct crun run[2];
+	int code;
+
+	memset(run, 0, sizeof(run));
+	if (read_run(&run[0], baseline, &err) || run_from_report(&run[1], rep, label, &err)) {
+		np_error("%s", err.msg);
+		code = np_status_exit(err.status);
+	} else {
+		code = compare_runs(run, &ca);
+	}
+	free_run(&run[0]);
+	free_run(&run[1]);
 	return code;
 }
 
 int cmd_compare(struct np_run *run)
 {
 	const struct np_opts *o = &run->o;
+	const struct cargs ca = { o->max_regression, o->min_change, o->format, o->quiet, o->output, NULL, &run->rec };
+	struct np_err err = { 0 };
+	struct crun r[2];
+	int code = NP_EXIT_OK;
 
 	if (o->format == NP_FMT_CSV) {
 		np_error("compare has no CSV output; use --format table or --format json");
 		return NP_EXIT_USAGE;
 	}
-	return np_compare_files(o->files[0], o->files[1], NULL, o->max_regression, o->min_change, o->format, o->quiet,
-				o->output, NULL, &run->rec);
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 2 && !code; i++)
+		if (read_run(&r[i], o->files[i], &err)) {
+			np_error("%s", err.msg);
+			code = np_status_exit(err.status);
+		}
+	if (!code)
+		code = compare_runs(r, &ca);
+	free_run(&r[0]);
+	free_run(&r[1]);
+	return code;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Two sweep reports compared (src/compare.c): the compare command, and a
- * sweep's --baseline (the regression gate). */
+/* Two sweep reports compared (src/compare.c): the compare command
+ * (cmds.h), and a sweep's --baseline (the regression gate). */
 #ifndef NP_COMPARE_H
 #define NP_COMPARE_H
 
@@ -14,15 +14,17 @@
 /* PATH is a sweep report compare can read; else one error in ERR. */
 enum np_status np_compare_check(const char *path, struct np_err *err);
 
-/* Report A against report B (named B_LABEL in what is written, when it is
- * given): B's speed over A's per row (faster or slower where the 95%
- * interval excludes 1 and the change is at least MIN_CHANGE, a fraction), errors and
- * regressions beyond MAX_REGRESSION (a fraction) on stderr. The table
- * goes to TO when it is given; else FORMAT (table or JSON) to OUTPUT
- * ("-" or NULL: standard output), written whole. Returns compare's exit
- * status: 0, 1 (a regression), 64 (not comparable, a bad file), 3. */
-int np_compare_files(const char *a_path, const char *b_path, const char *b_label, double max_regression,
-		     double min_change, enum np_format format, bool quiet, const char *output, FILE *to,
-		     const struct np_run_record *rec);
+struct np_sweep_report;
+
+/* A sweep's --baseline: the report in the file BASELINE (A) against the
+ * run REP in memory (B, named LABEL), compared as 'nccl-probe compare'
+ * compares BASELINE with REP's JSON report: B's speed over A's per row
+ * (faster or slower where the 95% interval excludes 1 and the change is
+ * at least MIN_CHANGE, a fraction), errors and regressions beyond
+ * MAX_REGRESSION (a fraction) on stderr, the table to TO. Nothing is
+ * written to a file. Returns compare's exit status: 0, 1 (a regression),
+ * 64 (not comparable, a bad file), 3. */
+int np_compare_report(const char *baseline, const struct np_sweep_report *rep, const char *label,
+		      double max_regression, double min_change, bool quiet, FILE *to);
 
 #endif

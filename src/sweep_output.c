@@ -5,8 +5,6 @@
  * the report carries. */
 #include "config.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,47 +143,20 @@ void sweep_finish_output(struct sweep *s)
 
 /* --baseline (rank 0): this run against a known-good run of the same
  * shape, with compare's statistics, after the verdict and before the
- * report is written, so that the report carries the result. This run's
- * JSON goes to a temporary file for compare to read (removed at once, and
- * by np_cleanup on a signal); the comparison's table comes back as text,
- * shown after the report. A regression beyond --max-regression is exit 1
- * with a verdict line; runs that cannot be compared, exit 64. */
+ * report is written, so that the report carries the result. Compare
+ * reads this run's rows in memory; the comparison's table comes back as
+ * text, shown after the report. A regression beyond --max-regression is
+ * exit 1 with a verdict line; runs that cannot be compared, exit 64. */
 char *sweep_compare_baseline(struct sweep *s)
 {
-	char path[PATH_MAX], *text = NULL;
-	const char *dir = getenv("TMPDIR");
+	char *text = NULL;
 	size_t len = 0;
-	FILE *f, *to;
-	int fd, slot, code;
+	FILE *to = open_memstream(&text, &len);
+	int code = np_compare_report(s->o->baseline, &s->rep, "this run", s->o->max_regression, s->o->min_change,
+				     s->o->quiet, to ? to : stderr);
 
-	if (snprintf(path, sizeof(path), "%s/nccl-probe-run.XXXXXX", dir && *dir ? dir : "/tmp") >= (int)sizeof(path))
-		snprintf(path, sizeof(path), "/tmp/nccl-probe-run.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		np_error("--baseline: cannot write this run's report for the comparison ('%s': %s); set TMPDIR to a writable directory",
-			 path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(path);
-		}
-		if (!s->rep.exit_code)
-			s->rep.exit_code = NP_EXIT_RUNTIME;
-		return NULL;
-	}
-	slot = np_cleanup_add(path);
-	np_report_json(f, &s->rep);
-	if (fclose(f) != 0) {
-		np_error("--baseline: cannot write this run's report for the comparison ('%s': %s)", path, strerror(errno));
-		code = NP_EXIT_RUNTIME;
-	} else {
-		to = open_memstream(&text, &len);
-		code = np_compare_files(s->o->baseline, path, "this run", s->o->max_regression, s->o->min_change, NP_FMT_TABLE,
-					s->o->quiet, NULL, to ? to : stderr, &s->rep.run);
-		if (to)
-			fclose(to);
-	}
-	unlink(path);
-	np_cleanup_drop(slot);
+	if (to)
+		fclose(to);
 	if (code == 0 || code == NP_EXIT_VERDICT) {
 		size_t n = strlen(s->rep.judged);
 		snprintf(s->rep.judged + n, sizeof(s->rep.judged) - n, "%sno regression beyond %g%% against --baseline '%s'",

@@ -257,6 +257,34 @@ PY
 	ok $? "  its report carries the verdict: exit_code 1, the reason names --baseline"
 	[ "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'nccl-probe-run.*' -newer "$TEST_TMP/gate.json" | wc -l)" -eq 0 ]
 	ok $? "  no temporary report left behind"
+	# the gate compares this run's rows in memory, read as its JSON report
+	# gives them back: its table is compare's on the run's own -J report,
+	# byte for byte (B named 'this run'), the NCCL_* variables included
+	NCCL_ALGO=Ring
+	export NCCL_ALGO
+	# shellcheck disable=SC2086
+	expect_success "--baseline of a run of this host, NCCL_ALGO set: exit 0" \
+		np_host 2 $S --baseline "$TEST_TMP/gate.json" --max-regression 99 -J "$TEST_TMP/g2.json"
+	unset NCCL_ALGO
+	cp "$TEST_OUT" "$TEST_TMP/g2.out"
+	cp "$TEST_ERR" "$TEST_TMP/g2.err"
+	np compare "$TEST_TMP/gate.json" "$TEST_TMP/g2.json" 2>"$TEST_TMP/c2.err" |
+		sed "s|B '$TEST_TMP/g2.json'|B 'this run'|" >"$TEST_TMP/c2.out"
+	tail -n "$(wc -l <"$TEST_TMP/c2.out")" "$TEST_TMP/g2.out" | cmp -s - "$TEST_TMP/c2.out" &&
+		grep -q "^# differs: NCCL_ALGO: A unset, B 'Ring'$" "$TEST_TMP/c2.out"
+	ok $? "  its table is compare's on the run's own report, with NCCL_ALGO among the differences"
+	[ "$(grep '^note: A and B differ: ' "$TEST_TMP/g2.err")" = "$(grep '^note: A and B differ: ' "$TEST_TMP/c2.err")" ]
+	ok $? "  and so are its notes on stderr"
+	# nothing is written for it: with TMPDIR a directory that does not
+	# exist (where a temporary copy of the report could not be made) the
+	# gate still runs
+	# shellcheck disable=SC2086
+	expect_success "--baseline with TMPDIR a directory that does not exist: exit 0" \
+		mpirun -np 2 --oversubscribe --bind-to none env TMPDIR="$TEST_TMP/no-such-dir" "$NP_BIN" --backend mpi \
+		$S --baseline "$TEST_TMP/slowbase.json" --max-regression 99
+	n=$(grep -Ec '^(allreduce|alltoall) +[0-9]+ .* faster$' "$TEST_OUT")
+	[ "$n" -eq 8 ] && [ ! -e "$TEST_TMP/no-such-dir" ] && ! grep -q '^error:' "$TEST_ERR"
+	ok $? "  compared (8 rows faster), no error, no file"
 	# shellcheck disable=SC2086
 	expect_code 64 "--baseline of 3 ranks against 2: exit 64" \
 		np_host 3 $S --baseline "$TEST_TMP/gate.json" --quiet
