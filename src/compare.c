@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The compare command: two sweeps' JSON reports, A and B, row by row; and
- * a sweep's --baseline, where B is the run in memory, its rows read as its
- * JSON report would give them. For
- * each row both have, B's speed against A's (A's time / B's time, the
- * busbw ratio) from the Hodges-Lehmann shift of the log sample times with
- * its Mann-Whitney interval, Bonferroni-corrected over the rows compared;
- * a summary per collective over the bandwidth-bound sizes; exit 1 when B
- * is significantly slower somewhere (the regression gate). */
+ * a sweep's --baseline, where B is the run in memory (compare_read.c reads
+ * both). For each row both have, B's speed against A's (A's time / B's
+ * time, the busbw ratio) from the Hodges-Lehmann shift of the log sample
+ * times with its Mann-Whitney interval, Bonferroni-corrected over the rows
+ * compared; a summary per collective over the bandwidth-bound sizes; exit
+ * 1 when B is significantly slower somewhere (the regression gate). */
 #include "config.h"
 
 #include <math.h>
@@ -19,8 +18,8 @@
 #include "../probes/coll.h"
 #include "cmds.h"
 #include "compare.h"
+#include "compare_read.h"
 #include "json.h"
-#include "json_read.h"
 #include "msg.h"
 #include "opts.h"
 #include "outfile.h"
@@ -30,39 +29,6 @@
 
 #define CMP_ALPHA 0.05
 #define CMP_MIN_SAMPLES 3
-
-/* One result row of a report. */
-struct crow {
-	const char *coll, *type, *redop; /* redop "none" when null */
-	long long root;                  /* -1 when null */
-	bool inplace;
-	uint64_t size;
-	double time, busbw;              /* busbw NAN when null */
-	double *logt;                    /* log sample times, sorted; NULL when none stored */
-	int nsamples;                    /* sample times stored */
-	int judged;                      /* the row's "judged", -1 absent */
-	bool noise;                      /* the row's "stop" is noise-bound */
-	int coll_index;                  /* in np_colls: the sweep's order */
-};
-
-/* One NCCL_* variable of a run; val NULL when the report's is not a string. */
-struct cenv {
-	const char *key, *val;
-};
-
-struct crun {
-	const char *path;
-	struct np_jval doc;              /* a report read from a file */
-	const char *backend, *library, *runtime, *mpi, *dtype, *version;
-	long long ranks, nodes;
-	uint64_t judge_from;             /* 0 when absent */
-	struct cenv *env;                /* nccl_env */
-	size_t nenv;
-	char (*env_keys)[128];           /* a run in memory: its variables' names */
-	struct crow *rows;
-	size_t nrows;
-	struct crow **sorted;            /* rows by key: collective, type, redop, root, in place, size */
-};
 
 enum cverdict { CV_NONE, CV_FASTER, CV_SLOWER, CV_FEW };
 
@@ -79,7 +45,7 @@ static const char *cverdict_str(enum cverdict v)
 
 /* A pair of matching rows and what compare makes of them. */
 struct cpair {
-	const struct crow *a, *b;
+	const struct np_cmp_row *a, *b;
 	bool bw_bound;
 	struct np_shift sh;              /* of log(tB) - log(tA) */
 	double speed, speed_lo, speed_hi; /* B/A = exp(-shift) */
@@ -99,351 +65,13 @@ struct csummary {
 	enum cverdict v;
 };
 
-static enum np_status bad_row(const struct crun *r, size_t i, const struct np_jval *v, const char *what,
-			      struct np_err *err)
-{
-	return np_fail(err, NP_EUSAGE, "'%s' is not a valid sweep report: results[%zu]: %s at byte %zu; give a file that nccl-probe wrote with --format json",
-		       r->path, i, what, v ? v->offset : 0);
-}
-
-/* Names of collectives, types and operations: short identifiers, so that
- * nothing from a file reaches the terminal unchecked. */
-static bool ident(const char *s)
-{
-	size_t n = 0;
-
-	if (!s || !*s)
-		return false;
-	for (; s[n]; n++)
-		if (n >= 31 || !((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_'))
-			return false;
-	return true;
-}
-
-static const char *opt_str(const struct np_jval *v)
-{
-	const char *s = np_jstr(v);
-	return s ? s : NULL;
-}
-
-static enum np_status read_row(struct crun *r, size_t i, const struct np_jval *o, struct crow *row,
-			       struct np_err *err)
-{
-	const struct np_jval *v;
-
-	memset(row, 0, sizeof(*row));
-	if (o->type != NP_J_OBJ)
-		return bad_row(r, i, o, "not an object", err);
-	row->coll = np_jstr(np_jget(o, "coll"));
-	if (!ident(row->coll) || !np_coll_find(row->coll) || strcmp(np_coll_find(row->coll)->name, row->coll))
-		return bad_row(r, i, o, "'coll' is not a collective name", err);
-	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
-	row->type = np_jstr(np_jget(o, "type"));
-	if (!row->type)
-		row->type = "float";
-	if (!ident(row->type))
-		return bad_row(r, i, o, "'type' is not a data type name", err);
-	v = np_jget(o, "redop");
-	row->redop = v && v->type == NP_J_STR ? v->str : "none";
-	if (!ident(row->redop))
-		return bad_row(r, i, v, "'redop' is not an operation name", err);
-	v = np_jget(o, "root");
-	row->root = -1;
-	if (v && v->type == NP_J_NUM) {
-		if (!(v->num >= 0 && v->num < 1e9 && v->num == floor(v->num)))
-			return bad_row(r, i, v, "'root' is not a rank", err);
-		row->root = (long long)v->num;
-	}
-	v = np_jget(o, "inplace");
-	row->inplace = v && v->type == NP_J_BOOL && v->b;
-	v = np_jget(o, "size");
-	if (!v || v->type != NP_J_NUM || !(v->num >= 1 && v->num <= 9.2e18 && v->num == floor(v->num)))
-		return bad_row(r, i, v ? v : o, "'size' is not a positive whole number of bytes", err);
-	row->size = (uint64_t)v->num;
-	v = np_jget(o, "time");
-	if (!v || v->type != NP_J_NUM || !(v->num > 0))
-		return bad_row(r, i, v ? v : o, "'time' is not a positive number of seconds", err);
-	row->time = v->num;
-	v = np_jget(o, "busbw");
-	row->busbw = v && v->type == NP_J_NUM ? v->num : NAN;
-	v = np_jget(o, "judged");
-	row->judged = v && v->type == NP_J_BOOL ? v->b : -1;
-	v = np_jget(o, "stop");
-	row->noise = v && np_jstr(v) && !strcmp(np_jstr(v), "noise-bound");
-	v = np_jget(o, "sample_times");
-	if (v && v->type != NP_J_NULL) {
-		if (v->type != NP_J_ARR || v->n > 100000000)
-			return bad_row(r, i, v, "'sample_times' is not an array of seconds", err);
-		if (v->n) {
-			row->logt = malloc(v->n * sizeof(double));
-			if (!row->logt)
-				return np_fail(err, NP_ENOMEM, "out of memory for the samples of '%s'", r->path);
-		}
-		for (size_t k = 0; k < v->n; k++) {
-			const struct np_jval *t = &v->items[k];
-			if (t->type != NP_J_NUM || !(t->num > 0))
-				return bad_row(r, i, t, "a sample time is not a positive number of seconds", err);
-			row->logt[k] = log(t->num);
-		}
-		row->nsamples = (int)v->n;
-		np_sort_doubles(row->logt, row->nsamples);
-	}
-	return NP_OK;
-}
-
-/* Rows in the sweep's order of collectives, then type, operation, root,
- * in place, and size: each group of sizes is contiguous. */
-static int cmp_group(const struct crow *a, const struct crow *b)
-{
-	int c;
-
-	if (a->coll_index != b->coll_index)
-		return a->coll_index < b->coll_index ? -1 : 1;
-	if ((c = strcmp(a->type, b->type)) || (c = strcmp(a->redop, b->redop)))
-		return c;
-	if (a->root != b->root)
-		return a->root < b->root ? -1 : 1;
-	return (int)a->inplace - (int)b->inplace;
-}
-
-static int cmp_key(const struct crow *a, const struct crow *b)
-{
-	int c = cmp_group(a, b);
-
-	return c ? c : (a->size > b->size) - (a->size < b->size);
-}
-
-static int cmp_rowp(const void *x, const void *y)
-{
-	return cmp_key(*(const struct crow *const *)x, *(const struct crow *const *)y);
-}
-
-/* The rows by key, each key once: a duplicate is a bad row (RES, the
- * report's results, names its offset; NULL for a run in memory). */
-static enum np_status sort_rows(struct crun *r, const struct np_jval *res, struct np_err *err)
-{
-	r->sorted = malloc((r->nrows ? r->nrows : 1) * sizeof(*r->sorted));
-	if (!r->sorted)
-		return np_fail(err, NP_ENOMEM, "out of memory for the rows of '%s'", r->path);
-	for (size_t i = 0; i < r->nrows; i++)
-		r->sorted[i] = &r->rows[i];
-	qsort(r->sorted, r->nrows, sizeof(*r->sorted), cmp_rowp);
-	for (size_t i = 1; i < r->nrows; i++)
-		if (!cmp_key(r->sorted[i - 1], r->sorted[i])) {
-			size_t k = (size_t)(r->sorted[i] - r->rows) > (size_t)(r->sorted[i - 1] - r->rows)
-					   ? (size_t)(r->sorted[i] - r->rows)
-					   : (size_t)(r->sorted[i - 1] - r->rows);
-			return bad_row(r, k, res ? &res->items[k] : NULL, "the same collective and size as an earlier row",
-				       err);
-		}
-	return NP_OK;
-}
-
-/* nccl_env of a report: its members in order */
-static enum np_status read_env(struct crun *r, struct np_err *err)
-{
-	const struct np_jval *v = np_jget(&r->doc, "nccl_env");
-
-	if (!v || v->type != NP_J_OBJ || !v->n)
-		return NP_OK;
-	r->env = calloc(v->n, sizeof(*r->env));
-	if (!r->env)
-		return np_fail(err, NP_ENOMEM, "out of memory for the nccl_env of '%s'", r->path);
-	for (size_t i = 0; i < v->n; i++)
-		r->env[i] = (struct cenv){ v->keys[i], np_jstr(&v->items[i]) };
-	r->nenv = v->n;
-	return NP_OK;
-}
-
-/* The value of KEY in a run's nccl_env (the first of duplicates), or NULL */
-static const char *env_get(const struct crun *r, const char *key)
-{
-	for (size_t i = 0; i < r->nenv; i++)
-		if (!strcmp(r->env[i].key, key))
-			return r->env[i].val;
-	return NULL;
-}
-
-static long long num_or(const struct np_jval *v, long long dflt)
-{
-	return v && v->type == NP_J_NUM && v->num >= 0 && v->num < 1e15 ? (long long)v->num : dflt;
-}
-
-static enum np_status read_run(struct crun *r, const char *path, struct np_err *err)
-{
-	const struct np_jval *res;
-	enum np_status st;
-
-	memset(r, 0, sizeof(*r));
-	r->path = path;
-	if ((st = np_json_parse_file(path, &r->doc, err)))
-		return st;
-	if (r->doc.type != NP_J_OBJ || !np_jstr(np_jget(&r->doc, "schema")) ||
-	    strcmp(np_jstr(np_jget(&r->doc, "schema")), NP_SWEEP_SCHEMA))
-		return np_fail(err, NP_EUSAGE, "'%s' is not a sweep report (no \"schema\": \"%s\"); give the JSON of 'nccl-probe --format json' or --json FILE",
-			       path, NP_SWEEP_SCHEMA);
-	r->backend = opt_str(np_jget2(&r->doc, "backend", "name"));
-	r->library = opt_str(np_jget2(&r->doc, "backend", "library"));
-	r->runtime = opt_str(np_jget2(&r->doc, "backend", "runtime"));
-	r->mpi = opt_str(np_jget2(&r->doc, "backend", "mpi"));
-	r->dtype = opt_str(np_jget2(&r->doc, "options", "dtype"));
-	r->version = opt_str(np_jget2(&r->doc, "tool", "version"));
-	r->ranks = num_or(np_jget2(&r->doc, "world", "ranks"), -1);
-	r->nodes = num_or(np_jget2(&r->doc, "world", "nodes"), -1);
-	r->judge_from = (uint64_t)num_or(np_jget2(&r->doc, "options", "judge_from"), 0);
-	if ((st = read_env(r, err)))
-		return st;
-	res = np_jget(&r->doc, "results");
-	if (!res || res->type != NP_J_ARR)
-		return np_fail(err, NP_EUSAGE, "'%s' has no \"results\" array; give the JSON of a sweep", path);
-	r->rows = calloc(res->n ? res->n : 1, sizeof(*r->rows));
-	if (!r->rows)
-		return np_fail(err, NP_ENOMEM, "out of memory for the rows of '%s'", path);
-	for (size_t i = 0; i < res->n; i++) {
-		r->nrows = i + 1; /* so that free_run frees a failed row's samples */
-		if ((st = read_row(r, i, &res->items[i], &r->rows[i], err)))
-			return st;
-	}
-	return sort_rows(r, res, err);
-}
-
-static void free_run(struct crun *r)
-{
-	for (size_t i = 0; i < r->nrows; i++)
-		free(r->rows[i].logt);
-	free(r->rows);
-	free(r->sorted);
-	free(r->env);
-	free(r->env_keys);
-	np_jval_free(&r->doc);
-}
-
-/* A number as the report's JSON gives it back (ten significant digits,
- * np_json_num): compare on a run in memory then decides exactly as on
- * that run's report. */
-static double as_reported(double v)
-{
-	char buf[40];
-
-	if (!isfinite(v))
-		return NAN;
-	snprintf(buf, sizeof(buf), "%.10g", v);
-	return strtod(buf, NULL);
-}
-
-/* Metric NAME of a row, as the report's JSON writes it */
-static struct np_value metric_of(const struct np_result *res, const char *name)
-{
-	struct np_value v = { 0 };
-
-	for (int m = 0; m < np_metrics_count; m++)
-		if (!strcmp(np_metrics[m].name, name)) {
-			np_metrics[m].get(res, &v);
-			break;
-		}
-	return v;
-}
-
-/* One row of a run in memory, as read_row reads it from the report */
-static enum np_status row_from_result(const struct crun *r, const struct np_result *res, struct crow *row,
-				      struct np_err *err)
-{
-	struct np_value v;
-
-	memset(row, 0, sizeof(*row));
-	row->coll = metric_of(res, "coll").s;
-	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
-	row->type = metric_of(res, "type").s;
-	v = metric_of(res, "redop");
-	row->redop = v.null ? "none" : v.s;
-	v = metric_of(res, "root");
-	row->root = v.null ? -1 : (long long)v.i;
-	row->inplace = metric_of(res, "inplace").b;
-	row->size = metric_of(res, "size").u;
-	v = metric_of(res, "time");
-	row->time = v.null ? NAN : as_reported(v.d);
-	v = metric_of(res, "busbw");
-	row->busbw = v.null ? NAN : as_reported(v.d);
-	v = metric_of(res, "judged");
-	row->judged = v.null ? -1 : v.b;
-	v = metric_of(res, "stop");
-	row->noise = !v.null && v.s && !strcmp(v.s, "noise-bound");
-	if (res->samples <= 0 || !res->sample_times)
-		return NP_OK;
-	row->logt = malloc((size_t)res->samples * sizeof(double));
-	if (!row->logt)
-		return np_fail(err, NP_ENOMEM, "out of memory for the samples of %s", r->path);
-	for (int k = 0; k < res->samples; k++)
-		row->logt[k] = log(as_reported(res->sample_times[k]));
-	row->nsamples = res->samples;
-	np_sort_doubles(row->logt, row->nsamples);
-	return NP_OK;
-}
-
-/* The NCCL_* variables of a run in memory ("NAME=value"), named as the
- * report's nccl_env names them */
-static enum np_status env_from_report(struct crun *r, const struct np_sweep_report *rep, struct np_err *err)
-{
-	size_t n = 0;
-
-	for (char **e = rep->nccl_env; e && *e; e++)
-		n++;
-	if (!n)
-		return NP_OK;
-	r->env = calloc(n, sizeof(*r->env));
-	r->env_keys = calloc(n, sizeof(*r->env_keys));
-	if (!r->env || !r->env_keys)
-		return np_fail(err, NP_ENOMEM, "out of memory for the NCCL_* variables of %s", r->path);
-	for (size_t i = 0; i < n; i++) {
-		const char *kv = rep->nccl_env[i], *eq = strchr(kv, '=');
-		size_t len = eq ? (size_t)(eq - kv) : strlen(kv);
-		if (len >= sizeof(r->env_keys[i]))
-			len = sizeof(r->env_keys[i]) - 1;
-		memcpy(r->env_keys[i], kv, len);
-		r->env[i] = (struct cenv){ r->env_keys[i], eq ? eq + 1 : "" };
-	}
-	r->nenv = n;
-	return NP_OK;
-}
-
-/* A run in memory (a sweep's own, for --baseline), named LABEL: what
- * read_run would read from its JSON report */
-static enum np_status run_from_report(struct crun *r, const struct np_sweep_report *rep, const char *label,
-				      struct np_err *err)
-{
-	enum np_status st;
-
-	memset(r, 0, sizeof(*r));
-	r->path = label;
-	r->backend = rep->backend;
-	r->library = rep->info.library;
-	r->runtime = rep->info.runtime[0] ? rep->info.runtime : NULL;
-	r->mpi = rep->world->mpi_version;
-	r->dtype = np_dtype_str(rep->opts->dtype);
-	r->version = PACKAGE_VERSION;
-	r->ranks = rep->world->size;
-	r->nodes = rep->world->nnodes;
-	r->judge_from = rep->judge_from;
-	if ((st = env_from_report(r, rep, err)))
-		return st;
-	r->rows = calloc(rep->nrows ? rep->nrows : 1, sizeof(*r->rows));
-	if (!r->rows)
-		return np_fail(err, NP_ENOMEM, "out of memory for the rows of %s", label);
-	for (size_t i = 0; i < rep->nrows; i++) {
-		r->nrows = i + 1; /* so that free_run frees a failed row's samples */
-		if ((st = row_from_result(r, &rep->rows[i], &r->rows[i], err)))
-			return st;
-	}
-	return sort_rows(r, NULL, err);
-}
-
 static const char *or_unknown(const char *s)
 {
 	return s ? s : "unknown";
 }
 
 /* Runs that cannot be compared: NULL or the reason. */
-static const char *incomparable(const struct crun *a, const struct crun *b, char *buf, size_t len)
+static const char *incomparable(const struct np_cmp_run *a, const struct np_cmp_run *b, char *buf, size_t len)
 {
 	if (a->ranks != b->ranks)
 		snprintf(buf, len, "A ran on %lld ranks and B on %lld", a->ranks, b->ranks);
@@ -461,16 +89,16 @@ static const char *incomparable(const struct crun *a, const struct crun *b, char
 
 /* Differences that do not prevent a comparison but may explain one:
  * library versions and NCCL_* variables. Printed as notes; n returned. */
-static int differences(const struct crun *a, const struct crun *b, char (*out)[256], int cap)
+static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, char (*out)[256], int cap)
 {
 	static const struct {
 		const char *what;
 		size_t off;
 	} fields[] = {
-		{ "library", offsetof(struct crun, library) },
-		{ "runtime", offsetof(struct crun, runtime) },
-		{ "MPI", offsetof(struct crun, mpi) },
-		{ "nccl-probe version", offsetof(struct crun, version) },
+		{ "library", offsetof(struct np_cmp_run, library) },
+		{ "runtime", offsetof(struct np_cmp_run, runtime) },
+		{ "MPI", offsetof(struct np_cmp_run, mpi) },
+		{ "nccl-probe version", offsetof(struct np_cmp_run, version) },
 	};
 	int n = 0;
 
@@ -481,9 +109,9 @@ static int differences(const struct crun *a, const struct crun *b, char (*out)[2
 			snprintf(out[n++], 256, "%s: A '%.100s', B '%.100s'", fields[i].what, x ? x : "none", y ? y : "none");
 	}
 	for (int side = 0; side < 2; side++) {
-		const struct crun *e = side ? b : a, *other = side ? a : b;
+		const struct np_cmp_run *e = side ? b : a, *other = side ? a : b;
 		for (size_t i = 0; i < e->nenv && n < cap; i++) {
-			const char *key = e->env[i].key, *val = e->env[i].val, *oval = env_get(other, key);
+			const char *key = e->env[i].key, *val = e->env[i].val, *oval = np_cmp_run_env(other, key);
 			if (side && oval) /* both set: reported from A's side */
 				continue;
 			if (oval && val && !strcmp(val, oval))
@@ -531,12 +159,12 @@ static enum cverdict verdict_of(double speed, double lo, double hi, double min_c
  * in both runs; without it, sizes from the larger of the two judge_from;
  * without that, the largest quarter of the group's common sizes. The
  * pairs are in key order: a group's sizes are contiguous and ascending. */
-static void mark_bw_bound(struct cpair *p, size_t np, const struct crun *a, const struct crun *b)
+static void mark_bw_bound(struct cpair *p, size_t np, const struct np_cmp_run *a, const struct np_cmp_run *b)
 {
 	uint64_t from = a->judge_from > b->judge_from ? a->judge_from : b->judge_from;
 
 	for (size_t g = 0, end; g < np; g = end) {
-		for (end = g + 1; end < np && !cmp_group(p[g].a, p[end].a); end++)
+		for (end = g + 1; end < np && !np_cmp_row_group(p[g].a, p[end].a); end++)
 			;
 		for (size_t i = g; i < end; i++) {
 			if (p[i].a->judged >= 0 && p[i].b->judged >= 0)
@@ -558,7 +186,7 @@ static int summarize(struct cpair *p, size_t np, struct csummary *sum, double mi
 		np_die(NP_EXIT_RUNTIME, "out of memory for the summary");
 	for (size_t i = 0; i < np; i++) {
 		struct csummary *s = &sum[ns - 1];
-		if (!ns || cmp_group(p[first[ns - 1]].a, p[i].a)) {
+		if (!ns || np_cmp_row_group(p[first[ns - 1]].a, p[i].a)) {
 			s = &sum[ns];
 			first[ns++] = i;
 			memset(s, 0, sizeof(*s));
@@ -607,7 +235,7 @@ static int summarize(struct cpair *p, size_t np, struct csummary *sum, double mi
 }
 
 static void group_name(char *buf, size_t len, const char *coll, const char *type, const char *redop, long long root,
-		       bool inplace, const struct crun *a)
+		       bool inplace, const struct np_cmp_run *a)
 {
 	int w = snprintf(buf, len, "%s", coll);
 	/* the data type and operation only when they tell groups apart */
@@ -659,7 +287,7 @@ static void summary_line(char *buf, size_t len, const struct csummary *s)
 	}
 }
 
-static void report_table(FILE *f, const struct crun *a, const struct crun *b, const struct cpair *p, size_t np,
+static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b, const struct cpair *p, size_t np,
 			 int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, bool quiet)
 {
 	int napprox = 0;
@@ -720,7 +348,7 @@ static void json_num_or_null(struct np_json *j, const char *key, bool ok, double
 		np_json_null(j, key);
 }
 
-static void report_json(FILE *f, const struct crun *a, const struct crun *b, const struct cpair *p, size_t np,
+static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b, const struct cpair *p, size_t np,
 			int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, int code,
 			double min_change, const struct np_run_record *rec)
 {
@@ -794,10 +422,10 @@ static void report_json(FILE *f, const struct crun *a, const struct crun *b, con
  * checked before the sweep runs. */
 enum np_status np_compare_check(const char *path, struct np_err *err)
 {
-	struct crun r;
-	enum np_status st = read_run(&r, path, err);
+	struct np_cmp_run r;
+	enum np_status st = np_cmp_run_read(&r, path, err);
 
-	free_run(&r);
+	np_cmp_run_free(&r);
 	return st;
 }
 
@@ -812,12 +440,12 @@ struct cargs {
 };
 
 /* The rows of A and B with the same key, merged from their sorted rows */
-static size_t pair_rows(const struct crun *a, const struct crun *b, struct cpair *p)
+static size_t pair_rows(const struct np_cmp_run *a, const struct np_cmp_run *b, struct cpair *p)
 {
 	size_t np = 0;
 
 	for (size_t i = 0, k = 0; i < a->nrows && k < b->nrows;) {
-		int c = cmp_key(a->sorted[i], b->sorted[k]);
+		int c = np_cmp_row_key(a->sorted[i], b->sorted[k]);
 		if (c < 0) {
 			i++;
 		} else if (c > 0) {
@@ -872,7 +500,7 @@ static int name_regressions(const struct cpair *p, size_t np, double max_regress
 }
 
 /* The notes of a comparison: rows not compared, how A and B differ */
-static void compare_notes(const struct crun *run, const struct cpair *p, size_t np, int ncompared,
+static void compare_notes(const struct np_cmp_run *run, const struct cpair *p, size_t np, int ncompared,
 			  char (*diff)[256], int ndiff)
 {
 	size_t only_a = run[0].nrows - np, only_b = run[1].nrows - np;
@@ -889,7 +517,7 @@ static void compare_notes(const struct crun *run, const struct cpair *p, size_t 
 
 /* Two runs read, A and B, compared and the result written: compare's
  * exit status */
-static int compare_runs(const struct crun *run, const struct cargs *ca)
+static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 {
 	struct np_err err = { 0 };
 	struct cpair *p = NULL;
@@ -955,18 +583,18 @@ int np_compare_report(const char *baseline, const struct np_sweep_report *rep, c
 {
 	const struct cargs ca = { max_regression, min_change, NP_FMT_TABLE, quiet, NULL, to, NULL };
 	struct np_err err = { 0 };
-	struct crun run[2];
+	struct np_cmp_run run[2];
 	int code;
 
 	memset(run, 0, sizeof(run));
-	if (read_run(&run[0], baseline, &err) || run_from_report(&run[1], rep, label, &err)) {
+	if (np_cmp_run_read(&run[0], baseline, &err) || np_cmp_run_from_report(&run[1], rep, label, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
 	} else {
 		code = compare_runs(run, &ca);
 	}
-	free_run(&run[0]);
-	free_run(&run[1]);
+	np_cmp_run_free(&run[0]);
+	np_cmp_run_free(&run[1]);
 	return code;
 }
 
@@ -975,7 +603,7 @@ int cmd_compare(struct np_run *run)
 	const struct np_opts *o = &run->o;
 	const struct cargs ca = { o->max_regression, o->min_change, o->format, o->quiet, o->output, NULL, &run->rec };
 	struct np_err err = { 0 };
-	struct crun r[2];
+	struct np_cmp_run r[2];
 	int code = NP_EXIT_OK;
 
 	if (o->format == NP_FMT_CSV) {
@@ -984,13 +612,13 @@ int cmd_compare(struct np_run *run)
 	}
 	memset(r, 0, sizeof(r));
 	for (int i = 0; i < 2 && !code; i++)
-		if (read_run(&r[i], o->files[i], &err)) {
+		if (np_cmp_run_read(&r[i], o->files[i], &err)) {
 			np_error("%s", err.msg);
 			code = np_status_exit(err.status);
 		}
 	if (!code)
 		code = compare_runs(r, &ca);
-	free_run(&r[0]);
-	free_run(&r[1]);
+	np_cmp_run_free(&r[0]);
+	np_cmp_run_free(&r[1]);
 	return code;
 }
