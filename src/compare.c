@@ -71,7 +71,8 @@ static const char *or_unknown(const char *s)
 }
 
 /* Runs that cannot be compared: NULL or the reason. */
-static const char *incomparable(const struct np_cmp_run *a, const struct np_cmp_run *b, char *buf, size_t len)
+static const char *incomparable(const struct np_cmp_run *a, const struct np_cmp_run *b, char *buf,
+				size_t len)
 {
 	if (a->ranks != b->ranks)
 		snprintf(buf, len, "A ran on %lld ranks and B on %lld", a->ranks, b->ranks);
@@ -89,7 +90,8 @@ static const char *incomparable(const struct np_cmp_run *a, const struct np_cmp_
 
 /* Differences that do not prevent a comparison but may explain one:
  * library versions and NCCL_* variables. Printed as notes; n returned. */
-static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, char (*out)[256], int cap)
+static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, char (*out)[256],
+		       int cap)
 {
 	static const struct {
 		const char *what;
@@ -111,7 +113,8 @@ static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, c
 	for (int side = 0; side < 2; side++) {
 		const struct np_cmp_run *e = side ? b : a, *other = side ? a : b;
 		for (size_t i = 0; i < e->nenv && n < cap; i++) {
-			const char *key = e->env[i].key, *val = e->env[i].val, *oval = np_cmp_run_env(other, key);
+			const char *key = e->env[i].key, *val = e->env[i].val,
+				   *oval = np_cmp_run_env(other, key);
 			if (side && oval) /* both set: reported from A's side */
 				continue;
 			if (oval && val && !strcmp(val, oval))
@@ -159,7 +162,8 @@ static enum cverdict verdict_of(double speed, double lo, double hi, double min_c
  * in both runs; without it, sizes from the larger of the two judge_from;
  * without that, the largest quarter of the group's common sizes. The
  * pairs are in key order: a group's sizes are contiguous and ascending. */
-static void mark_bw_bound(struct cpair *p, size_t np, const struct np_cmp_run *a, const struct np_cmp_run *b)
+static void mark_bw_bound(struct cpair *p, size_t np, const struct np_cmp_run *a,
+			  const struct np_cmp_run *b)
 {
 	uint64_t from = a->judge_from > b->judge_from ? a->judge_from : b->judge_from;
 
@@ -287,8 +291,10 @@ static void summary_line(char *buf, size_t len, const struct csummary *s)
 	}
 }
 
-static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b, const struct cpair *p, size_t np,
-			 int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, bool quiet)
+static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b,
+			 const struct cpair *p, size_t np, int ncompared,
+			 const struct csummary *sum, int ns, char (*diff)[256], int ndiff,
+			 bool quiet)
 {
 	int napprox = 0;
 
@@ -348,9 +354,10 @@ static void json_num_or_null(struct np_json *j, const char *key, bool ok, double
 		np_json_null(j, key);
 }
 
-static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b, const struct cpair *p, size_t np,
-			int ncompared, const struct csummary *sum, int ns, char (*diff)[256], int ndiff, int code,
-			double min_change, const struct np_run_record *rec)
+static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b,
+			const struct cpair *p, size_t np, int ncompared, const struct csummary *sum,
+			int ns, char (*diff)[256], int ndiff, int code, double min_change,
+			const struct np_run_record *rec)
 {
 	struct np_json j;
 
@@ -500,8 +507,8 @@ static int name_regressions(const struct cpair *p, size_t np, double max_regress
 }
 
 /* The notes of a comparison: rows not compared, how A and B differ */
-static void compare_notes(const struct np_cmp_run *run, const struct cpair *p, size_t np, int ncompared,
-			  char (*diff)[256], int ndiff)
+static void compare_notes(const struct np_cmp_run *run, const struct cpair *p, size_t np,
+			  int ncompared, char (*diff)[256], int ndiff)
 {
 	size_t only_a = run[0].nrows - np, only_b = run[1].nrows - np;
 
@@ -555,7 +562,8 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 	ns = summarize(p, np, sum, ca->min_change);
 	code = name_regressions(p, np, ca->max_regression);
 	if (ca->to) {
-		report_table(ca->to, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, ca->quiet);
+		report_table(ca->to, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff,
+			     ca->quiet);
 		goto out_free;
 	}
 	if (np_outfile_open(&out, ca->output ? ca->output : "-", "--output", &err)) {
@@ -564,9 +572,11 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 		goto out_free;
 	}
 	if (ca->format == NP_FMT_JSON)
-		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code, ca->min_change, ca->rec);
+		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code,
+			    ca->min_change, ca->rec);
 	else
-		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, ca->quiet);
+		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff,
+			     ca->quiet);
 	if (np_outfile_commit(&out, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
@@ -581,13 +591,18 @@ out_free:
 int np_compare_report(const char *baseline, const struct np_sweep_report *rep, const char *label,
 		      double max_regression, double min_change, bool quiet, FILE *to)
 {
-	const struct cargs ca = { max_regression, min_change, NP_FMT_TABLE, quiet, NULL, to, NULL };
+	const struct cargs ca = { .max_regression = max_regression,
+				  .min_change = min_change,
+				  .format = NP_FMT_TABLE,
+				  .quiet = quiet,
+				  .to = to };
 	struct np_err err = { 0 };
 	struct np_cmp_run run[2];
 	int code;
 
 	memset(run, 0, sizeof(run));
-	if (np_cmp_run_read(&run[0], baseline, &err) || np_cmp_run_from_report(&run[1], rep, label, &err)) {
+	if (np_cmp_run_read(&run[0], baseline, &err) ||
+	    np_cmp_run_from_report(&run[1], rep, label, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
 	} else {
@@ -601,7 +616,12 @@ int np_compare_report(const char *baseline, const struct np_sweep_report *rep, c
 int cmd_compare(struct np_run *run)
 {
 	const struct np_opts *o = &run->o;
-	const struct cargs ca = { o->max_regression, o->min_change, o->format, o->quiet, o->output, NULL, &run->rec };
+	const struct cargs ca = { .max_regression = o->max_regression,
+				  .min_change = o->min_change,
+				  .format = o->format,
+				  .quiet = o->quiet,
+				  .output = o->output,
+				  .rec = &run->rec };
 	struct np_err err = { 0 };
 	struct np_cmp_run r[2];
 	int code = NP_EXIT_OK;

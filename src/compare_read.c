@@ -14,14 +14,13 @@
 
 #include "../probes/coll.h"
 #include "compare_read.h"
-#include "json.h"
 #include "metrics.h"
 #include "msg.h"
 #include "stats.h"
 #include "version.h"
 
-static enum np_status bad_row(const struct np_cmp_run *r, size_t i, const struct np_jval *v, const char *what,
-			      struct np_err *err)
+static enum np_status bad_row(const struct np_cmp_run *r, size_t i, const struct np_jval *v,
+			      const char *what, struct np_err *err)
 {
 	return np_fail(err, NP_EUSAGE, "'%s' is not a valid sweep report: results[%zu]: %s at byte %zu; give a file that nccl-probe wrote with --format json",
 		       r->path, i, what, v ? v->offset : 0);
@@ -47,8 +46,8 @@ static const char *opt_str(const struct np_jval *v)
 	return s ? s : NULL;
 }
 
-static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_jval *o, struct np_cmp_row *row,
-			       struct np_err *err)
+static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_jval *o,
+			       struct np_cmp_row *row, struct np_err *err)
 {
 	const struct np_jval *v;
 
@@ -136,7 +135,8 @@ int np_cmp_row_key(const struct np_cmp_row *a, const struct np_cmp_row *b)
 
 static int cmp_rowp(const void *x, const void *y)
 {
-	return np_cmp_row_key(*(const struct np_cmp_row *const *)x, *(const struct np_cmp_row *const *)y);
+	return np_cmp_row_key(*(const struct np_cmp_row *const *)x,
+			      *(const struct np_cmp_row *const *)y);
 }
 
 /* The rows by key, each key once: a duplicate is a bad row (RES, the
@@ -266,8 +266,8 @@ static struct np_value metric_of(const struct np_result *res, const char *name)
 }
 
 /* One row of a run in memory, as read_row reads it from the report */
-static enum np_status row_from_result(const struct np_cmp_run *r, const struct np_result *res, struct np_cmp_row *row,
-				      struct np_err *err)
+static enum np_status row_from_result(const struct np_cmp_run *r, const struct np_result *res,
+				      struct np_cmp_row *row, struct np_err *err)
 {
 	struct np_value v;
 
@@ -303,7 +303,8 @@ static enum np_status row_from_result(const struct np_cmp_run *r, const struct n
 
 /* The NCCL_* variables of a run in memory ("NAME=value"), named as the
  * report's nccl_env names them */
-static enum np_status env_from_report(struct np_cmp_run *r, const struct np_sweep_report *rep, struct np_err *err)
+static enum np_status env_from_report(struct np_cmp_run *r, const struct np_sweep_report *rep,
+				      struct np_err *err)
 {
 	size_t n = 0;
 
@@ -328,9 +329,9 @@ static enum np_status env_from_report(struct np_cmp_run *r, const struct np_swee
 }
 
 /* A run in memory (a sweep's own, for --baseline), named LABEL: what
- * read_run would read from its JSON report */
-enum np_status np_cmp_run_from_report(struct np_cmp_run *r, const struct np_sweep_report *rep, const char *label,
-				      struct np_err *err)
+ * np_cmp_run_read would read from its JSON report */
+enum np_status np_cmp_run_from_report(struct np_cmp_run *r, const struct np_sweep_report *rep,
+				      const char *label, struct np_err *err)
 {
 	enum np_status st;
 

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../probes/nccl_log.h"
@@ -21,7 +20,6 @@
 #include "compare.h"
 #include "msg.h"
 #include "report.h"
-#include "stats.h"
 #include "sweep_state.h"
 #include "sweep_verdict.h"
 #include "watchdog.h"
@@ -380,7 +378,7 @@ static void hang_report(void *arg)
 	s->rep.wall_seconds = np_now_s() - s->t0;
 	np_sweep_verdict(&s->rep);
 	np_sweep_add_verdict(&s->rep, "timed out (--timeout %g s, exit 4): the report holds the %zu row%s that finished",
-		    s->o->timeout, s->rep.nrows, s->rep.nrows == 1 ? "" : "s");
+			     s->o->timeout, s->rep.nrows, s->rep.nrows == 1 ? "" : "s");
 	s->rep.exit_code = NP_EXIT_TIMEOUT;
 	sweep_finish_output(s);
 	fflush(stdout);

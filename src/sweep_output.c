@@ -164,7 +164,7 @@ char *sweep_compare_baseline(struct sweep *s)
 	}
 	if (code == NP_EXIT_VERDICT)
 		np_sweep_add_verdict(&s->rep, "significantly slower than --baseline '%s' by more than %g%% (the rows are named above)",
-			    s->o->baseline, s->o->max_regression * 100);
+				     s->o->baseline, s->o->max_regression * 100);
 	else if (code)
 		np_sweep_add_verdict(&s->rep, "not compared with --baseline '%s' (see the error above)", s->o->baseline);
 	if (code && !s->rep.exit_code)

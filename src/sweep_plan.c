@@ -63,15 +63,15 @@ struct point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, siz
 			np_coll_layout(coll, sizes[i], elt, s->w->size, &lay);
 			if (lay.count == 0) {
 				sweep_skip(s, coll, sizes[i],
-					 "rounds to 0 %s elements per rank on %d ranks; use a larger size",
-					 np_dtype_str(o->dtype), s->w->size);
+					   "rounds to 0 %s elements per rank on %d ranks; use a larger size",
+					   np_dtype_str(o->dtype), s->w->size);
 				continue;
 			}
 			if (s->be.info.max_count && lay.count > s->be.info.max_count) {
 				sweep_skip(s, coll, sizes[i],
-					 "%zu elements exceed the %s backend's largest count (%llu); use a larger --dtype or a smaller size",
-					 lay.count, s->be.ops->name,
-					 (unsigned long long)s->be.info.max_count);
+					   "%zu elements exceed the %s backend's largest count (%llu); use a larger --dtype or a smaller size",
+					   lay.count, s->be.ops->name,
+					   (unsigned long long)s->be.info.max_count);
 				continue;
 			}
 			need = o->inplace ? (lay.send_bytes > lay.recv_bytes ? lay.send_bytes : lay.recv_bytes)
@@ -81,8 +81,8 @@ struct point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, siz
 				np_human_size(need, a, sizeof(a));
 				np_human_size(mem, m, sizeof(m));
 				sweep_skip(s, coll, sizes[i],
-					 "needs %s of buffers per rank, %s available on the tightest rank",
-					 a, m);
+					   "needs %s of buffers per rank, %s available on the tightest rank",
+					   a, m);
 				continue;
 			}
 			pts[np].coll = coll;

@@ -147,23 +147,23 @@ void np_sweep_verdict(struct np_sweep_report *r)
 			add_detail(r, "not_judged", &np_colls[c], 0, NAN, (double)r->judge_from);
 			np_human_size(r->judge_from, sz, sizeof(sz));
 			np_sweep_add_verdict(r, "%s: no row at or above --judge-from %s ran, so its thresholds cannot be judged",
-				    np_colls[c].name, sz);
+					     np_colls[c].name, sz);
 		}
 		if (wb) {
 			np_human_size(wb->lay.size, sz, sizeof(sz));
 			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes (lowest %.2f GB/s at %s)",
-				    np_colls[c].name, tb, nb, judged, wb->busbw, sz);
+					     np_colls[c].name, tb, nb, judged, wb->busbw, sz);
 		}
 		if (we) {
 			np_human_size(we->lay.size, sz, sizeof(sz));
 			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes (lowest %.1f%% at %s)",
-				    np_colls[c].name, te * 100, ne, judged, we->eff * 100, sz);
+					     np_colls[c].name, te * 100, ne, judged, we->eff * 100, sz);
 		}
 		if (unknown)
 			np_sweep_add_verdict(r, "%s eff is unknown (%s) at %d judged sizes, so --min-eff %g%% cannot be met",
-				    np_colls[c].name,
-				    r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
-				    unknown, te * 100);
+					     np_colls[c].name,
+					     r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
+					     unknown, te * 100);
 		if ((!judged || wb || we || unknown) && !r->exit_code)
 			r->exit_code = NP_EXIT_VERDICT;
 	}
