@@ -242,8 +242,8 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_obj_end(&j);
 
 	np_json_arr_begin(&j, "notes");
-	for (int i = 0; i < rep->nnotes; i++)
-		np_json_str(&j, NULL, rep->notes[i]);
+	for (int i = 0; i < rep->notes.n; i++)
+		np_json_str(&j, NULL, rep->notes.v[i]);
 	np_json_arr_end(&j);
 
 	json_rows(&j, rep);

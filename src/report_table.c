@@ -97,8 +97,8 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 			 rep->bw_gpu_rank, proto, n, bw->node_src[0] ? bw->node_src : "no NIC");
 		wrapped(f, "# limits: ", line);
 	}
-	for (int i = 0; i < rep->nnotes; i++)
-		wrapped(f, "# note: ", rep->notes[i]);
+	for (int i = 0; i < rep->notes.n; i++)
+		wrapped(f, "# note: ", rep->notes.v[i]);
 	fprintf(f, "#\n# %5s  %-20s %8s %5s %4s %6s  %-14s %s\n", "rank", "host", "pid", "local",
 		"node", "device", "bus id", "name");
 	for (int r = 0; r < w->size && rep->ranks; r++) {

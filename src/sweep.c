@@ -109,20 +109,6 @@ void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const c
 	pthread_mutex_unlock(&rep_lock);
 }
 
-static void add_note(struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add_note(struct sweep *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->rep.nnotes >= (int)(sizeof(s->rep.notes) / sizeof(s->rep.notes[0])))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(s->rep.notes[s->rep.nnotes++], sizeof(s->rep.notes[0]), fmt, ap);
-	va_end(ap);
-}
-
-
 static void add_row(struct sweep *s, const struct np_result *res)
 {
 	struct np_sweep_report *r = &s->rep;
@@ -194,10 +180,10 @@ static void default_range(struct sweep *s)
 	np_human_size(o->max_bytes, a, sizeof(a));
 	np_human_size(mem, b, sizeof(b));
 	if (device)
-		add_note(s, "default sizes up to %s: the largest up to 8 GiB whose buffers fit in the tightest rank's free memory (%s), so the links reach saturation; --sweep MIN:MAX to choose",
+		np_notes_add(&s->rep.notes, "default sizes up to %s: the largest up to 8 GiB whose buffers fit in the tightest rank's free memory (%s), so the links reach saturation; --sweep MIN:MAX to choose",
 			 a, b);
 	else
-		add_note(s, "default sizes up to %s on host memory (GPUs: up to 8 GiB); --sweep MIN:MAX to choose", a);
+		np_notes_add(&s->rep.notes, "default sizes up to %s on host memory (GPUs: up to 8 GiB); --sweep MIN:MAX to choose", a);
 }
 
 /* What the backend cannot do with these options: a usage error on every
@@ -231,9 +217,9 @@ static void backend_fit(struct sweep *s)
 		fail_all(s, NP_EUSAGE);
 	}
 	if (o->graph && !(s->be.ops->caps & NP_CAP_GRAPHS))
-		add_note(s, "--graph has no effect: the %s backend has no CUDA graphs", s->be.ops->name);
+		np_notes_add(&s->rep.notes, "--graph has no effect: the %s backend has no CUDA graphs", s->be.ops->name);
 	if (s->be.info.calls[0])
-		add_note(s, "%s", s->be.info.calls);
+		np_notes_add(&s->rep.notes, "%s", s->be.info.calls);
 }
 
 static void gather_ranks(struct sweep *s)
@@ -313,10 +299,10 @@ static void host_notes(struct sweep *s)
 	const struct np_world *w = s->w;
 
 	if (w->virtual_nodes)
-		add_note(s, "virtual nodes: every %d consecutive ranks count as one node (--ranks-per-node)",
+		np_notes_add(&s->rep.notes, "virtual nodes: every %d consecutive ranks count as one node (--ranks-per-node)",
 			 w->ranks_per_node);
 	if (s->o->gpu_map && !(s->be.ops->caps & NP_CAP_DEVICE))
-		add_note(s, "--gpu-map %s is not used: the %s backend runs on host memory, no GPU", s->o->gpu_map,
+		np_notes_add(&s->rep.notes, "--gpu-map %s is not used: the %s backend runs on host memory, no GPU", s->o->gpu_map,
 			 s->be.ops->name);
 	if (!w->virtual_nodes && w->nnodes > 1) {
 		bool same = true;
@@ -324,7 +310,7 @@ static void host_notes(struct sweep *s)
 			if (strcmp(w->hosts[r], w->hosts[0]))
 				same = false;
 		if (same)
-			add_note(s, "%d nodes but every rank reports host '%s': check hostnames (containers?) before trusting per-node results",
+			np_notes_add(&s->rep.notes, "%d nodes but every rank reports host '%s': check hostnames (containers?) before trusting per-node results",
 				 w->nnodes, w->hosts[0]);
 	}
 	if (!w->ranks_per_node && s->node_L) {
@@ -333,11 +319,11 @@ static void host_notes(struct sweep *s)
 			lo = s->node_L[j] < lo ? s->node_L[j] : lo;
 			hi = s->node_L[j] > hi ? s->node_L[j] : hi;
 		}
-		add_note(s, "nodes have %d to %d ranks; each row's limit is the least over nodes, each with its own rank count and B_node (the worst: node %d, %d ranks, B_node %.1f GB/s)",
+		np_notes_add(&s->rep.notes, "nodes have %d to %d ranks; each row's limit is the least over nodes, each with its own rank count and B_node (the worst: node %d, %d ranks, B_node %.1f GB/s)",
 			 lo, hi, k, s->node_L[k], s->node_B[k]);
 	}
 	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_HOSTID_VNODES))
-		add_note(s, "virtual nodes on the NCCL backend: each has its own NCCL host id (NCCL_HOSTID, e.g. '%s'), so NCCL moves data between them with its network transport (%s); B_node is that transport, not this host's NICs",
+		np_notes_add(&s->rep.notes, "virtual nodes on the NCCL backend: each has its own NCCL host id (NCCL_HOSTID, e.g. '%s'), so NCCL moves data between them with its network transport (%s); B_node is that transport, not this host's NICs",
 			 s->be.info.host_id, s->be.info.transport[0] ? s->be.info.transport : "transport not reported");
 }
 
@@ -432,7 +418,7 @@ static void start_backend(struct sweep *s, struct np_run *run)
 	if (w->size == 1)
 		for (int c = 0; c < NP_COLL_COUNT; c++)
 			if (o->colls[c] && o->coll_min_busbw[c] > 0) {
-				add_note(s, "--min-busbw is not judged on one rank: busbw is 0 by definition there (no data crosses a bus); run 2 or more ranks to judge busbw");
+				np_notes_add(&s->rep.notes, "--min-busbw is not judged on one rank: busbw is 0 by definition there (no data crosses a bus); run 2 or more ranks to judge busbw");
 				break;
 			}
 	if (w->rank == 0 && s->stream) {
@@ -520,6 +506,7 @@ static void sweep_release(struct sweep *s)
 	free(s->rep.ranks);
 	free(s->rep.clocks);
 	free(s->rep.nccl_env);
+	np_notes_release(&s->rep.notes);
 	free(s->node_L);
 	free(s->node_B);
 }

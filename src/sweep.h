@@ -13,6 +13,7 @@
 #include "../topo/bwlimits.h"
 #include "../topo/health.h"
 #include "measure.h"
+#include "notes.h"
 #include "opts.h"
 #include "run_record.h"
 #include "world.h"
@@ -63,8 +64,7 @@ struct np_sweep_report {
 	struct np_bw_facts bw;       /* the world's link limits: min over ranks */
 	bool bw_known;               /* discovery ran (bw may still hold zeros) */
 	int bw_gpu_rank;             /* rank whose GPU link is the slowest */
-	char notes[8][256];          /* header notes (e.g. hosts that look alike) */
-	int nnotes;
+	struct np_notes notes;       /* header notes (e.g. hosts that look alike) */
 	uint64_t judge_from;         /* rows of this size and above are judged */
 	bool complete;               /* every planned row ran */
 	bool interrupted;            /* stopped by a signal */
