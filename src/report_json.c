@@ -137,8 +137,8 @@ static void json_verdict(struct np_json *j, const struct np_sweep_report *rep)
 	np_json_bool(j, "judged", rep->judged[0] != '\0');
 	np_json_str(j, "judged_what", rep->judged[0] ? rep->judged : NULL);
 	np_json_arr_begin(j, "reasons");
-	for (int i = 0; i < rep->nverdict; i++)
-		np_json_str(j, NULL, rep->verdict[i]);
+	for (int i = 0; i < rep->verdict.n; i++)
+		np_json_str(j, NULL, rep->verdict.v[i]);
 	np_json_arr_end(j);
 	np_json_arr_begin(j, "details");
 	for (size_t i = 0; i < rep->ndetails; i++) {

@@ -369,6 +369,6 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 	else if (rep->exit_code == 0)
 		fprintf(f, "# verdict: not judged: no threshold (--min-eff PCT or --min-busbw GBPS)%s\n",
 			rep->opts->check ? "; 0 wrong elements" : "");
-	for (int i = 0; i < rep->nverdict; i++)
-		wrapped(f, "# verdict: ", rep->verdict[i]);
+	for (int i = 0; i < rep->verdict.n; i++)
+		wrapped(f, "# verdict: ", rep->verdict.v[i]);
 }

@@ -507,6 +507,7 @@ static void sweep_release(struct sweep *s)
 	free(s->rep.clocks);
 	free(s->rep.nccl_env);
 	np_notes_release(&s->rep.notes);
+	np_notes_release(&s->rep.verdict);
 	free(s->node_L);
 	free(s->node_B);
 }

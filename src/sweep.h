@@ -73,8 +73,7 @@ struct np_sweep_report {
 	 * GB/s; ..." ("" when no threshold or baseline judged anything: the
 	 * verdict is then "not judged", whatever the exit code) */
 	char judged[512];
-	char verdict[8][256];        /* reasons for a non-zero verdict */
-	int nverdict;
+	struct np_notes verdict;     /* reasons for a non-zero verdict */
 	struct np_verdict_detail *details; /* each failing row or reason */
 	size_t ndetails, details_cap;
 	double wall_seconds;

@@ -97,7 +97,7 @@ void sweep_finish_output(struct sweep *s)
 		return;
 	switch (s->o->format) {
 	case NP_FMT_TABLE:
-		if (!s->o->quiet || s->rep.nverdict)
+		if (!s->o->quiet || s->rep.verdict.n)
 			np_report_table_footer(s->out, &s->rep);
 		break;
 	case NP_FMT_JSON:
@@ -137,8 +137,8 @@ void sweep_finish_output(struct sweep *s)
 			s->rep.exit_code = NP_EXIT_RUNTIME;
 		}
 	}
-	for (int i = 0; i < s->rep.nverdict; i++)
-		np_error("%s", s->rep.verdict[i]);
+	for (int i = 0; i < s->rep.verdict.n; i++)
+		np_error("%s", s->rep.verdict.v[i]);
 }
 
 /* --baseline (rank 0): this run against a known-good run of the same

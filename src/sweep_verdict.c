@@ -18,10 +18,8 @@ void np_sweep_add_verdict(struct np_sweep_report *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->nverdict >= (int)(sizeof(r->verdict) / sizeof(r->verdict[0])))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(r->verdict[r->nverdict++], sizeof(r->verdict[0]), fmt, ap);
+	np_notes_vadd(&r->verdict, fmt, ap);
 	va_end(ap);
 }
 
@@ -91,7 +89,7 @@ void np_sweep_verdict(struct np_sweep_report *r)
 {
 	uint64_t wrong = 0;
 
-	r->nverdict = 0;
+	np_notes_release(&r->verdict);
 	r->ndetails = 0;
 	r->judged[0] = '\0';
 	for (size_t i = 0; i < r->nrows; i++) {

@@ -12,7 +12,7 @@ void np_sweep_row_verdict(const struct np_sweep_report *r, struct np_result *res
 /* The whole run: r->exit_code, r->verdict[] (the reasons), r->details[]
  * (each failing row or reason) and r->judged (what was judged). */
 void np_sweep_verdict(struct np_sweep_report *r);
-/* One more reason (at most 8 are kept) */
+/* One more reason (every one is kept) */
 void np_sweep_add_verdict(struct np_sweep_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

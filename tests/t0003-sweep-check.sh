@@ -40,4 +40,11 @@ grep -q "rank 1 on .*wrong" "$TEST_ERR"
 ok $? "the wrong rank is named"
 expect_code 0 "--no-check skips the check" env NCCL_PROBE_TEST_CORRUPT=1 \
 	mpirun -np 3 --oversubscribe --bind-to none "$NP_BIN" --backend mpi --sweep 1K --iters 1 --samples 1 --no-check --coll allreduce --format csv
+# every reason of a failed verdict is kept: nine collectives below the
+# floor give nine verdict lines (the list held 8 and dropped the ninth)
+expect_code 1 "every collective below --min-busbw: exit 1" np_host 2 --coll all --sweep 1K:2K --iters 1 \
+	--samples 1 --min-busbw 1000 --format json --output "$TEST_TMP/all.json"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); v = d["verdict"]["reasons"]; \
+assert len(v) == 9 and all("below --min-busbw" in x for x in v), v' "$TEST_TMP/all.json"
+ok $? "  a reason per collective in the JSON, none dropped"
 done_testing
