@@ -8,8 +8,8 @@
  *    hung on be->priv. Never print and never exit: describe failures in
  *    be->err with np_fail() and return the status.
  * 2. Write its issue function for every collective (struct np_call in,
- *    the library's result code out), declare them in probes/coll_issue.h
- *    and name them in the collectives' rows of probes/coll.c.
+ *    the library's result code out), static in its file, and list them in
+ *    its own table indexed by enum np_coll_id, which ops->issue points to.
  * 3. Declare `extern const struct np_backend_ops np_backend_NAME;` below
  *    and add its row to the registry, np_backends[] in probes/backend.c:
  *    its name for --backend, its ops where it is built, the prefix of the
@@ -22,6 +22,13 @@
  * np_backend_world), never the option struct; the engine asks its
  * capabilities (caps, info), never its name.
  *
+ * How to add a collective
+ * -----------------------
+ * Its row in np_colls[] (common/coll.c: name, byte accounting, busbw
+ * factor, limit, expected check result, in-place layout) and its issue
+ * function in every backend's table; tests/unit/test_coll checks that no
+ * backend built in lacks one.
+ *
  * be->world may be a group of the job (nccl-probe isolate measures
  * disjoint groups at the same time): a backend uses only its comm, rank,
  * size, node_comm and hosts, never MPI_COMM_WORLD, and keeps the GPU that
@@ -31,11 +38,6 @@
  * run() for warm-up and for every timed sample; it reduces each sample's
  * time over ranks with MAX itself. alloc() comes once, before the first
  * size, with the largest buffers the sweep needs.
- *
- * be->world may be a group of the job (nccl-probe isolate measures
- * disjoint groups at the same time): a backend uses only its comm, rank,
- * size, node_comm and hosts, never MPI_COMM_WORLD, and keeps the GPU that
- * world->device names when it is >= 0.
  */
 #ifndef NP_BACKEND_H
 #define NP_BACKEND_H
@@ -46,8 +48,8 @@
 
 #include <mpi.h>
 
-#include "coll.h"
-#include "status.h"
+#include "../common/coll.h"
+#include "../common/status.h"
 
 #define NP_BE_HOSTLEN 64
 
@@ -74,6 +76,28 @@ struct np_backend_cfg {
 	const char *gpu_map; /* GPU index per local rank ("0,2,4"), or NULL */
 	bool graph;          /* capture timed batches in CUDA graphs (NP_CAP_GRAPHS) */
 };
+
+/* The arguments of one collective call, as every backend's issue
+ * function receives them: buffers, counts, its communicator and stream. */
+struct np_call {
+	void *send;        /* input (in place: inside recv, or recv inside send) */
+	void *recv;        /* result */
+	size_t count;      /* elements per rank, or per peer (struct np_layout) */
+	int dtype;         /* enum np_dtype */
+	int op;            /* enum np_redop */
+	int root;
+	int rank, nranks;
+	bool inplace;
+	void *lib_dtype;   /* the backend's own data type and op handles */
+	void *lib_op;
+	void *comm;        /* the backend's communicator (MPI_Comm *, ncclComm_t) */
+	void *stream;      /* the backend's stream, or NULL */
+	const void *caps;  /* backend-private: what the runtime library offers */
+};
+
+/* A backend's way to issue one collective: returns the library's result
+ * code (MPI_SUCCESS, ncclSuccess = 0). */
+typedef int (*np_issue_fn)(const struct np_call *c);
 
 /* One point of the sweep as a backend sees it. */
 struct np_bench {
@@ -137,6 +161,9 @@ struct np_backend;
 struct np_backend_ops {
 	const char *name;     /* its registry row's name */
 	unsigned caps;        /* NP_CAP_* */
+	/* How it issues each collective: [NP_COLL_COUNT], indexed by
+	 * enum np_coll_id, none NULL */
+	const np_issue_fn *issue;
 	/* Whether this rank sees a device to run on, before init and without
 	 * making a context; NULL for a backend on host memory */
 	bool (*device_visible)(void);

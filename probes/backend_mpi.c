@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "coll_issue.h"
 #include "pattern.h"
 
 struct mpi_priv {
@@ -389,25 +388,25 @@ static void scale_avg(void *res, enum np_dtype dt, size_t elems, int n)
 	}
 }
 
-/* ---- how this backend issues each collective (rows of probes/coll.c) ---- */
+/* ---- how this backend issues each collective ---- */
 
 #define MC(c) (*(const MPI_Comm *)(c)->comm)
 #define MT(c) (*(const MPI_Datatype *)(c)->lib_dtype)
 #define MO(c) (*(const MPI_Op *)(c)->lib_op)
 #define MN(c) ((int)(c)->count)
 
-int np_mpi_allreduce(const struct np_call *c)
+static int mpi_issue_allreduce(const struct np_call *c)
 {
 	return MPI_Allreduce(c->inplace ? MPI_IN_PLACE : c->send, c->recv, MN(c), MT(c), MO(c), MC(c));
 }
 
-int np_mpi_allgather(const struct np_call *c)
+static int mpi_issue_allgather(const struct np_call *c)
 {
 	return MPI_Allgather(c->inplace ? MPI_IN_PLACE : c->send, MN(c), MT(c), c->recv, MN(c), MT(c),
 			     MC(c));
 }
 
-int np_mpi_reducescatter(const struct np_call *c)
+static int mpi_issue_reducescatter(const struct np_call *c)
 {
 	int rc, sz = 1;
 
@@ -422,45 +421,58 @@ int np_mpi_reducescatter(const struct np_call *c)
 	return rc;
 }
 
-int np_mpi_alltoall(const struct np_call *c)
+static int mpi_issue_alltoall(const struct np_call *c)
 {
 	return MPI_Alltoall(c->send, MN(c), MT(c), c->recv, MN(c), MT(c), MC(c));
 }
 
-int np_mpi_broadcast(const struct np_call *c)
+static int mpi_issue_broadcast(const struct np_call *c)
 {
 	/* the root sends from its input; the others receive into recv */
 	return MPI_Bcast(c->rank == c->root ? c->send : c->recv, MN(c), MT(c), c->root, MC(c));
 }
 
-int np_mpi_reduce(const struct np_call *c)
+static int mpi_issue_reduce(const struct np_call *c)
 {
 	const void *sb = c->inplace && c->rank == c->root ? MPI_IN_PLACE : c->send;
 
 	return MPI_Reduce(sb, c->recv, MN(c), MT(c), MO(c), c->root, MC(c));
 }
 
-int np_mpi_gather(const struct np_call *c)
+static int mpi_issue_gather(const struct np_call *c)
 {
 	const void *sb = c->inplace && c->rank == c->root ? MPI_IN_PLACE : c->send;
 
 	return MPI_Gather(sb, MN(c), MT(c), c->recv, MN(c), MT(c), c->root, MC(c));
 }
 
-int np_mpi_scatter(const struct np_call *c)
+static int mpi_issue_scatter(const struct np_call *c)
 {
 	void *rb = c->inplace && c->rank == c->root ? MPI_IN_PLACE : c->recv;
 
 	return MPI_Scatter(c->send, MN(c), MT(c), rb, MN(c), MT(c), c->root, MC(c));
 }
 
-int np_mpi_sendrecv(const struct np_call *c)
+static int mpi_issue_sendrecv(const struct np_call *c)
 {
 	int n = c->nranks, r = c->rank;
 
 	return MPI_Sendrecv(c->send, MN(c), MT(c), (r + 1) % n, 0, c->recv, MN(c), MT(c),
 			    (r - 1 + n) % n, 0, MC(c), MPI_STATUS_IGNORE);
 }
+
+/* indexed by enum np_coll_id: every collective of common/coll.c */
+static const np_issue_fn mpi_issue[NP_COLL_COUNT] = {
+	[NP_COLL_ALLREDUCE] = mpi_issue_allreduce,
+	[NP_COLL_ALLGATHER] = mpi_issue_allgather,
+	[NP_COLL_REDUCESCATTER] = mpi_issue_reducescatter,
+	[NP_COLL_ALLTOALL] = mpi_issue_alltoall,
+	[NP_COLL_BROADCAST] = mpi_issue_broadcast,
+	[NP_COLL_REDUCE] = mpi_issue_reduce,
+	[NP_COLL_GATHER] = mpi_issue_gather,
+	[NP_COLL_SCATTER] = mpi_issue_scatter,
+	[NP_COLL_SENDRECV] = mpi_issue_sendrecv,
+};
 
 static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np_backend_world *w,
 		   const struct np_rotation *rot, size_t k)
@@ -486,7 +498,7 @@ static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np
 	c.recv = pl.out;
 	if (b->coll->inplace_at == NP_INPLACE_RECV_AT_RANK && b->inplace)
 		c.send = pl.in; /* the whole buffer is the input */
-	rc = b->coll->mpi(&c);
+	rc = mpi_issue[b->coll->id](&c);
 	if (rc == MPI_SUCCESS && b->op == NP_OP_AVG && (b->coll->flags & NP_COLL_F_REDUCE) &&
 	    np_pat_defined(b->coll->expect, w->rank, b->root))
 		scale_avg(pl.out, b->dtype, b->lay.count, w->size);
@@ -572,6 +584,7 @@ static void mpi_finalize(struct np_backend *be)
 const struct np_backend_ops np_backend_mpi = {
 	.name = "mpi",
 	.caps = NP_CAP_SETTINGS_MPIT,
+	.issue = mpi_issue,
 	.device_visible = NULL,
 	.init = mpi_init,
 	.alloc = mpi_alloc,

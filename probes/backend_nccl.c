@@ -22,7 +22,6 @@
 #include <nccl.h>
 
 #include "backend.h"
-#include "coll_issue.h"
 #include "nccl_kernels.h"
 #include "nccl_log.h"
 #include "pattern.h"
@@ -947,9 +946,7 @@ static enum np_status nccl_check(struct np_backend *be, const struct np_bench *b
 	return NP_OK;
 }
 
-/* ---- collectives ------------------------------------------------------- */
-
-/* ---- how this backend issues each collective (rows of probes/coll.c) ---- */
+/* ---- how this backend issues each collective ---- */
 
 #define NT(c) (*(const ncclDataType_t *)(c)->lib_dtype)
 #define NO(c) (*(const ncclRedOp_t *)(c)->lib_op)
@@ -969,32 +966,32 @@ static int group_end(ncclResult_t res)
 	return res != ncclSuccess && res != ncclInProgress ? (int)res : (int)end;
 }
 
-int np_nccl_allreduce(const struct np_call *c)
+static int nccl_issue_allreduce(const struct np_call *c)
 {
 	return ncclAllReduce(c->send, c->recv, c->count, NT(c), NO(c), NC(c), NS(c));
 }
 
-int np_nccl_allgather(const struct np_call *c)
+static int nccl_issue_allgather(const struct np_call *c)
 {
 	return ncclAllGather(c->send, c->recv, c->count, NT(c), NC(c), NS(c));
 }
 
-int np_nccl_reducescatter(const struct np_call *c)
+static int nccl_issue_reducescatter(const struct np_call *c)
 {
 	return ncclReduceScatter(c->send, c->recv, c->count, NT(c), NO(c), NC(c), NS(c));
 }
 
-int np_nccl_broadcast(const struct np_call *c)
+static int nccl_issue_broadcast(const struct np_call *c)
 {
 	return ncclBroadcast(c->send, c->recv, c->count, NT(c), c->root, NC(c), NS(c));
 }
 
-int np_nccl_reduce(const struct np_call *c)
+static int nccl_issue_reduce(const struct np_call *c)
 {
 	return ncclReduce(c->send, c->recv, c->count, NT(c), NO(c), c->root, NC(c), NS(c));
 }
 
-int np_nccl_alltoall(const struct np_call *c)
+static int nccl_issue_alltoall(const struct np_call *c)
 {
 	size_t chunk = c->count * elt_of(c);
 	ncclResult_t res;
@@ -1012,7 +1009,7 @@ int np_nccl_alltoall(const struct np_call *c)
 	return group_end(res);
 }
 
-int np_nccl_gather(const struct np_call *c)
+static int nccl_issue_gather(const struct np_call *c)
 {
 	size_t chunk = c->count * elt_of(c);
 	ncclResult_t res;
@@ -1037,7 +1034,7 @@ int np_nccl_gather(const struct np_call *c)
 	return group_end(res);
 }
 
-int np_nccl_scatter(const struct np_call *c)
+static int nccl_issue_scatter(const struct np_call *c)
 {
 	size_t chunk = c->count * elt_of(c);
 	ncclResult_t res;
@@ -1062,7 +1059,7 @@ int np_nccl_scatter(const struct np_call *c)
 	return group_end(res);
 }
 
-int np_nccl_sendrecv(const struct np_call *c)
+static int nccl_issue_sendrecv(const struct np_call *c)
 {
 	int n = c->nranks, r = c->rank;
 	ncclResult_t res = ncclGroupStart();
@@ -1073,6 +1070,21 @@ int np_nccl_sendrecv(const struct np_call *c)
 		res = ncclRecv(c->recv, c->count, NT(c), (r - 1 + n) % n, NC(c), NS(c));
 	return group_end(res);
 }
+
+/* indexed by enum np_coll_id: every collective of common/coll.c; the
+ * native call where the runtime NCCL has one (caps says), else grouped
+ * send/recv */
+static const np_issue_fn nccl_issue[NP_COLL_COUNT] = {
+	[NP_COLL_ALLREDUCE] = nccl_issue_allreduce,
+	[NP_COLL_ALLGATHER] = nccl_issue_allgather,
+	[NP_COLL_REDUCESCATTER] = nccl_issue_reducescatter,
+	[NP_COLL_ALLTOALL] = nccl_issue_alltoall,
+	[NP_COLL_BROADCAST] = nccl_issue_broadcast,
+	[NP_COLL_REDUCE] = nccl_issue_reduce,
+	[NP_COLL_GATHER] = nccl_issue_gather,
+	[NP_COLL_SCATTER] = nccl_issue_scatter,
+	[NP_COLL_SENDRECV] = nccl_issue_sendrecv,
+};
 
 /* Enqueue one collective of b on the stream; lock held. */
 static ncclResult_t enqueue(struct nccl_priv *p, const struct np_bench *b, const struct bufs *u)
@@ -1085,7 +1097,7 @@ static ncclResult_t enqueue(struct nccl_priv *p, const struct np_bench *b, const
 			     .lib_dtype = &t, .lib_op = &op, .comm = p->comm, .stream = p->stream,
 			     .caps = &p->native };
 
-	return (ncclResult_t)b->coll->nccl(&c);
+	return (ncclResult_t)nccl_issue[b->coll->id](&c);
 }
 
 /* Enqueue iters collectives, each under the lock so that abort() can take
@@ -1423,6 +1435,7 @@ static bool nccl_gpu_visible(void)
 const struct np_backend_ops np_backend_nccl = {
 	.name = "nccl",
 	.caps = NP_CAP_GRAPHS | NP_CAP_DEVICE | NP_CAP_ABORT | NP_CAP_HOSTID_VNODES | NP_CAP_SETTINGS_LOG,
+	.issue = nccl_issue,
 	.device_visible = nccl_gpu_visible,
 	.init = nccl_init,
 	.alloc = nccl_alloc,

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: MIT
 # The collectives' check patterns: exact results on 1..1024 and 65536 ranks.
-libnp_a_SOURCES += probes/coll_issue.h
 check_PROGRAMS += tests/unit/test_pattern
 tests_unit_test_pattern_SOURCES = tests/unit/test_pattern.c tests/unit/tap.h
 tests_unit_test_pattern_LDADD = $(UNIT_LDADD)
@@ -17,3 +16,8 @@ check_PROGRAMS += tests/unit/test_bwlimits
 tests_unit_test_bwlimits_SOURCES = tests/unit/test_bwlimits.c tests/unit/tap.h
 tests_unit_test_bwlimits_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_bwlimits
+# the collective vocabulary and every backend's issue table
+check_PROGRAMS += tests/unit/test_coll
+tests_unit_test_coll_SOURCES = tests/unit/test_coll.c tests/unit/tap.h
+tests_unit_test_coll_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_coll

@@ -11,7 +11,7 @@
 
 #include <cuda_runtime.h>
 
-#include "coll.h"
+#include "../common/coll.h"
 
 #ifdef __cplusplus
 extern "C" {

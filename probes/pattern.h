@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coll.h"
+#include "../common/coll.h"
 
 #ifdef __CUDACC__
 #define NP_HD __host__ __device__ static inline

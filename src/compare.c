@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../probes/coll.h"
+#include "../common/coll.h"
 #include "cmds.h"
 #include "compare.h"
 #include "compare_read.h"

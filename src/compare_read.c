@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../probes/coll.h"
+#include "../common/coll.h"
 #include "compare_read.h"
 #include "metrics.h"
 #include "msg.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../probes/coll.h"
+#include "../common/coll.h"
 #include "status.h"
 
 enum np_format { NP_FMT_TABLE, NP_FMT_JSON, NP_FMT_CSV, NP_FMT_NCCLTESTS };

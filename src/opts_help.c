@@ -97,7 +97,7 @@ void np_opts_usage(FILE *f, unsigned cmd)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", o->name, arg ? " " : "", arg ? arg : "");
 		usage_line(f, left, !strcmp(o->name, "format") ? format_help(cmd) : o->help);
-		/* the names come from the tables (probes/coll.c) */
+		/* the names come from the tables (common/coll.c) */
 		if (!strcmp(o->name, "coll") || !strcmp(o->name, "dtype")) {
 			char names[256];
 			usage_line(f, "", np_names_join(o->name[0] == 'c' ? 0 : 1, " ", names, sizeof(names)));

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../probes/coll.h"
+#include "../common/coll.h"
 #include "tune_cand.h"
 
 #define NP_TUNE_MIN_ROUNDS 6 /* the first count with a 95% interval */

@@ -6,7 +6,7 @@
 #ifndef NP_TOPO_BWLIMITS_H
 #define NP_TOPO_BWLIMITS_H
 
-#include "../probes/coll.h"
+#include "../common/coll.h"
 #include "status.h"
 
 struct np_bw_facts {          /* one rank's view, gathered per node by the sweep */

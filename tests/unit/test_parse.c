@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-#include "../../probes/coll.h"
+#include "../../common/coll.h"
 #include "../../src/opts.h"
 #include "tap.h"
 

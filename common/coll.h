@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The collectives, data types and reduction operations, one table each.
  * One collective is one row of np_colls[]: its name, byte accounting,
- * busbw factor, limit formula, expected check result, in-place layout and
- * how each backend issues it. Adding a collective is adding a row (and the
- * issue functions of each backend that the row names).
+ * busbw factor, limit formula, expected check result and in-place layout.
+ * Adding a collective is adding a row here and one issue function to each
+ * backend's own table, indexed by enum np_coll_id (probes/backend.h).
  * Byte accounting and busbw factors follow nccl-tests (DESIGN.md):
  * size = max(send, recv) bytes of one rank's buffer, count = the per-rank
  * element count passed to the library (per peer for alltoall, gather and
- * scatter). This header is shared vocabulary: every layer may include it,
- * and it includes nothing of src/. */
+ * scatter). This header is shared vocabulary: every layer may include it;
+ * it includes nothing of src/, probes/ or topo/. */
 #ifndef NP_COLL_H
 #define NP_COLL_H
 
@@ -65,28 +65,6 @@ enum np_inplace_at {
 	NP_INPLACE_RECV_AT_RANK, /* recv = send + rank*count (reducescatter, scatter) */
 };
 
-/* The arguments of one collective call, as every backend's issue
- * function receives them: buffers, counts, its communicator and stream. */
-struct np_call {
-	void *send;        /* input (in place: inside recv, or recv inside send) */
-	void *recv;        /* result */
-	size_t count;      /* elements per rank, or per peer (struct np_layout) */
-	int dtype;         /* enum np_dtype */
-	int op;            /* enum np_redop */
-	int root;
-	int rank, nranks;
-	bool inplace;
-	void *lib_dtype;   /* the backend's own data type and op handles */
-	void *lib_op;
-	void *comm;        /* the backend's communicator (MPI_Comm *, ncclComm_t) */
-	void *stream;      /* the backend's stream, or NULL */
-	const void *caps;  /* backend-private: what the runtime library offers */
-};
-
-/* A backend's way to issue one collective: returns the library's result
- * code (MPI_SUCCESS, ncclSuccess = 0). */
-typedef int (*np_issue_fn)(const struct np_call *c);
-
 struct np_coll {
 	const char *name;
 	enum np_coll_id id;
@@ -97,9 +75,6 @@ struct np_coll {
 	enum np_limit_kind limit;
 	struct np_coll_expect expect;
 	enum np_inplace_at inplace_at;
-	np_issue_fn mpi;  /* the MPI host backend's call */
-	np_issue_fn nccl; /* the NCCL backend's call; NULL in builds without NCCL */
-	const char *nccl_native; /* NCCL's own call when newer NCCL has one, else NULL */
 };
 
 extern const struct np_coll np_colls[NP_COLL_COUNT];

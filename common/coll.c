@@ -1,76 +1,58 @@
 /* SPDX-License-Identifier: MIT */
-/* Tables of collectives, data types and reduction operations. */
+/* The vocabulary of collectives, data types and reduction operations:
+ * names, byte accounting and busbw factors, one table each. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "coll.h"
-#include "coll_issue.h"
 
 static double factor_allreduce(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0.0; }
 static double factor_gather(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }
 static double factor_one(int n) { (void)n; return 1.0; }
 
-#ifdef HAVE_NCCL
-#define NCCL_ISSUE(fn) fn
-#else
-#define NCCL_ISSUE(fn) NULL
-#endif
-
 const struct np_coll np_colls[NP_COLL_COUNT] = {
 	[NP_COLL_ALLREDUCE] = { .name = "allreduce", .id = NP_COLL_ALLREDUCE,
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE | NP_COLL_F_DEFAULT,
 		.busbw_factor = factor_allreduce, .limit = NP_LIMIT_SHARED,
-		.expect = { .src = NP_SRC_REDUCE },
-		.mpi = np_mpi_allreduce, .nccl = NCCL_ISSUE(np_nccl_allreduce) },
+		.expect = { .src = NP_SRC_REDUCE } },
 	[NP_COLL_ALLGATHER] = { .name = "allgather", .id = NP_COLL_ALLGATHER,
 		.flags = NP_COLL_F_INPLACE, .recv_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
-		.expect = { .src = NP_SRC_BLOCK }, .inplace_at = NP_INPLACE_SEND_AT_RANK,
-		.mpi = np_mpi_allgather, .nccl = NCCL_ISSUE(np_nccl_allgather) },
+		.expect = { .src = NP_SRC_BLOCK }, .inplace_at = NP_INPLACE_SEND_AT_RANK },
 	[NP_COLL_REDUCESCATTER] = { .name = "reducescatter", .id = NP_COLL_REDUCESCATTER,
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE, .send_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_REDUCE, .rank_offset = 1 },
-		.inplace_at = NP_INPLACE_RECV_AT_RANK,
-		.mpi = np_mpi_reducescatter, .nccl = NCCL_ISSUE(np_nccl_reducescatter) },
+		.inplace_at = NP_INPLACE_RECV_AT_RANK },
 	[NP_COLL_ALLTOALL] = { .name = "alltoall", .id = NP_COLL_ALLTOALL,
 		.flags = NP_COLL_F_DEFAULT, .send_n = true, .recv_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_ALLTOALL,
-		.expect = { .src = NP_SRC_BLOCK, .rank_offset = 1 },
-		.mpi = np_mpi_alltoall, .nccl = NCCL_ISSUE(np_nccl_alltoall),
-		.nccl_native = "ncclAlltoAll" },
+		.expect = { .src = NP_SRC_BLOCK, .rank_offset = 1 } },
 	[NP_COLL_BROADCAST] = { .name = "broadcast", .id = NP_COLL_BROADCAST,
 		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE,
 		.busbw_factor = factor_one, .limit = NP_LIMIT_SHARED,
-		.expect = { .src = NP_SRC_ROOT },
-		.mpi = np_mpi_broadcast, .nccl = NCCL_ISSUE(np_nccl_broadcast) },
+		.expect = { .src = NP_SRC_ROOT } },
 	[NP_COLL_REDUCE] = { .name = "reduce", .id = NP_COLL_REDUCE,
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_ROOTED | NP_COLL_F_INPLACE,
 		.busbw_factor = factor_one, .limit = NP_LIMIT_SHARED,
-		.expect = { .src = NP_SRC_REDUCE, .root_only = 1 },
-		.mpi = np_mpi_reduce, .nccl = NCCL_ISSUE(np_nccl_reduce) },
+		.expect = { .src = NP_SRC_REDUCE, .root_only = 1 } },
 	/* gather and scatter: size counts the root's count*n buffer, busbw
 	 * (n-1)/n as nccl-tests; the root's link is the bottleneck */
 	[NP_COLL_GATHER] = { .name = "gather", .id = NP_COLL_GATHER,
 		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE, .recv_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_BLOCK, .root_only = 1 },
-		.inplace_at = NP_INPLACE_SEND_AT_RANK,
-		.mpi = np_mpi_gather, .nccl = NCCL_ISSUE(np_nccl_gather),
-		.nccl_native = "ncclGather" },
+		.inplace_at = NP_INPLACE_SEND_AT_RANK },
 	[NP_COLL_SCATTER] = { .name = "scatter", .id = NP_COLL_SCATTER,
 		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE, .send_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_ROOT, .rank_offset = 1 },
-		.inplace_at = NP_INPLACE_RECV_AT_RANK,
-		.mpi = np_mpi_scatter, .nccl = NCCL_ISSUE(np_nccl_scatter),
-		.nccl_native = "ncclScatter" },
+		.inplace_at = NP_INPLACE_RECV_AT_RANK },
 	[NP_COLL_SENDRECV] = { .name = "sendrecv", .id = NP_COLL_SENDRECV,
 		.busbw_factor = factor_one, .limit = NP_LIMIT_P2P,
-		.expect = { .src = NP_SRC_PREV },
-		.mpi = np_mpi_sendrecv, .nccl = NCCL_ISSUE(np_nccl_sendrecv) },
+		.expect = { .src = NP_SRC_PREV } },
 };
 
 const struct np_coll *np_coll_find(const char *name)
