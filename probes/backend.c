@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The backend registry, the choice of --backend and the test-only
- * switches. */
+/* The backend registry, the choice of --backend and the buffer rotation. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,49 +126,6 @@ enum np_status np_backend_select(const char *choice, bool devices_everywhere,
 	*ops = d->ops;
 	snprintf(why, whylen, "--backend %s", d->name);
 	return NP_OK;
-}
-
-static int env_rank(const char *s, char **end)
-{
-	long v;
-
-	errno = 0;
-	v = strtol(s, end, 10);
-	if (*end == s || errno || v < 0 || v >= (1L << 20))
-		return -1;
-	return (int)v;
-}
-
-void np_test_faults_read(struct np_test_faults *f)
-{
-	const char *s;
-	char *end;
-	int a, b;
-
-	f->corrupt_rank = f->misroute_from = f->misroute_to = -1;
-	f->corrupt_all = false;
-	if ((s = getenv("NCCL_PROBE_TEST_CORRUPT")) && !strcmp(s, "all")) {
-		f->corrupt_all = true;
-	} else if (s && *s) {
-		a = env_rank(s, &end);
-		if (a >= 0 && !*end)
-			f->corrupt_rank = a;
-	}
-	if ((s = getenv("NCCL_PROBE_TEST_MISROUTE")) && *s) {
-		a = env_rank(s, &end);
-		if (a >= 0 && *end == ':') {
-			b = env_rank(end + 1, &end);
-			if (b >= 0 && !*end) {
-				f->misroute_from = a;
-				f->misroute_to = b;
-			}
-		}
-	}
-}
-
-int np_test_faults_source(const struct np_test_faults *f, int rank)
-{
-	return rank == f->misroute_to && f->misroute_from >= 0 ? f->misroute_from : rank;
 }
 
 void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, struct np_rotation *r)

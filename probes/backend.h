@@ -202,20 +202,6 @@ extern const struct np_backend_ops np_backend_mpi;
 extern const struct np_backend_ops np_backend_nccl;
 #endif
 
-/* Test-only switches shared by the backends, read from the environment:
- * NCCL_PROBE_TEST_CORRUPT=R (rank R's input has one wrong element; "all":
- * every rank's) and
- * NCCL_PROBE_TEST_MISROUTE=FROM:TO (rank TO sends rank FROM's data, as if
- * a block were routed from the wrong rank). -1 when unset. */
-struct np_test_faults {
-	int corrupt_rank;
-	bool corrupt_all;
-	int misroute_from, misroute_to;
-};
-void np_test_faults_read(struct np_test_faults *f);
-/* The rank whose pattern `rank` fills its input with. */
-int np_test_faults_source(const struct np_test_faults *f, int rank);
-
 /* One row of the backend registry: every backend nccl-probe knows,
  * built in or not. */
 struct np_backend_def {

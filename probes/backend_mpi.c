@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/testhooks.h"
 #include "backend.h"
 #include "pattern.h"
 
@@ -20,10 +21,8 @@ struct mpi_priv {
 	 * told apart in the user operations */
 	MPI_Datatype half_t, bf16_t, e4m3_t, e5m2_t;
 	MPI_Op user_op[NP_OP_COUNT];  /* their reductions, through float */
-	struct np_test_faults faults; /* test-only switches */
-	bool slow;                    /* NCCL_PROBE_TEST_SLOW names this rank here */
-	unsigned slow_us;             /* sleep before each collective, or */
-	double slow_frac;             /* sleep this fraction of each collective's time */
+	struct np_test_faults faults; /* test-only switches: wrong data, */
+	struct np_test_slow slow;     /* a slow rank */
 };
 
 static struct mpi_priv *priv_of(struct np_backend *be) { return be->priv; }
@@ -140,84 +139,14 @@ static uint64_t host_mem_avail(const struct np_backend_world *w)
 	return (uint64_t)kb * 1024 / 4 * 3 / (uint64_t)(sharing > 0 ? sharing : 1);
 }
 
-/* Test only: NCCL_PROBE_TEST_SLOW=SPEC[,SPEC...], SPEC = R:US or R:PCT%
- * with an optional :net (only in groups of more than one node), :scale
- * (only in the whole job) or :link=S (only in groups that hold job rank
- * S); R and S are job ranks. Sets the slowdown of this rank in be->world. */
-static void parse_slow(struct mpi_priv *p, const struct np_backend_world *w)
+/* Where this rank stands, for the test-only switches that name job ranks */
+static void test_where(const struct np_backend_world *w, struct np_test_where *tw)
 {
-	const char *env = getenv("NCCL_PROBE_TEST_SLOW");
-	char buf[512], *spec, *save = NULL;
-	int me = w->job_ranks ? w->job_ranks[w->rank] : w->rank;
-
-	if (!env || strlen(env) >= sizeof(buf))
-		return;
-	strcpy(buf, env);
-	for (spec = strtok_r(buf, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
-		char *end, *end2;
-		long r = strtol(spec, &end, 10);
-		double v;
-		bool pct, here = true;
-
-		if (end == spec || *end != ':' || r != me)
-			continue;
-		v = strtod(end + 1, &end2);
-		if (end2 == end + 1 || !(v > 0) || v >= 1e7)
-			continue;
-		pct = *end2 == '%';
-		end2 += pct;
-		if (!strcmp(end2, ":net")) {
-			here = w->nnodes > 1;
-		} else if (!strcmp(end2, ":scale")) {
-			here = w->size == w->job_size && w->nnodes > 1;
-		} else if (!strncmp(end2, ":link=", 6)) {
-			long s = strtol(end2 + 6, &end, 10);
-			here = false;
-			if (end != end2 + 6 && !*end)
-				for (int i = 0; i < w->size; i++)
-					here |= (w->job_ranks ? w->job_ranks[i] : i) == s;
-		} else if (*end2) {
-			continue;
-		}
-		if (!here)
-			continue;
-		p->slow = true;
-		if (pct)
-			p->slow_frac = v / 100;
-		else
-			p->slow_us = (unsigned)v;
-	}
-}
-
-/* Test only: NCCL_PROBE_TEST_FAIL=SPEC[,SPEC...], SPEC = R or "all", with
- * an optional :groups (only in groups smaller than the whole job, so that
- * the job's start passes); R is a job rank. Whether init fails here. */
-static bool planted_failure(const struct np_backend_world *w)
-{
-	const char *env = getenv("NCCL_PROBE_TEST_FAIL");
-	char buf[512], *spec, *save = NULL;
-	int me = w->job_ranks ? w->job_ranks[w->rank] : w->rank;
-
-	if (!env || strlen(env) >= sizeof(buf))
-		return false;
-	strcpy(buf, env);
-	for (spec = strtok_r(buf, ",", &save); spec; spec = strtok_r(NULL, ",", &save)) {
-		char *end = spec;
-		bool all = !strncmp(spec, "all", 3);
-		long r = all ? -1 : strtol(spec, &end, 10);
-
-		if (all)
-			end = spec + 3;
-		else if (end == spec || r != me)
-			continue;
-		if (!strcmp(end, ":groups")) {
-			if (w->size < w->job_size)
-				return true;
-		} else if (!*end) {
-			return true;
-		}
-	}
-	return false;
+	tw->rank = w->rank;
+	tw->size = w->size;
+	tw->nnodes = w->nnodes;
+	tw->job_size = w->job_size;
+	tw->job_ranks = w->job_ranks;
 }
 
 static enum np_status mpi_init(struct np_backend *be)
@@ -227,6 +156,7 @@ static enum np_status mpi_init(struct np_backend *be)
 		[NP_OP_SUM] = op_small_sum, [NP_OP_PROD] = op_small_prod,
 		[NP_OP_MAX] = op_small_max, [NP_OP_MIN] = op_small_min,
 	};
+	struct np_test_where tw;
 	int major = 0, minor = 0;
 
 	if (!p)
@@ -245,11 +175,12 @@ static enum np_status mpi_init(struct np_backend *be)
 	for (int i = 0; i < NP_OP_COUNT; i++)
 		if (fns[i])
 			MPI_Op_create(fns[i], 1, &p->user_op[i]);
-	if (planted_failure(&be->world))
+	test_where(&be->world, &tw);
+	if (np_test_fail_read(&tw))
 		return np_fail(&be->err, NP_ESYS,
 			       "the MPI backend failed to start (planted by the test-only NCCL_PROBE_TEST_FAIL)");
 	np_test_faults_read(&p->faults);
-	parse_slow(p, &be->world);
+	np_test_slow_read(&tw, &p->slow);
 	MPI_Get_version(&major, &minor);
 	snprintf(be->info.library, sizeof(be->info.library), "%.100s (MPI %d.%d)",
 		 be->world.mpi_version ? be->world.mpi_version : "MPI", major, minor);
@@ -520,13 +451,13 @@ static enum np_status mpi_run(struct np_backend *be, const struct np_bench *b, i
 	t0 = MPI_Wtime();
 	for (int i = 0; i < iters; i++) {
 		double t1 = MPI_Wtime();
-		if (p->slow && p->slow_us)
-			usleep(p->slow_us); /* test-only: a slow rank */
+		if (p->slow.on && p->slow.us)
+			usleep(p->slow.us); /* test-only: a slow rank */
 		rc = run_one(p, b, &be->world, &rot, (size_t)i % rot.steps);
 		if (rc != MPI_SUCCESS)
 			return mpi_err(be, rc, b->coll->name);
-		if (p->slow && p->slow_frac > 0) /* test-only: PCT% slower */
-			usleep((useconds_t)((MPI_Wtime() - t1) * p->slow_frac * 1e6));
+		if (p->slow.on && p->slow.frac > 0) /* test-only: PCT% slower */
+			usleep((useconds_t)((MPI_Wtime() - t1) * p->slow.frac * 1e6));
 	}
 	*seconds = MPI_Wtime() - t0;
 	return NP_OK;

@@ -21,6 +21,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include "../common/testhooks.h"
 #include "backend.h"
 #include "nccl_kernels.h"
 #include "nccl_log.h"
@@ -610,18 +611,13 @@ static uint64_t headroom(size_t total, int nranks)
 	return (1ull << 30) + (uint64_t)total / 32 + (uint64_t)peers * (32ull << 20);
 }
 
+/* Test only: NCCL_PROBE_TEST_STALL=R:device (common/testhooks.h) */
 static void parse_stall(struct nccl_priv *p)
 {
-	const char *s = getenv("NCCL_PROBE_TEST_STALL");
-	char *end;
-	long r;
+	struct np_test_stall st;
 
-	if (!s || !*s)
-		return;
-	errno = 0;
-	r = strtol(s, &end, 10);
-	if (end != s && !errno && !strcmp(end, ":device") && r == p->rank)
-		p->stall = true;
+	np_test_stall_read(&st);
+	p->stall = np_test_stall_rank_at(&st, NP_STALL_DEVICE) == p->rank;
 }
 
 /* Device choice, guards and the communicator, each step agreed over the
@@ -644,13 +640,13 @@ static enum np_status init_steps(struct np_backend *be)
  * NCCL_PROBE_TEST_NO_NATIVE=1 (tests) forces grouped send/recv. */
 static void find_natives(struct nccl_priv *p, struct np_backend_info *in)
 {
-	const char *off = getenv("NCCL_PROBE_TEST_NO_NATIVE");
+	bool off = np_test_no_native_read();
 	int v = 0;
 
 	memset(&p->native, 0, sizeof(p->native));
 	if (ncclGetVersion(&v) != ncclSuccess)
 		v = 0;
-	if (!(off && !strcmp(off, "1")) && v >= 22800) {
+	if (!off && v >= 22800) {
 		*(void **)&p->native.alltoall = dlsym(RTLD_DEFAULT, "ncclAlltoAll");
 		*(void **)&p->native.gather = dlsym(RTLD_DEFAULT, "ncclGather");
 		*(void **)&p->native.scatter = dlsym(RTLD_DEFAULT, "ncclScatter");
@@ -661,7 +657,7 @@ static void find_natives(struct nccl_priv *p, struct np_backend_info *in)
 	else if (!p->native.alltoall && !p->native.gather && !p->native.scatter)
 		snprintf(in->calls, sizeof(in->calls),
 			 "alltoall, gather, scatter: grouped ncclSend/ncclRecv (%s)",
-			 off && !strcmp(off, "1") ? "NCCL_PROBE_TEST_NO_NATIVE=1"
+			 off ? "NCCL_PROBE_TEST_NO_NATIVE=1"
 						  : "this NCCL has no native call");
 	else
 		snprintf(in->calls, sizeof(in->calls),

@@ -21,3 +21,8 @@ check_PROGRAMS += tests/unit/test_coll
 tests_unit_test_coll_SOURCES = tests/unit/test_coll.c tests/unit/tap.h
 tests_unit_test_coll_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_coll
+# the test-only switches NCCL_PROBE_TEST_*, one parser each
+check_PROGRAMS += tests/unit/test_testhooks
+tests_unit_test_testhooks_SOURCES = tests/unit/test_testhooks.c tests/unit/tap.h
+tests_unit_test_testhooks_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_testhooks

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/testhooks.h"
 #include "measure.h"
 #include "msg.h"
 #include "stats.h"
@@ -38,27 +39,17 @@ static double meas_now(const struct np_meas *m)
 }
 
 /* NCCL_PROBE_TEST_STALL=R stalls job rank R at its first timed batch;
- * R@N at its timed batch N (from 0), so that rows finish before it */
+ * R@N at its timed batch N (from 0), so that rows finish before it
+ * (common/testhooks.h) */
 static long stall_after;
 
 int np_test_stall_rank(void)
 {
-	const char *stall = getenv("NCCL_PROBE_TEST_STALL");
-	char *end;
-	long r;
+	struct np_test_stall st;
 
-	if (!stall || !*stall || strchr(stall, ':'))
-		return -1;
-	r = strtol(stall, &end, 10);
-	stall_after = 0;
-	if (*end == '@') {
-		char *e2;
-		stall_after = strtol(end + 1, &e2, 10);
-		if (e2 == end + 1 || *e2 || stall_after < 0)
-			return -1;
-		end = e2;
-	}
-	return !*end && r >= 0 && r <= INT_MAX ? (int)r : -1;
+	np_test_stall_read(&st);
+	stall_after = st.after;
+	return np_test_stall_rank_at(&st, NP_STALL_BATCH);
 }
 
 static void stall_if_asked(struct np_meas *m)

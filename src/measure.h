@@ -114,7 +114,8 @@ void np_measure_idle(struct np_meas *m);
  * copied into be->cfg and be->world. */
 void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w);
 
-/* NCCL_PROBE_TEST_STALL=R (a host stall of job rank R), else -1. */
+/* NCCL_PROBE_TEST_STALL=R or R@N (common/testhooks.h): the job rank that
+ * stalls on the host at its timed batch N (R: the first), else -1. */
 int np_test_stall_rank(void);
 
 /* Monotonic seconds, for wall times, progress and budgets. */

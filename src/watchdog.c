@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/testhooks.h"
 #include "msg.h"
 #include "watchdog.h"
 #include "world.h"
@@ -774,18 +775,13 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 
 void np_watchdog_startup(double timeout)
 {
-	const char *s = getenv("NCCL_PROBE_TEST_STALL");
+	struct np_test_stall st;
 
+	np_test_stall_read(&st);
 	np_watchdog_start(timeout);
-	if (s && *s) {
-		char *end;
-		long r;
-		errno = 0;
-		r = strtol(s, &end, 10);
-		if (end != s && !errno && !strcmp(end, ":start") && r == np_msg_rank)
-			for (;;)
-				sleep(1); /* test-only: a rank that never reaches its first collective */
-	}
+	if (np_msg_rank >= 0 && np_test_stall_rank_at(&st, NP_STALL_START) == np_msg_rank)
+		for (;;)
+			sleep(1); /* test-only: a rank that never reaches its first collective */
 	np_watchdog_arrive(MPI_COMM_WORLD, "start-up (MPI_Init to the first collective)");
 	peers_gather();
 }
