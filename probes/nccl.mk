@@ -8,7 +8,8 @@ tests_unit_test_nccl_log_SOURCES = tests/unit/test_nccl_log.c tests/unit/tap.h
 tests_unit_test_nccl_log_LDADD = libnp.a $(HWLOC_LIBS) $(XML_LIBS) $(VERBS_LIBS) $(NCCL_LIBS)
 TESTS += tests/unit/test_nccl_log
 if HAVE_NCCL
-libnp_a_SOURCES += probes/backend_nccl.c
+libnp_a_SOURCES += probes/backend_nccl.c probes/backend_nccl.h probes/backend_nccl_setup.c \
+	probes/backend_nccl_issue.c probes/backend_nccl_run.c probes/backend_nccl_wait.c
 libnp_a_LIBADD += probes/nccl_kernels.$(OBJEXT)
 CLEANFILES += probes/nccl_kernels.$(OBJEXT)
 probes/nccl_kernels.$(OBJEXT): probes/nccl_kernels.cu probes/nccl_kernels.h probes/pattern.h common/coll.h config.h
