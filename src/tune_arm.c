@@ -13,37 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/testhooks.h"
 #include "../probes/nccl_log.h"
 #include "msg.h"
 #include "tune.h"
 #include "watchdog.h"
-
-/* Test only: NCCL_PROBE_TEST_TUNE=ARM/VAR=VALUE[;...] puts the test
- * switch VAR (NCCL_PROBE_TEST_*) in the environment while arm ARM's
- * backend starts (0 the baseline, 1.. the candidates in order), so that a
- * planted slowdown, wrong data or failed start falls on that arm alone. */
-static void test_switches(int arm, bool on)
-{
-	const char *env = getenv("NCCL_PROBE_TEST_TUNE");
-	char buf[512], *spec, *save = NULL;
-
-	if (!env || strlen(env) >= sizeof(buf))
-		return;
-	strcpy(buf, env);
-	for (spec = strtok_r(buf, ";", &save); spec; spec = strtok_r(NULL, ";", &save)) {
-		char *end, *eq;
-		long a = strtol(spec, &end, 10);
-		if (end == spec || *end != '/' || a != arm || strncmp(end + 1, "NCCL_PROBE_TEST_", 16))
-			continue;
-		if (!(eq = strchr(end + 1, '=')))
-			continue;
-		*eq = '\0';
-		if (on)
-			setenv(end + 1, eq + 1, 1);
-		else
-			unsetenv(end + 1);
-	}
-}
 
 struct saved_env {
 	char *old[NP_TUNE_MAX_SETTINGS];
@@ -342,12 +316,12 @@ static bool arm_init(struct tune *tu, int a, bool env, long *off)
 		*off = tune_log_size();
 		env_apply(c, &sv);
 	}
-	test_switches(a, true);
+	np_test_tune_switches(a, true);
 	np_watchdog_set_backend(&arm->be);
 	np_watchdog_arrive(tu->w->comm, "%s backend initialization for %s", tu->ops->name, arm_label(tu, a));
 	st = tu->ops->init(&arm->be);
 	np_watchdog_disarm();
-	test_switches(a, false);
+	np_test_tune_switches(a, false);
 	if (env)
 		env_restore(c, &sv);
 	arm->up = true;
