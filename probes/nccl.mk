@@ -14,7 +14,7 @@ libnp_a_LIBADD += probes/nccl_kernels.$(OBJEXT)
 CLEANFILES += probes/nccl_kernels.$(OBJEXT)
 probes/nccl_kernels.$(OBJEXT): probes/nccl_kernels.cu probes/nccl_kernels.h probes/pattern.h common/coll.h config.h
 	@$(MKDIR_P) probes
-	$(AM_V_GEN)$(NVCC) $(NVCCFLAGS) -I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/common -I$(top_srcdir)/probes \
+	$(AM_V_GEN)$(NVCC) $(NVCCFLAGS) -I$(top_builddir) \
 		-Xcompiler -fPIC -c -o $@ $(top_srcdir)/probes/nccl_kernels.cu
 endif
 

@@ -17,14 +17,14 @@
 #include <mpi.h>
 
 #include "cmds.h"
-#include "gpu_load.h"
-#include "health.h"
+#include "../probes/gpu_load.h"
+#include "../topo/health.h"
 #include "msg.h"
 #include "opts.h"
 #include "openmetrics.h"
 #include "outfile.h"
 #include "topo_report.h"
-#include "topo.h"
+#include "../topo/topo.h"
 #include "version.h"
 #include "world.h"
 

@@ -9,7 +9,7 @@
 
 #include "opts.h"
 #include "run_record.h"
-#include "status.h"
+#include "../common/status.h"
 
 /* PATH is a sweep report compare can read; else one error in ERR. */
 enum np_status np_compare_check(const char *path, struct np_err *err);

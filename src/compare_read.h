@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "json_read.h"
-#include "status.h"
+#include "../common/status.h"
 #include "sweep.h"
 
 /* One result row of a report, as compare reads it. */

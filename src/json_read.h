@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 #define NP_JREAD_MAX_BYTES (64u << 20)  /* larger files are refused */
 #define NP_JREAD_MAX_DEPTH 64           /* arrays and objects nested deeper are refused */

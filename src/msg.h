@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 #define NP_PRINTF(a, b) __attribute__((format(printf, a, b)))
 

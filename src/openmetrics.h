@@ -19,7 +19,7 @@
 
 #include "../topo/model.h"
 #include "outfile.h"
-#include "status.h"
+#include "../common/status.h"
 #include "sweep.h"
 
 /* The sweep's report: per collective and size, busbw, algbw, time, eff,

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "../common/coll.h"
-#include "status.h"
+#include "../common/status.h"
 
 enum np_format { NP_FMT_TABLE, NP_FMT_JSON, NP_FMT_CSV, NP_FMT_NCCLTESTS };
 enum np_step_kind { NP_STEP_FACTOR, NP_STEP_ADD };

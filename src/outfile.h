@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 #define NP_OUTFILE_GROUP_MAX 8 /* outputs in one np_outfile_commit_all */
 

@@ -12,7 +12,7 @@
 #include "json.h"
 #include "msg.h"
 #include "topo_report.h"
-#include "topo.h"
+#include "../topo/topo.h"
 #include "version.h"
 
 static const char *base_name(const char *p)

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 #define NP_TUNE_MAX_SETTINGS 8 /* settings of one candidate */
 #define NP_TUNE_MAX_CANDS 32   /* candidates of one tune */

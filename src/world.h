@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 #define NP_HOSTLEN 64
 

@@ -1,8 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# No project header shares a system header's name: with the source
-# directories on the include path, GCC's #include_next (glibc's
-# <limits.h>, fortified <string.h>) would find the project's file instead.
+# Every quoted include resolves relative to the file that includes it
+# (config.h, written into the build directory, excepted): no project
+# directory needs to be on the include path. And no project header shares
+# a system header's name: were a source directory on the include path,
+# GCC's #include_next (glibc's <limits.h>, fortified <string.h>) would
+# find the project's file instead.
 . "$(dirname "$0")/lib.sh"
 cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || cc=cc
@@ -15,7 +18,26 @@ dirs=$(echo | "$cc" -xc -E -v - 2>&1 >/dev/null |
 [ -n "$dirs" ]
 ok $? "the compiler lists its system include directories"
 
-headers=$(cd "$srcdir" && find src probes topo -name '*.h' | sort)
+# each quoted include, from the including file's own directory
+bad=$(cd "$srcdir" && find common src probes topo tests/unit tests/fuzz tests/bench \
+	\( -name '*.c' -o -name '*.h' -o -name '*.cu' \) | sort | while read -r f; do
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+		[ "$inc" = config.h ] || [ -e "$(dirname "$f")/$inc" ] || echo "$f: \"$inc\""
+	done
+done)
+[ -z "$bad" ]
+ok $? "every quoted include names its file from the including file's directory"
+[ -z "$bad" ] || printf '%s\n' "$bad" | sed 's/^/# /' | head -n 20
+n=$(cd "$srcdir" && grep -l '#include "\.\./' common/*.[ch] src/*.[ch] probes/*.[ch] topo/*.[ch] | wc -l)
+[ "$n" -gt 10 ]
+ok $? "the check saw includes across directories ($n files)"
+if grep -Eq -- '-I\$\(top_srcdir\)/(common|src|probes|topo)' "$srcdir/Makefile.am" "$srcdir"/*/local.mk "$srcdir/probes/nccl.mk"; then
+	ok 1 "no project directory is on the include path"
+else
+	ok 0 "no project directory is on the include path"
+fi
+
+headers=$(cd "$srcdir" && find common src probes topo -name '*.h' | sort)
 [ -n "$headers" ]
 ok $? "the project has headers to check"
 for h in $headers; do

@@ -7,7 +7,7 @@
 #define NP_TOPO_BWLIMITS_H
 
 #include "../common/coll.h"
-#include "status.h"
+#include "../common/status.h"
 
 struct np_bw_facts {          /* one rank's view, gathered per node by the sweep */
 	double gpu_gbps;      /* B_gpu for this rank's GPU: active NVLinks x per-link rate (NVML), else its PCIe link (gen x width) one direction, GB/s; 0 = unknown */

@@ -7,7 +7,7 @@
 #include <libxml/tree.h>
 
 #include "model.h"
-#include "status.h"
+#include "../common/status.h"
 
 /* NUMA nodes and host name from an hwloc topology. */
 void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo);

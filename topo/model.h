@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 #define NP_BUSID_LEN 20   /* "dddddddd:bb:dd.f": PCI domains are 32 bits (VMD uses 10000+) */
 #define NP_NAME_LEN 64

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 struct np_sysfs {
 	int root_fd;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "model.h"
-#include "status.h"
+#include "../common/status.h"
 
 /* Discover the live machine: hwloc (I/O kept), NVML (dlopen), verbs,
  * sysfs through NCCL_PROBE_FSROOT, CUDA driver attributes (dlopen).

@@ -11,7 +11,7 @@
 
 #include <libxml/tree.h>
 
-#include "status.h"
+#include "../common/status.h"
 
 /* Larger than any machine's topology (a DGX's hwloc XML is 40 KB). */
 #define NP_XML_MAX_BYTES (64u << 20)

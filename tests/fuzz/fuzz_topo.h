@@ -14,8 +14,8 @@
 
 #include <hwloc.h>
 
-#include "topo.h"
-#include "topo_report.h"
+#include "../../topo/topo.h"
+#include "../../src/topo_report.h"
 
 static FILE *fuzz_null(void)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
+#include "../../src/opts.h"
 
 int main(int argc, char **argv)
 {

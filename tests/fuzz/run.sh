@@ -36,8 +36,8 @@ fi
 OMPI_CC=$cc MPICH_CC=$cc make -s -j2 libnp.a
 libs=$(sed -n 's/^\(HWLOC_LIBS\|XML_LIBS\|VERBS_LIBS\|LIBS\) = //p' Makefile | tr '\n' ' ')
 for t in $targets; do
-	OMPI_CC=$cc MPICH_CC=$cc mpicc $san -fsanitize=fuzzer -I. -I"$top" -I"$top/common" -I"$top/src" -I"$top/topo" \
-		-I"$top/tests/fuzz" $(pkg-config --cflags hwloc libxml-2.0) \
+	OMPI_CC=$cc MPICH_CC=$cc mpicc $san -fsanitize=fuzzer -I. \
+		$(pkg-config --cflags hwloc libxml-2.0) \
 		-o "fuzz_$t" "$top/tests/fuzz/fuzz_$t.c" libnp.a $libs
 done
 

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ethtool.h"
-#include "health.h"
+#include "../../topo/ethtool.h"
+#include "../../topo/health.h"
 #include "tap.h"
-#include "topo.h"
+#include "../../topo/topo.h"
 
 static int count(const struct np_topo *t, const char *id)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "bwlimits.h"
+#include "../../topo/bwlimits.h"
 
 static char root[256];
 

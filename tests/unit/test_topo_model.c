@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "topo.h"
+#include "../../topo/topo.h"
 
 int main(void)
 {

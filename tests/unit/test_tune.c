@@ -10,7 +10,7 @@
 
 #include "../../probes/nccl_log.h"
 #include "tap.h"
-#include "tune_cand.h"
+#include "../../src/tune_cand.h"
 
 static struct np_tune_cand c[NP_TUNE_MAX_CANDS];
 
