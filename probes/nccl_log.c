@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,21 @@
 
 static char log_path[256];
 
+/* NCCL opens NCCL_DEBUG_FILE itself (fopen "w", after expanding %h and
+ * %p), so the path must name a file that NCCL may open by name. The file
+ * is made by mkstemp (ours, 0600, never a planted link) and its name
+ * removed at once; NCCL_DEBUG_FILE names it through this process's open
+ * descriptor, /proc/self/fd/N, which NCCL, the backend and tune reopen.
+ * So nothing is left in TMPDIR however the process ends, SIGKILL and the
+ * OOM killer included, and a run that never starts NCCL writes nothing.
+ * Without /proc the named file is kept (src/ removes it at exit). */
+static int log_fd = -1;
+
 const char *np_nccl_log_setup(bool tuning)
 {
 	const char *tmp = getenv("TMPDIR");
-	int fd;
+	char name[256];
+	int fd, probe;
 
 	if (log_path[0])
 		return log_path;
@@ -26,18 +38,30 @@ const char *np_nccl_log_setup(bool tuning)
 		return NULL; /* the user's logging: theirs, and not read */
 	if (!tmp || !*tmp || strchr(tmp, '%') || strlen(tmp) > 200)
 		tmp = "/tmp"; /* NCCL expands %h and %p in the file name */
-	snprintf(log_path, sizeof(log_path), "%s/nccl-probe-nccl.XXXXXX", tmp);
-	fd = mkstemp(log_path); /* ours, 0600: NCCL's fopen opens this file */
-	if (fd < 0) {
-		log_path[0] = '\0';
+	snprintf(name, sizeof(name), "%s/nccl-probe-nccl.XXXXXX", tmp);
+	fd = mkstemp(name);
+	if (fd < 0)
 		return NULL;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC); /* no program this one starts holds it */
+	snprintf(log_path, sizeof(log_path), "/proc/self/fd/%d", fd);
+	probe = open(log_path, O_RDONLY | O_CLOEXEC);
+	if (probe >= 0) {
+		close(probe);
+		unlink(name);
+		log_fd = fd;
+	} else {
+		close(fd);
+		snprintf(log_path, sizeof(log_path), "%s", name);
 	}
-	close(fd);
 	if (setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_SUBSYS", tuning ? "INIT,NET,ENV,TUNING" : "INIT,NET", 1) ||
 	    setenv("NCCL_DEBUG_FILE", log_path, 1)) {
 		unsetenv("NCCL_DEBUG");
 		unsetenv("NCCL_DEBUG_SUBSYS");
-		unlink(log_path);
+		if (log_fd >= 0)
+			close(log_fd);
+		else
+			unlink(name);
+		log_fd = -1;
 		log_path[0] = '\0';
 		return NULL;
 	}

@@ -19,7 +19,10 @@ void np_nccl_log_transport(FILE *f, char *out, size_t len);
 
 /* Have NCCL log INIT and NET into a new temporary file, unless the user
  * set NCCL_DEBUG: sets NCCL_DEBUG, NCCL_DEBUG_SUBSYS and NCCL_DEBUG_FILE
- * in the environment. tuning adds ENV and TUNING (nccl-probe tune reads
+ * in the environment. The file has no name in TMPDIR (made there and
+ * unlinked at once; the path is /proc/self/fd/N, valid in this process
+ * only), so a killed process leaves nothing behind; without /proc it is
+ * a named file in TMPDIR that the caller removes. tuning adds ENV and TUNING (nccl-probe tune reads
  * which settings NCCL took and the algorithm and protocol of each call). Call it before any thread starts (MPI's, CUDA's,
  * NCCL's, the watchdog): setenv races with getenv in other threads, and
  * NCCL reads its settings once. Returns the file's path, or NULL. */
