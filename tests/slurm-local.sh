@@ -8,9 +8,14 @@
 #
 #   slurm_missing            prints why this cannot run here (empty: it can)
 #   slurm_start DIR [CONF...]  start with extra slurm.conf lines; exports SLURM_CONF
+#   slurm_start_nodes DIR "NAME..." [CONF...]
+#                            the same with one slurmd per NAME (slurmd -N), all on
+#                            this host: Slurm's NodeName differs from the host name,
+#                            as where nodes are named apart from their hosts
 #   slurm_stop               stop the daemons started (by their pids only)
-#   slurm_node               the node's name
-#   slurm_state              the node's state as sinfo shows it (idle, drained, ...)
+#   slurm_stop_slurmd NAME   stop node NAME's slurmd alone (a node whose slurmd is down)
+#   slurm_node               the (first) node's name
+#   slurm_state [NAME]       a node's state as sinfo shows it (idle, drained, ...)
 
 slurm_missing() {
 	for p in munged slurmctld slurmd sinfo srun sbatch scontrol; do
@@ -22,15 +27,42 @@ slurm_missing() {
 
 _slurm_pids=""
 _slurm_dir=""
+_slurm_names=""
 
-slurm_node() { hostname -s 2>/dev/null || hostname; }
+slurm_node() {
+	if [ -n "$_slurm_names" ]; then
+		echo "${_slurm_names%% *}"
+	else
+		hostname -s 2>/dev/null || hostname
+	fi
+}
+
+slurm_start_nodes() {
+	_d=$1
+	_slurm_names=$2
+	shift 2
+	slurm_start "$_d" "$@"
+}
+
+slurm_stop_slurmd() {
+	_p=$(cat "$_slurm_dir/slurmd.$1.pid" 2>/dev/null)
+	[ -n "$_p" ] || return 1
+	kill -TERM "$_p" 2>/dev/null
+	i=0
+	while [ "$i" -lt 20 ] && kill -0 "$_p" 2>/dev/null; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	kill -KILL "$_p" 2>/dev/null
+	return 0
+}
 
 # _slurm_log FILE: show the last lines of a daemon's log as TAP diagnostics
 _slurm_log() { [ -f "$1" ] && tail -n 15 "$1" | sed "s|^|#   $(basename "$1"): |"; return 0; }
 
 _slurm_fail() {
 	diag "$1"
-	for f in "$_slurm_dir"/munged.log "$_slurm_dir"/slurmctld.log "$_slurm_dir"/slurmd.log; do
+	for f in "$_slurm_dir"/munged.log "$_slurm_dir"/slurmctld.log "$_slurm_dir"/slurmd*.log; do
 		_slurm_log "$f"
 	done
 	return 1
@@ -40,11 +72,12 @@ slurm_start() {
 	d=$1
 	shift
 	_slurm_dir=$d
-	mkdir -p "$d/state" "$d/spool" "$d/munge"
+	mkdir -p "$d/state" "$d/munge"
 	chmod 700 "$d/munge"
 	# ports: from this process's id, away from the default 6817/6818
 	port=$((20000 + ($$ % 20000)))
 	node=$(slurm_node)
+	ctld=$(hostname -s 2>/dev/null || hostname)
 	cpus=$(nproc 2>/dev/null || echo 1)
 
 	dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 2>/dev/null
@@ -56,7 +89,7 @@ slurm_start() {
 
 	cat >"$d/slurm.conf" <<EOF
 ClusterName=nptest
-SlurmctldHost=$node
+SlurmctldHost=$ctld
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=root
@@ -65,11 +98,11 @@ AuthType=auth/munge
 AuthInfo=socket=$d/munge/munge.socket
 CredType=cred/munge
 StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool
+SlurmdSpoolDir=$d/spool-%n
 SlurmctldPidFile=$d/slurmctld.pid
-SlurmdPidFile=$d/slurmd.pid
+SlurmdPidFile=$d/slurmd-%n.pid
 SlurmctldLogFile=$d/slurmctld.log
-SlurmdLogFile=$d/slurmd.log
+SlurmdLogFile=$d/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 ProctrackType=proctrack/linuxproc
@@ -87,8 +120,7 @@ InactiveLimit=0
 KillWait=5
 MinJobAge=30
 $(printf '%s\n' "$@")
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=512 State=UNKNOWN
-PartitionName=test Nodes=$node Default=YES MaxTime=30 State=UP
+$(_slurm_node_lines "$node" "$port" "$cpus")
 EOF
 	touch "$d/plugstack.conf"
 	echo "PlugStackConfig=$d/plugstack.conf" >>"$d/slurm.conf"
@@ -97,24 +129,54 @@ EOF
 
 	slurmctld -D -i >"$d/slurmctld.out" 2>&1 &
 	_slurm_pids="$_slurm_pids $!"
-	slurmd -D >"$d/slurmd.out" 2>&1 &
-	_slurm_pids="$_slurm_pids $!"
-	# the node idle within 60 s, or a failure with the logs
-	i=0
-	while [ "$i" -lt 60 ]; do
-		case $(slurm_state) in
-		idle*) return 0 ;;
-		esac
+	if [ -z "$_slurm_names" ]; then
+		mkdir -p "$d/spool-$node"
+		slurmd -D >"$d/slurmd.out" 2>&1 &
+		_slurm_pids="$_slurm_pids $!"
+	else
+		for n in $_slurm_names; do
+			mkdir -p "$d/spool-$n"
+			slurmd -D -N "$n" >"$d/slurmd.$n.out" 2>&1 &
+			_slurm_pids="$_slurm_pids $!"
+			echo "$!" >"$d/slurmd.$n.pid"
+		done
+	fi
+	# every node idle within 60 s, or a failure with the logs
+	want=$(printf '%s\n' "${_slurm_names:-$node}" | wc -w)
+	end=$(($(date +%s) + 60))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		[ "$(timeout 10 sinfo -h -N -o %T 2>/dev/null | grep -c '^idle')" -eq "$want" ] && return 0
 		sleep 1
-		i=$((i + 1))
 	done
-	_slurm_fail "the node did not become idle within 60 s (sinfo: '$(slurm_state)')"
+	_slurm_fail "the nodes did not become idle within 60 s (sinfo: $(timeout 10 sinfo -h -N -o '%N=%T' 2>/dev/null | tr '\n' ' '))"
 	_slurm_log "$d/slurmctld.out"
-	_slurm_log "$d/slurmd.out"
+	for f in "$d"/slurmd*.out; do
+		_slurm_log "$f"
+	done
 	return 1
 }
 
-slurm_state() { timeout 10 sinfo -h -N -n "$(slurm_node)" -o %T 2>/dev/null | head -n 1; }
+# slurm.conf's node lines: this host under its own name; or each of
+# _slurm_names a slurmd of its own on this host, with its own port and a
+# NodeHostname of its own (Slurm built without multiple-slurmd wants one
+# host per node), every one reached at 127.0.0.1
+_slurm_node_lines() {
+	if [ -z "$_slurm_names" ]; then
+		echo "NodeName=$1 NodeAddr=127.0.0.1 CPUs=$3 RealMemory=512 State=UNKNOWN"
+		echo "PartitionName=test Nodes=$1 Default=YES MaxTime=30 State=UP"
+		return
+	fi
+	p=$(($2 + 2))
+	all=""
+	for n in $_slurm_names; do
+		echo "NodeName=$n NodeHostname=$n-host NodeAddr=127.0.0.1 Port=$p CPUs=$3 RealMemory=512 State=UNKNOWN"
+		p=$((p + 1))
+		all=${all:+$all,}$n
+	done
+	echo "PartitionName=test Nodes=$all Default=YES MaxTime=30 State=UP"
+}
+
+slurm_state() { timeout 10 sinfo -h -N -n "${1:-$(slurm_node)}" -o %T 2>/dev/null | head -n 1; }
 
 slurm_stop() {
 	[ -n "$_slurm_pids" ] || return 0
