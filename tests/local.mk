@@ -114,7 +114,7 @@ TESTS += tests/t0050-package.sh
 EXTRA_DIST += tests/t0050-package.sh
 # contrib/nccl-probe-validate's files and names; the operator's cases under a real Slurm
 CONTRIB_OPS_TESTS = tests/t0040-contrib-validate-files.sh tests/t0041-contrib-slurm-operator.sh \
-	tests/t0046-contrib-slurm-names.sh
+	tests/t0046-contrib-slurm-names.sh tests/t0047-contrib-slurm-node-down.sh
 TESTS += $(CONTRIB_OPS_TESTS)
 EXTRA_DIST += $(CONTRIB_OPS_TESTS)
 
