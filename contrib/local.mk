@@ -20,7 +20,7 @@ install-contrib-bindir:
 .PHONY: install-contrib-bindir
 dist_pkgdata_DATA = contrib/nccl-probe-sweep.schema.json contrib/nccl-probe-topo.schema.json \
 	contrib/nccl-probe-isolate.schema.json contrib/nccl-probe-compare.schema.json \
-	contrib/nccl-probe-tune.schema.json
+	contrib/nccl-probe-tune.schema.json contrib/nccl-probe-validate.schema.json
 # a Grafana dashboard of the --metrics files, beside the schema
 dist_pkgdata_DATA += contrib/grafana/nccl-probe-dashboard.json
 EXTRA_DIST += contrib/np-setup .ci/run

@@ -8,6 +8,9 @@
 # that takes anything. The schemas of topo, isolate, compare and tune hold
 # their commands' real documents, and every document opens with the same
 # envelope (schema, schema_version, tool, run_id, start_time, cmdline).
+# contrib/nccl-probe-validate.schema.json holds nccl-probe-validate's
+# --json verdicts (all good, a slow node named, could not run) and
+# refuses one with an unknown member or an ok node with a drain line.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fakesys.sh"
 have_mpirun || skip_all "mpirun not found"
@@ -177,6 +180,56 @@ doc compare compare-same 0 np compare "$J/one.json" "$J/one.json" --format json
 doc compare compare-auto 0 np compare "$J/four-auto.json" "$J/four-auto.json" --format json
 doc tune tune-mpi 64 np_mpi 2 tune --backend mpi --try OMPI_MCA_coll_tuned_use_dynamic_rules=0,1 --sweep 1K:4K \
 	--budget 0.05 --format json
+
+# nccl-probe-validate's --json verdict: virtual nodes all good (0, or 1
+# when this busy host is judged slow), a slow node named (1), a launcher
+# that refuses an argument (3); not in $J (validate's document has no
+# envelope)
+VS=$srcdir/contrib/nccl-probe-validate.schema.json
+python3 - "$VS" <<'PY'
+import json, sys
+import jsonschema
+jsonschema.Draft202012Validator.check_schema(json.load(open(sys.argv[1])))
+PY
+ok $? "nccl-probe-validate.schema.json is a valid JSON Schema 2020-12"
+VJ=$TEST_TMP/validate
+mkdir "$VJ"
+vdoc() { # NAME "WANT-EXIT..." ARGS... (validate --json to $VJ/NAME.json)
+	name=$1 want=$2
+	shift 2
+	"$srcdir/contrib/nccl-probe-validate" --nccl-probe "$NP_BIN" --backend mpi --json "$VJ/$name.json" "$@" \
+		>"$TEST_OUT" 2>"$TEST_ERR"
+	rc=$?
+	case " $want " in *" $rc "*) true ;; *) false ;; esac
+	ok $? "validate $name: exit $want (got $rc)"
+	validate_with "$VS" "$VJ/$name.json"
+	ok $? "validate $name: the validate schema holds it"
+}
+vdoc good "0 1" --virtual 4 --ppn 1 -- --size 16K --budget 0.6 --min-effect 50
+NCCL_PROBE_TEST_SLOW=2:20000 vdoc slow 1 --virtual 4 --ppn 2 -- --size 16K --budget 0.6 --min-effect 50
+unset NCCL_PROBE_TEST_SLOW
+grep -q '"drain": "scontrol update NodeName=vnode1 ' "$VJ/slow.json"
+ok $? "  with its drain line"
+vdoc cannot-run 3 --virtual 2 --launcher mpirun --launcher-args --no-such-mpirun-option
+python3 - "$VJ/slow.json" "$VJ" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+def broken(name, f):
+    x = copy.deepcopy(d)
+    f(x)
+    json.dump(x, open("%s/broken-%s.json" % (sys.argv[2], name), "w"))
+broken("unknown-member", lambda x: x.update(extra=1))
+broken("ok-node-drain", lambda x: x["nodes"][0].update(state="ok", evidence=None, drain="scontrol update NodeName=vnode0 State=DRAIN Reason=x"))
+broken("exit-code-2", lambda x: x.update(exit_code=2))
+broken("node-missing-state", lambda x: x["nodes"][0].pop("state"))
+PY
+for f in "$VJ"/broken-*.json; do
+	n=$(basename "$f" .json)
+	validate_with "$VS" "$f" >"$TEST_TMP/why" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q '^# ' "$TEST_TMP/why"
+	ok $? "validate ${n#broken-}: the schema refuses it ($(head -n 1 "$TEST_TMP/why" | cut -c 3-120))"
+done
 
 # one envelope: the same members, first, in every document
 python3 - "$J" <<'PY'
