@@ -158,7 +158,7 @@ jsonschema.Draft202012Validator.check_schema(json.load(open(sys.argv[1])))
 PY
 	ok $? "nccl-probe-$n.schema.json is a valid JSON Schema 2020-12"
 done
-T=$NP_FIXTURES
+T=${NP_FIXTURES:-}
 case $T in /*) ;; *) T=$srcdir/$T ;; esac
 doc() { # SCHEMA NAME "WANT-EXIT..." COMMAND... (the JSON on standard output to $J/NAME.json)
 	schema_name=$1 name=$2 want=$3
