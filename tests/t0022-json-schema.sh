@@ -183,8 +183,9 @@ doc tune tune-mpi 64 np_mpi 2 tune --backend mpi --try OMPI_MCA_coll_tuned_use_d
 
 # nccl-probe-validate's --json verdict: virtual nodes all good (0, or 1
 # when this busy host is judged slow), a slow node named (1), a launcher
-# that refuses an argument (3); not in $J (validate's document has no
-# envelope)
+# that refuses an argument (3); the same envelope, with the script's name
+# and the nccl-probe version and backend isolate reported (null when it
+# could not run)
 VS=$srcdir/contrib/nccl-probe-validate.schema.json
 python3 - "$VS" <<'PY'
 import json, sys
@@ -247,4 +248,19 @@ for f in sorted(os.listdir(d)):
 sys.exit(1 if bad else 0)
 PY
 ok $? "every document opens with the one envelope"
+python3 - "$VJ" <<'PY'
+import json, sys
+env = ["schema", "schema_version", "tool", "run_id", "start_time", "cmdline", "backend"]
+bad = 0
+for n, version in (("good", True), ("slow", True), ("cannot-run", False)):
+    doc = json.load(open("%s/%s.json" % (sys.argv[1], n)))
+    t = doc["tool"]
+    ok = (list(doc)[:7] == env and t["name"] == "nccl-probe-validate" and doc["cmdline"][0].endswith("nccl-probe-validate")
+          and (isinstance(t["version"], str) and doc["backend"] == "mpi" if version else t["version"] is None and doc["backend"] is None))
+    if not ok:
+        print("# %s: %s %s %s" % (n, list(doc)[:7], t, doc["backend"]))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+ok $? "validate's documents open with it too: nccl-probe's version and backend from isolate, null when it could not run"
 done_testing
