@@ -26,10 +26,20 @@ kill -KILL "$victim" 2>/dev/null
 wait "$pid"
 rc=$?
 diag "mpirun exit $rc"
-expect_grep "rank 1 on '$host' \(pid $victim\) was killed by signal 9 \(SIGKILL, as the kernel's OOM killer sends" \
-	"$TEST_ERR" "rank 1 killed: named with its host, pid and signal"
-[ "$(grep -c 'was killed by signal' "$TEST_ERR")" -eq 1 ]
-ok $? "  once"
+# the signal is read from the dead rank's /proc entry before its parent
+# (Open MPI's orted) reaps it; on a loaded host the parent may win, and
+# then the rank is still named, its signal said to be unknown
+if grep -q "rank 1 on '$host' (pid $victim) ended during .* its exit status was reaped before it could be read" "$TEST_ERR"; then
+	diag "the launcher reaped rank 1 before its signal was read: named without it"
+	ok 0 "rank 1 killed: named with its host and pid (signal unknown: reaped first)"
+	[ "$(grep -c 'ended during' "$TEST_ERR")" -eq 1 ]
+	ok $? "  once"
+else
+	expect_grep "rank 1 on '$host' \(pid $victim\) was killed by signal 9 \(SIGKILL, as the kernel's OOM killer sends" \
+		"$TEST_ERR" "rank 1 killed: named with its host, pid and signal"
+	[ "$(grep -c 'was killed by signal' "$TEST_ERR")" -eq 1 ]
+	ok $? "  once"
+fi
 ! grep -q -e 'did not finish within' -e 'interrupted by signal' "$TEST_ERR"
 ok $? "  not as a timeout or an interrupt"
 [ "$rc" -ne 0 ]
