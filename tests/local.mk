@@ -126,10 +126,11 @@ EXTRA_DIST += $(OUTPUT_TESTS)
 TESTS += tests/t0062-metrics.sh
 EXTRA_DIST += tests/t0062-metrics.sh tests/metrics_check.py
 # the prolog's counts and settings; the prolog and epilog under a real
-# Slurm; a rank killed by SIGKILL named, and nothing of it left in TMPDIR; the
-# NHC check's counts
+# Slurm; a rank killed by SIGKILL named (by mpirun, and in a Slurm job step),
+# and nothing of it left in TMPDIR; the NHC check's counts
 CONTRIB_PROLOG_TESTS = tests/t0042-contrib-prolog-counts.sh tests/t0043-contrib-prolog-slurm.sh \
-	tests/t0044-sweep-killed-rank.sh tests/t0045-sweep-killed-rank-tmp.sh tests/t0048-contrib-nhc-counts.sh
+	tests/t0044-sweep-killed-rank.sh tests/t0045-sweep-killed-rank-tmp.sh tests/t0048-contrib-nhc-counts.sh \
+	tests/t0049-slurm-killed-rank.sh
 TESTS += $(CONTRIB_PROLOG_TESTS)
 EXTRA_DIST += $(CONTRIB_PROLOG_TESTS)
 # isolate's planning and judging over simulated fleets (make isolate-sim;
