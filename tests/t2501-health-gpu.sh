@@ -171,6 +171,27 @@ healthy 2 >"$CFG"
 expect_success "NVML reaches both" topo
 no_health_finding "no unreachable GPU"
 
+# without the driver's /proc list: NVIDIA GPUs bound to the nvidia driver,
+# by the same class test as topo's GPU list; a GPU of class 0x0380 (other
+# display controller) counts as one in both (health's own test took only
+# 0x0300 and 0x0302)
+mv "$R/proc/driver/nvidia" "$TEST_TMP/proc-nvidia"
+pci "$R" pci0000:5d/0000:5d:01.0/0000:5e:00.0 0x10de 0x038000
+mkdir -p "$R/sys/bus/pci/drivers/nvidia"
+ln -s ../../../bus/pci/drivers/nvidia "$R/sys/devices/pci0000:5d/0000:5d:01.0/0000:5e:00.0/driver"
+healthy 1 >"$CFG"
+expect_code 1 "no /proc list; a class 0x0380 GPU on the nvidia driver that NVML does not list" topo --format json \
+	--output "$TEST_TMP/c.json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+gpus = [g["bus_id"] for g in d["gpus"]]
+un = [f for f in d["findings"] if f["id"] == "health-gpu-unreachable"]
+print("# gpus:", gpus, "unreachable:", [f.get("subject") for f in un])
+sys.exit(0 if "0000:5e:00.0" in gpus and len(un) == 1 and "0000:5e:00.0" in json.dumps(un[0]) else 1)' "$TEST_TMP/c.json"
+ok $? "  topo lists it as a GPU, and health names it unreachable"
+rm "$R/sys/devices/pci0000:5d/0000:5d:01.0/0000:5e:00.0/driver" "$R/sys/bus/pci/devices/0000:5e:00.0"
+mv "$TEST_TMP/proc-nvidia" "$R/proc/driver/nvidia"
+
 NCCL_PROBE_NVML_LIB=$TEST_TMP/none.so expect_success "NCCL_PROBE_NVML_LIB names no library" \
 	env NCCL_PROBE_FSROOT="$R" "$NP_BIN" topo
 expect_grep "NCCL_PROBE_NVML_LIB='.*none.so' could not be loaded" "$TEST_ERR" "  a note says so"

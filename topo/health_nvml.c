@@ -17,6 +17,7 @@
 
 #include "health.h"
 #include "nvml_dl.h"
+#include "sysfs.h"
 
 #define NVML_CLOCK_SM 1
 #define NVML_CLOCK_MEM 2
@@ -250,8 +251,9 @@ static void sleep_s(double s)
 
 /* GPUs the driver lists whose device node exists (in a container the
  * driver's list shows the host's GPUs, the device nodes only the ones
- * given to it), or, without /proc/driver/nvidia, NVIDIA display and 3D
- * controllers bound to the nvidia driver. */
+ * given to it), or, without /proc/driver/nvidia, NVIDIA GPUs (by the
+ * class test topo's GPU list uses, np_pci_class_is_gpu) bound to the
+ * nvidia driver. */
 static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int *n)
 {
 	char **names, buf[4096], rel[160];
@@ -284,7 +286,7 @@ static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int
 		if (!np_sysfs_read_long(fs, rel, &vendor) || vendor != 0x10de)
 			continue;
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", names[i]);
-		if (!np_sysfs_read_long(fs, rel, &cls) || (cls >> 8 != 0x0302 && cls >> 8 != 0x0300))
+		if (!np_sysfs_read_long(fs, rel, &cls) || !np_pci_class_is_gpu(cls))
 			continue;
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", names[i]);
 		if (!np_sysfs_readlink(fs, rel, link, sizeof(link)))

@@ -36,7 +36,7 @@ static void sysfs_gpus(struct np_topo *t, const struct np_sysfs *fs)
 		if (!np_sysfs_read_long(fs, rel, &vendor) || vendor != 0x10de)
 			continue;
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", devs[i]);
-		if (!np_sysfs_read_long(fs, rel, &cls) || ((cls >> 16) & 0xff) != 0x03)
+		if (!np_sysfs_read_long(fs, rel, &cls) || !np_pci_class_is_gpu(cls))
 			continue;
 		if (!np_busid_norm(devs[i], busid, sizeof(busid)))
 			continue;

@@ -39,4 +39,13 @@ int np_sysfs_openfd(const struct np_sysfs *fs, const char *rel, int flags);
 /* Parse an integer file (decimal or 0x hex); false if absent or invalid. */
 bool np_sysfs_read_long(const struct np_sysfs *fs, const char *rel, long *out);
 
+/* Whether a PCI function's class (sysfs' 24-bit "class" file) is a GPU's:
+ * base class 0x03, a display controller (VGA 0x0300, 3D 0x0302, other
+ * 0x0380). The one test of "is a GPU" on sysfs, for topo's GPU list and
+ * health's list of the driver's GPUs alike. */
+static inline bool np_pci_class_is_gpu(long cls)
+{
+	return ((cls >> 16) & 0xff) == 0x03;
+}
+
 #endif
