@@ -29,7 +29,7 @@ diag "mpirun exit $rc"
 # the signal is read from the dead rank's /proc entry before its parent
 # (Open MPI's orted) reaps it; on a loaded host the parent may win, and
 # then the rank is still named, its signal said to be unknown
-if grep -q "rank 1 on '$host' (pid $victim) ended during .* its exit status was reaped before it could be read" "$TEST_ERR"; then
+if grep -q "rank 1 on '$host' (pid $victim) ended during .*(its exit status was reaped before it could be read)" "$TEST_ERR"; then
 	diag "the launcher reaped rank 1 before its signal was read: named without it"
 	ok 0 "rank 1 killed: named with its host and pid (signal unknown: reaped first)"
 	[ "$(grep -c 'ended during' "$TEST_ERR")" -eq 1 ]

@@ -56,7 +56,7 @@ diag "salloc exit $rc"
 # the signal is read from the dead rank's /proc entry before its parent
 # (slurmstepd or orted) reaps it; where the parent wins, the rank is still
 # named and its signal said to be unknown (t0044)
-if grep -q "rank 1 on '[^']*' (pid $victim) ended during .* its exit status was reaped before it could be read" "$TEST_ERR"; then
+if grep -q "rank 1 on '[^']*' (pid $victim) ended during .*(its exit status was reaped before it could be read)" "$TEST_ERR"; then
 	diag "rank 1 was reaped before its signal was read: named without it"
 	ok 0 "rank 1 killed: named with its host and pid (signal unknown: reaped first)"
 else
