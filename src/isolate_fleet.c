@@ -27,18 +27,9 @@ static bool shares(const struct np_iso_fig *f, const struct np_iso_fig *g)
  * NP_ISO_Z. */
 static double z_of(int n)
 {
-	double p = NP_ISO_ALPHA / (n > 1 ? n : 1), lo = NP_ISO_Z, hi = 40;
+	double z = np_norm_upper_quantile(NP_ISO_ALPHA / (n > 1 ? n : 1));
 
-	if (0.5 * erfc(lo / sqrt(2.0)) <= p)
-		return lo;
-	for (int k = 0; k < 60; k++) {
-		double mid = (lo + hi) / 2;
-		if (0.5 * erfc(mid / sqrt(2.0)) > p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
+	return z > NP_ISO_Z ? z : NP_ISO_Z;
 }
 
 /* The slow way to a fleet, for a figure whose round holds no group of its
