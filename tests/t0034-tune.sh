@@ -79,8 +79,11 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert [r["round
 ok $? "... the size has its 2000 rounds"
 
 # check_json FILE EXPECT: the tune JSON's promises, and EXPECT: faster
-# (candidate 1 faster at every size, recommended), slower (slower at
-# every size, not recommended), or none (nothing recommended)
+# (candidate 1 faster at some size and slower at none, recommended),
+# slower (slower at some size and faster at none, not recommended), or
+# none (nothing recommended). On a quiet host a planted slowdown is found
+# at every size; on a loaded one some sizes are rightly "no significant
+# difference", so what is asserted is the side, never the count.
 check_json() {
 	python3 - "$1" "$2" <<'PY'
 import json, math, sys
@@ -109,12 +112,14 @@ if rec is not None:
     k = rec["arm"]
     assert any(r["winner"] == k for r in rows), "a recommended candidate wins somewhere"
     assert all(r["arms"][k]["verdict"] != "slower" for r in rows), "and is slower nowhere"
+v = [r["arms"][1]["verdict"] for r in rows]
+print("candidate 1 per size:", v)
 if want == "faster":
-    assert all(r["arms"][1]["verdict"] == "faster" for r in rows), [r["arms"][1] for r in rows]
+    assert "faster" in v and "slower" not in v, v
     assert rec is not None and rec["arm"] == 1, rec
     assert rec["exports"] == ["export OMPI_MCA_coll_tuned_allreduce_algorithm=0"], rec
 if want == "slower":
-    assert all(r["arms"][1]["verdict"] == "slower" for r in rows), [r["arms"][1] for r in rows]
+    assert "slower" in v and "faster" not in v, v
     assert rec is None or rec["arm"] != 1, rec
 print("ok")
 PY
@@ -126,10 +131,10 @@ NCCL_PROBE_TEST_TUNE='0/NCCL_PROBE_TEST_SLOW=0:50%' \
 	expect_success "the baseline slowed by 50%" \
 	tune --sweep 1K:64K --budget 0.3 --try "$ALG=0" -J "$TEST_TMP/fast.json"
 judged_ok "$(check_json "$TEST_TMP/fast.json" faster >"$TEST_TMP/check.txt" 2>&1; echo $?)" \
-	"the candidate is faster at every size, recommended with its export line"
+	"the candidate is faster, never slower, recommended with its export line"
 [ -n "${NP_SANITIZED:-}" ] || sed 's/^/#   /' "$TEST_TMP/check.txt" | tail -n 5
 judged_grep "^export $ALG=0\$" "$TEST_OUT" "the table prints the export line"
-judged_grep "^# recommended: candidate 1 is significantly faster at allreduce 1 KiB to 64 KiB" "$TEST_OUT" \
+judged_grep "^# recommended: candidate 1 is significantly faster at allreduce [0-9]+ KiB" "$TEST_OUT" \
 	"... with its evidence"
 
 # -- a planted slowdown on the candidate: slower, never recommended
@@ -137,9 +142,9 @@ NCCL_PROBE_TEST_TUNE='1/NCCL_PROBE_TEST_SLOW=0:50%' \
 	expect_success "candidate 1 slowed by 50%" \
 	tune --sweep 1K:64K --budget 0.3 --try "$ALG=0" -J "$TEST_TMP/slow.json"
 judged_ok "$(check_json "$TEST_TMP/slow.json" slower >"$TEST_TMP/check.txt" 2>&1; echo $?)" \
-	"the candidate is slower at every size, and not recommended"
+	"the candidate is slower, never faster, and not recommended"
 [ -n "${NP_SANITIZED:-}" ] || sed 's/^/#   /' "$TEST_TMP/check.txt" | tail -n 5
-judged_grep "^#   1 $ALG=0: slower at allreduce 1 KiB to 64 KiB" "$TEST_OUT" "the table says where it is slower"
+judged_grep "^#   1 $ALG=0: slower at allreduce [0-9]+ KiB" "$TEST_OUT" "the table says where it is slower"
 judged_grep "^# no export lines" "$TEST_OUT" "... and prints no export line"
 
 # -- wrong data and a failed start lose; the others are measured
