@@ -11,6 +11,8 @@
 #                                  in a sanitized build); judged_grep the
 #                                  same for a verdict's line
 #   skip_all "why"                 skip the whole test (TAP 1..0 # SKIP)
+#   timing_alone                   run apart from the other tests that judge
+#                                  timing (a lock, until this test ends)
 #   np ARGS...                     run the built nccl-probe directly
 #   np_mpi N ARGS...               run it on N local MPI ranks
 #   np_host N ARGS...              the same with the MPI host backend
@@ -123,6 +125,29 @@ judged_grep() {
 		return 0
 	fi
 	expect_grep "$@"
+}
+
+# timing_alone: wait until no other test that judges timing runs, and
+# keep them out until this test ends. Under `make -j` two of them side by
+# side on a small host (each 8 to 16 ranks on 2 cores) measure each other,
+# not the faults they plant. The lock is held by a helper that watches
+# this shell, so that nothing this test starts (a rank left hanging, a
+# daemon) can keep it; after 20 min of waiting the test runs anyway.
+timing_alone() {
+	command -v flock >/dev/null 2>&1 || return 0
+	local me=$$ held="$TEST_TMP/.timing-held" i=0
+	(
+		exec 9>>"$top_builddir/.np-timing.lock" || exit 0
+		flock -w 1200 9 || :
+		: >"$held"
+		while kill -0 "$me" 2>/dev/null; do sleep 1; done
+	) </dev/null >/dev/null 2>&1 &
+	while [ ! -e "$held" ] && [ "$i" -lt 12100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$held" ] || diag "ran beside another timing test: no turn within 20 min"
+	return 0
 }
 
 expect_grep() {

@@ -5,6 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
+timing_alone
 
 for n in 1 2 3 4 8; do
 	expect_success "$n ranks: every collective runs" \

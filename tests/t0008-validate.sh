@@ -12,6 +12,7 @@
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
 command -v timeout >/dev/null || skip_all "timeout (coreutils) not found"
+timing_alone
 
 V="$srcdir/contrib/nccl-probe-validate"
 # the same settings as tests/t0018-isolate.sh: large planted faults, a

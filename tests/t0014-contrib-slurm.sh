@@ -22,6 +22,7 @@ have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
 LIB=$top_builddir/tests/fakenvml/libfakenvml.so
 [ -f "$LIB" ] || skip_all "fake NVML not built ($LIB); run make check"
+timing_alone
 
 T=$TEST_TMP
 trap 'slurm_stop; rm -rf "$TEST_TMP"' EXIT

@@ -14,6 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
+timing_alone
 
 # iso N L [ARGS...]: N virtual nodes of L ranks, unbound: the groups of
 # virtual nodes take turns and the waiting ranks sleep, so the group that

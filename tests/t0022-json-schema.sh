@@ -17,6 +17,7 @@ have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
 python3 -c 'import jsonschema; jsonschema.Draft202012Validator' 2>/dev/null ||
 	skip_all "python3-jsonschema not installed"
+timing_alone
 
 schema=$srcdir/contrib/nccl-probe-sweep.schema.json
 J=$TEST_TMP/runs

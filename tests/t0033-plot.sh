@@ -18,6 +18,7 @@ for p in python3 /usr/bin/python3; do
 	command -v "$p" >/dev/null 2>&1 && "$p" -c 'import matplotlib' 2>/dev/null && { py=$p; break; }
 done
 [ -n "$py" ] || skip_all "matplotlib not installed (Debian/Ubuntu: apt-get install python3-matplotlib)"
+timing_alone
 plot() { "$py" "$PLOT" "$@"; }
 
 A=$TEST_TMP/a.json B=$TEST_TMP/b.json

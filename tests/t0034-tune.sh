@@ -12,6 +12,7 @@ have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
 "$NP_BIN" --backend mpi --version 2>/dev/null | grep -q . || skip_all "nccl-probe does not run"
 mpirun --version 2>&1 | grep -q "Open MPI" || skip_all "the MPI stand-in settings are Open MPI's"
+timing_alone
 
 ALG=OMPI_MCA_coll_tuned_allreduce_algorithm
 # --wide: each header line whole, for the greps below (the default layout

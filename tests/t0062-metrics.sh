@@ -18,6 +18,7 @@ for p in python3 /usr/bin/python3; do
 	command -v "$p" >/dev/null 2>&1 && "$p" -c 'import prometheus_client.parser' 2>/dev/null && { PY=$p; break; }
 done
 [ -n "$PY" ] || skip_all "prometheus_client not installed (Debian/Ubuntu: apt-get install python3-prometheus-client)"
+timing_alone
 CHECK="$srcdir/tests/metrics_check.py"
 T=$TEST_TMP
 check() { "$PY" "$CHECK" "$@"; }
