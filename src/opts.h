@@ -134,6 +134,10 @@ bool np_option_valid(const struct np_option *opt);
 enum np_status np_option_apply(struct np_opts *o, const struct np_option *opt, const char *val,
 			       struct np_err *err);
 
+/* The options' values before argv is read, for command cmd (some differ
+ * by command: --budget, tune's --coll); --help prints those. */
+void np_opts_defaults(struct np_opts *o, unsigned cmd);
+
 extern const struct np_option np_options[];
 extern const size_t np_options_count;
 

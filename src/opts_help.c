@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/coll.h"
 #include "opts.h"
 
 /* One option in --help: its name in a column of 28, the text beside it
@@ -39,14 +40,32 @@ static void usage_line(FILE *f, const char *left, const char *help)
 	}
 }
 
-static const char *format_help(unsigned cmd)
+/* An option's help for command cmd: the table's text, and where the
+ * default differs by command, the command's own, read from its defaults
+ * (np_opts_defaults) rather than written twice. */
+static const char *option_help(const struct np_option *o, unsigned cmd, const struct np_opts *d,
+			       char *buf, size_t n)
 {
-	switch (cmd) {
-	case NP_CMD_SWEEP:
-		return "output format (default table; nccl-tests: its table, and with -J its JSON)";
-	default:
-		return "output format (default table)";
+	if (!strcmp(o->name, "format"))
+		return cmd == NP_CMD_SWEEP ? "output format (default table; nccl-tests: its table, and with -J its JSON)"
+					   : "output format (default table)";
+	if (!strcmp(o->name, "budget")) {
+		snprintf(buf, n, "%s (default %g)", o->help, d->budget);
+		return buf;
 	}
+	if (!strcmp(o->name, "coll")) {
+		size_t k = (size_t)snprintf(buf, n, "%s (default ", o->help);
+		const char *sep = "";
+		for (int c = 0; c < NP_COLL_COUNT && k < n; c++)
+			if (d->colls[c]) {
+				k += (size_t)snprintf(buf + k, n - k, "%s%s", sep, np_colls[c].name);
+				sep = ",";
+			}
+		if (k < n)
+			snprintf(buf + k, n - k, ")");
+		return buf;
+	}
+	return o->help;
 }
 
 void np_opts_usage(FILE *f, unsigned cmd)
@@ -80,9 +99,11 @@ void np_opts_usage(FILE *f, unsigned cmd)
 			   "       nccl-probe help [COMMAND] | version\n\n"
 			   "Measure NCCL (or MPI) collectives over a range of sizes and compare the\n"
 			   "bus bandwidth with what this machine's links allow.\n\noptions:\n");
+	struct np_opts d;
+	np_opts_defaults(&d, cmd);
 	for (size_t i = 0; i < np_options_count; i++) {
 		const struct np_option *o = &np_options[i];
-		char left[64];
+		char left[64], help[256];
 		if (!(o->cmds & cmd))
 			continue;
 		const char *arg = o->arg;
@@ -96,7 +117,7 @@ void np_opts_usage(FILE *f, unsigned cmd)
 				 arg ? " " : "", arg ? arg : "");
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", o->name, arg ? " " : "", arg ? arg : "");
-		usage_line(f, left, !strcmp(o->name, "format") ? format_help(cmd) : o->help);
+		usage_line(f, left, option_help(o, cmd, &d, help, sizeof(help)));
 		/* the names come from the tables (common/coll.c) */
 		if (!strcmp(o->name, "coll") || !strcmp(o->name, "dtype")) {
 			char names[256];

@@ -46,7 +46,7 @@ size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
 	return n;
 }
 
-static void defaults(struct np_opts *o, unsigned cmd)
+void np_opts_defaults(struct np_opts *o, unsigned cmd)
 {
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
@@ -338,7 +338,7 @@ static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, 
 enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
 			     bool *help, bool *version, struct np_err *err)
 {
-	defaults(o, cmd);
+	np_opts_defaults(o, cmd);
 	*help = *version = false;
 	if (parse_args(o, cmd, argc, argv, first, help, version, err))
 		return NP_EUSAGE;

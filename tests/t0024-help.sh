@@ -22,6 +22,30 @@ done
 ! grep -q -- '--try ' "$TEST_TMP/topo.help" && grep -q -- '--try ' "$TEST_TMP/tune.help"
 ok $? "a command's options alone: --try in tune's help, not in topo's"
 
+# defaults that differ by command (--budget: 0.5 for the sweep, 1 for
+# isolate and tune; tune's --coll: allreduce) are each command's own in
+# its --help, and its man page says the same
+help_default() { # FILE OPTION: the "(default X)" of OPTION's help text
+	awk -v o="--$2 " 'index($0, o) { on = 1; t = $0; next }
+		on && /^      +[^ -]/ { t = t " " $0; next } on { exit } END { print t }' "$1" |
+		sed -n 's/.*(default \([^)]*\)).*/\1/p' | tr -d ' '
+}
+man_default() { # PAGE OPTION: the first "(default X)" after .BI \-\-OPTION
+	MANOPT="\\-\\-$2 " awk 'substr($0, 1, 3) == ".BI" && index($0, ENVIRON["MANOPT"]) { on = 1; next }
+		on && /^[.]TP/ { exit } on { print }' "$1" |
+		tr '\n' ' ' | sed -n 's/.*(default \([^)]*\)).*/\1/p'
+}
+for c in sweep:nccl-probe:0.5 isolate:nccl-probe-isolate:1 tune:nccl-probe-tune:1; do
+	h=$(help_default "$TEST_TMP/${c%%:*}.help" budget)
+	m=$(man_default "$srcdir/man/$(echo "$c" | cut -d: -f2).1" budget)
+	[ "$h" = "${c##*:}" ] && [ "$m" = "$h" ]
+	ok $? "${c%%:*}: --budget's default in --help ($h) is its own and its man page's ($m)"
+done
+h=$(help_default "$TEST_TMP/tune.help" coll)
+[ "$h" = allreduce ] && [ "$(man_default "$srcdir/man/nccl-probe-tune.1" coll)" = allreduce ] &&
+	[ "$(help_default "$TEST_TMP/sweep.help" coll)" = allreduce,alltoall ]
+ok $? "tune's --coll defaults to allreduce in its --help ($h) and man page; the sweep's to allreduce,alltoall"
+
 # help COMMAND: the page where man has it, else the command's --help
 if command -v man >/dev/null 2>&1; then
 	mkdir -p "$TEST_TMP/man/man1"
