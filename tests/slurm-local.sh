@@ -6,6 +6,8 @@
 # lib.sh. Every wait is bounded: a daemon that does not come up is a
 # failure with its log, never a hang.
 #
+#   slurm_require            a test's start: skip without Slurm (fail where
+#                            NP_REQUIRE_SLURM=1), sets T, stops the cluster at exit
 #   slurm_missing            prints why this cannot run here (empty: it can)
 #   slurm_start DIR [CONF...]  start with extra slurm.conf lines; exports SLURM_CONF
 #   slurm_start_nodes DIR "NAME..." [CONF...]
@@ -16,6 +18,24 @@
 #   slurm_stop_slurmd NAME   stop node NAME's slurmd alone (a node whose slurmd is down)
 #   slurm_node               the (first) node's name
 #   slurm_state [NAME]       a node's state as sinfo shows it (idle, drained, ...)
+
+# slurm_require: the start of every real-Slurm test. Without Slurm it
+# skips, or fails with one line saying why where NP_REQUIRE_SLURM=1 says
+# it must run (CI as root); mpirun is required; T is the test's directory,
+# and at exit the private cluster is stopped and T removed.
+slurm_require() {
+	local why
+	why=$(slurm_missing)
+	if [ -n "$why" ]; then
+		[ "${NP_REQUIRE_SLURM:-0}" = 1 ] || skip_all "$why"
+		echo "1..1"
+		echo "not ok 1 - Slurm is required here (NP_REQUIRE_SLURM=1): $why"
+		exit 1
+	fi
+	have_mpirun || skip_all "mpirun not found"
+	T=$TEST_TMP
+	trap 'slurm_stop; rm -rf "$TEST_TMP"' EXIT
+}
 
 slurm_missing() {
 	for p in munged slurmctld slurmd sinfo srun sbatch scontrol; do

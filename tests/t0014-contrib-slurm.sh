@@ -11,21 +11,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$srcdir/tests/slurm-local.sh"
 
-why=$(slurm_missing)
-if [ -n "$why" ]; then
-	[ "${NP_REQUIRE_SLURM:-0}" = 1 ] || skip_all "$why"
-	echo "1..1"
-	echo "not ok 1 - Slurm is required here (NP_REQUIRE_SLURM=1): $why"
-	exit 1
-fi
-have_mpirun || skip_all "mpirun not found"
+slurm_require
 command -v python3 >/dev/null || skip_all "python3 not found"
 LIB=$top_builddir/tests/fakenvml/libfakenvml.so
 [ -f "$LIB" ] || skip_all "fake NVML not built ($LIB); run make check"
 timing_alone
 
-T=$TEST_TMP
-trap 'slurm_stop; rm -rf "$TEST_TMP"' EXIT
 trap 'exit 1' INT TERM HUP
 V="$srcdir/contrib/nccl-probe-validate"
 node=$(slurm_node)
