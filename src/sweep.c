@@ -459,7 +459,7 @@ static void start_measure(struct sweep *s, size_t npts, size_t max_send, size_t 
 }
 
 /* Every point in turn, until the last or a signal */
-static void run_points(struct sweep *s, const struct point *pts, size_t npts)
+static void run_points(struct sweep *s, const struct np_plan_point *pts, size_t npts)
 {
 	const struct np_opts *o = s->o;
 
@@ -518,7 +518,7 @@ int cmd_sweep(struct np_run *run)
 	struct sweep *s = &sw;
 	const struct np_opts *o = &run->o;
 	struct np_err err = { 0 };
-	struct point *pts;
+	struct np_plan_point *pts;
 	size_t npts, max_send, max_recv;
 	char *cmp_text = NULL;
 	int code;

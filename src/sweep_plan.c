@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The sweep's plan: every collective and size laid out, what cannot run
- * skipped with its reason (no in-place form, no element per rank, past
- * the backend's count, buffers larger than the tightest rank's memory),
- * the buffers the largest point needs, and the smallest judged size. */
+/* The sweep's plan: every collective and size laid out (plan.c), what
+ * cannot run skipped with its reason in the sweep's words (no in-place
+ * form, no element per rank, past the backend's count, buffers larger
+ * than the tightest rank's memory), and the smallest judged size. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "msg.h"
+#include "plan.h"
 #include "report.h"
 #include "sweep_state.h"
 #include "watchdog.h"
@@ -32,75 +33,43 @@ uint64_t sweep_judge_from(const struct np_opts *o)
 	return v;
 }
 
-/* Lay out every point; skip what cannot run; returns the points to run. */
-struct point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, size_t *max_recv)
+/* A point that cannot run, in the sweep's words: a table line or a note
+ * (sweep_skip) */
+static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
 {
-	const struct np_opts *o = s->o;
-	size_t elt = np_dtypes[o->dtype].size, nsizes, np = 0;
-	uint64_t *sizes, mem = s->be.info.mem_avail;
-	struct point *pts;
+	struct sweep *s = ctx;
+	char a[32], m[32];
+
+	switch (sk->why) {
+	case NP_PLAN_NO_INPLACE:
+		sweep_skip(s, sk->coll, 0, "has no in-place form; run it without --inplace");
+		break;
+	case NP_PLAN_NO_ELEMENT:
+		sweep_skip(s, sk->coll, sk->size, "rounds to 0 %s elements per rank on %d ranks; use a larger size",
+			   np_dtype_str(s->o->dtype), s->w->size);
+		break;
+	case NP_PLAN_COUNT:
+		sweep_skip(s, sk->coll, sk->size,
+			   "%zu elements exceed the %s backend's largest count (%llu); use a larger --dtype or a smaller size",
+			   sk->lay->count, s->be.ops->name, (unsigned long long)sk->max_count);
+		break;
+	case NP_PLAN_MEMORY:
+		np_human_size(sk->need, a, sizeof(a));
+		np_human_size(sk->mem, m, sizeof(m));
+		sweep_skip(s, sk->coll, sk->size, "needs %s of buffers per rank, %s available on the tightest rank", a,
+			   m);
+		break;
+	}
+}
+
+/* Lay out every point (plan.c) under the tightest rank's memory; skip
+ * what cannot run; returns the points to run. */
+struct np_plan_point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, size_t *max_recv)
+{
+	struct np_plan_limits lim = { .nranks = s->w->size, .mem = s->be.info.mem_avail,
+				      .max_count = s->be.info.max_count, .skip = plan_skip, .ctx = s };
 
 	np_watchdog_arrive(s->w->comm, "planning the sweep");
-	MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_UINT64_T, MPI_MIN, s->w->comm);
-	nsizes = np_opts_sizes(o, NULL, 0);
-	sizes = calloc(nsizes, sizeof(*sizes));
-	pts = calloc(nsizes * NP_COLL_COUNT + 1, sizeof(*pts));
-	if (!sizes || !pts)
-		np_abort(NP_EXIT_RUNTIME, "out of memory for %zu sizes", nsizes);
-	np_opts_sizes(o, sizes, nsizes);
-	*max_send = *max_recv = 0;
-	for (int c = 0; c < NP_COLL_COUNT; c++) {
-		const struct np_coll *coll = &np_colls[c];
-		if (!o->colls[c])
-			continue;
-		if (o->inplace && !(coll->flags & NP_COLL_F_INPLACE)) {
-			sweep_skip(s, coll, 0, "has no in-place form; run it without --inplace");
-			continue;
-		}
-		for (size_t i = 0; i < nsizes; i++) {
-			struct np_layout lay;
-			uint64_t need;
-			np_coll_layout(coll, sizes[i], elt, s->w->size, &lay);
-			if (lay.count == 0) {
-				sweep_skip(s, coll, sizes[i],
-					   "rounds to 0 %s elements per rank on %d ranks; use a larger size",
-					   np_dtype_str(o->dtype), s->w->size);
-				continue;
-			}
-			if (s->be.info.max_count && lay.count > s->be.info.max_count) {
-				sweep_skip(s, coll, sizes[i],
-					   "%zu elements exceed the %s backend's largest count (%llu); use a larger --dtype or a smaller size",
-					   lay.count, s->be.ops->name,
-					   (unsigned long long)s->be.info.max_count);
-				continue;
-			}
-			need = o->inplace ? (lay.send_bytes > lay.recv_bytes ? lay.send_bytes : lay.recv_bytes)
-					  : lay.send_bytes + lay.recv_bytes;
-			if (need > mem) {
-				char a[32], m[32];
-				np_human_size(need, a, sizeof(a));
-				np_human_size(mem, m, sizeof(m));
-				sweep_skip(s, coll, sizes[i],
-					   "needs %s of buffers per rank, %s available on the tightest rank",
-					   a, m);
-				continue;
-			}
-			pts[np].coll = coll;
-			pts[np].lay = lay;
-			np++;
-			if (o->inplace) {
-				size_t big = lay.send_bytes > lay.recv_bytes ? lay.send_bytes : lay.recv_bytes;
-				if (big > *max_recv)
-					*max_recv = big;
-			} else {
-				if (lay.send_bytes > *max_send)
-					*max_send = lay.send_bytes;
-				if (lay.recv_bytes > *max_recv)
-					*max_recv = lay.recv_bytes;
-			}
-		}
-	}
-	free(sizes);
-	*npoints = np;
-	return pts;
+	MPI_Allreduce(MPI_IN_PLACE, &lim.mem, 1, MPI_UINT64_T, MPI_MIN, s->w->comm);
+	return np_plan(s->o, &lim, npoints, max_send, max_recv);
 }

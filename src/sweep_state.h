@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "outfile.h"
+#include "plan.h"
 #include "report.h"
 #include "sweep.h"
 
@@ -41,11 +42,6 @@ struct sweep {
 };
 
 /* One collective at one size, as the plan lays it out. */
-struct point {
-	const struct np_coll *coll;
-	struct np_layout lay;
-};
-
 /* sweep.c: a size or collective that will not run, and why (rank 0 says
  * so at once: a table line, or a note) */
 void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const char *fmt, ...)
@@ -56,7 +52,7 @@ void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const c
 uint64_t sweep_judge_from(const struct np_opts *o);
 /* Every point laid out (the caller frees them), what cannot run skipped;
  * *max_send and *max_recv: the buffers the largest point needs. */
-struct point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, size_t *max_recv);
+struct np_plan_point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, size_t *max_recv);
 
 /* sweep_limits.c: the world's link limits into s->rep.bw, B_node and the
  * ranks of each node into s->node_B, s->node_L (all ranks, collective) */

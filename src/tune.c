@@ -22,6 +22,7 @@
 #include "../probes/nccl_log.h"
 #include "cmds.h"
 #include "msg.h"
+#include "plan.h"
 #include "tune.h"
 #include "watchdog.h"
 
@@ -87,65 +88,68 @@ static char *read_try_file(const struct tune *tu)
 
 /* ---- planning ------------------------------------------------------ */
 
+/* A point that cannot run, in tune's words: a note (a size that rounds
+ * to no element is left out silently, as the sweep's table shows it) */
+static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
+{
+	struct tune *tu = ctx;
+	char h[32], m[32];
+
+	if (sk->why == NP_PLAN_NO_ELEMENT)
+		return;
+	if (sk->why == NP_PLAN_NO_INPLACE) {
+		np_notes_add(&tu->notes, "%s has no in-place form: not tuned", sk->coll->name);
+		return;
+	}
+	np_human_size(sk->size, h, sizeof(h));
+	if (sk->why == NP_PLAN_COUNT) {
+		np_notes_add(&tu->notes, "%s of %s skipped: %zu elements exceed the %s backend's largest count (%llu)",
+			     sk->coll->name, h, sk->lay->count, tu->ops->name, (unsigned long long)sk->max_count);
+		return;
+	}
+	np_human_size(sk->mem, m, sizeof(m));
+	np_notes_add(&tu->notes, "%s of %s skipped: each of the %d communicators needs its own buffers, %s per rank each can have",
+		     sk->coll->name, h, tu->nlive, m);
+}
+
+/* The points (plan.c), under the memory of the tightest rank shared by
+ * the live arms, each of which holds its own buffers */
 static void plan(struct tune *tu)
 {
 	struct np_opts *o = (struct np_opts *)tu->o;
-	size_t elt = np_dtypes[o->dtype].size, nsizes;
-	uint64_t *sizes, mem = UINT64_MAX;
+	struct np_plan_limits lim = { .nranks = tu->w->size, .mem = UINT64_MAX, .skip = plan_skip, .ctx = tu };
+	struct np_plan_point *pp;
 	bool device = (tu->ops->caps & NP_CAP_DEVICE) != 0;
-	int nlive = 0;
 
-	for (int a = 0; a < tu->narms; a++)
-		if (arm_live(&tu->arms[a])) {
-			nlive++;
-			if (tu->arms[a].be.info.mem_avail < mem)
-				mem = tu->arms[a].be.info.mem_avail;
-		}
-	MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_UINT64_T, MPI_MIN, tu->w->comm);
-	mem /= (uint64_t)nlive; /* every arm holds its own buffers */
+	tu->nlive = 0;
+	for (int a = 0; a < tu->narms; a++) {
+		const struct np_backend_info *in = &tu->arms[a].be.info;
+		if (!arm_live(&tu->arms[a]))
+			continue;
+		tu->nlive++;
+		if (in->mem_avail < lim.mem)
+			lim.mem = in->mem_avail;
+		if (in->max_count && (!lim.max_count || in->max_count < lim.max_count))
+			lim.max_count = in->max_count;
+	}
+	MPI_Allreduce(MPI_IN_PLACE, &lim.mem, 1, MPI_UINT64_T, MPI_MIN, tu->w->comm);
+	lim.mem /= (uint64_t)tu->nlive; /* every arm holds its own buffers */
 	if (o->max_default) {
 		uint64_t cap = device ? TUNE_DEFAULT_MAX_GPU : TUNE_DEFAULT_MAX_HOST;
 		o->max_bytes = cap > o->min_bytes ? cap : o->min_bytes;
 	}
-	nsizes = np_opts_sizes(o, NULL, 0);
-	sizes = calloc(nsizes, sizeof(*sizes));
-	tu->pts = calloc(nsizes * NP_COLL_COUNT + 1, sizeof(*tu->pts));
-	if (!sizes || !tu->pts)
-		np_abort(NP_EXIT_RUNTIME, "out of memory for %zu sizes", nsizes);
-	np_opts_sizes(o, sizes, nsizes);
-	for (int c = 0; c < NP_COLL_COUNT; c++) {
-		const struct np_coll *coll = &np_colls[c];
-		if (!o->colls[c])
-			continue;
-		if (o->inplace && !(coll->flags & NP_COLL_F_INPLACE)) {
-			np_notes_add(&tu->notes, "%s has no in-place form: not tuned", coll->name);
-			continue;
-		}
-		for (size_t i = 0; i < nsizes; i++) {
-			struct np_layout lay;
-			uint64_t need;
-			char h[32], m[32];
-			np_coll_layout(coll, sizes[i], elt, tu->w->size, &lay);
-			need = o->inplace ? (lay.send_bytes > lay.recv_bytes ? lay.send_bytes : lay.recv_bytes)
-					  : lay.send_bytes + lay.recv_bytes;
-			np_human_size(sizes[i], h, sizeof(h));
-			if (lay.count == 0)
-				continue;
-			if (need > mem) {
-				np_human_size(mem, m, sizeof(m));
-				np_notes_add(&tu->notes, "%s of %s skipped: each of the %d communicators needs its own buffers, %s per rank each can have",
-					 coll->name, h, nlive, m);
-				continue;
-			}
-			tu->pts[tu->npts].coll = coll;
-			tu->pts[tu->npts].lay = lay;
-			tu->pts[tu->npts].cells = calloc((size_t)tu->narms, sizeof(struct np_tune_cell));
-			if (!tu->pts[tu->npts].cells)
-				np_abort(NP_EXIT_RUNTIME, "out of memory");
-			tu->npts++;
-		}
+	pp = np_plan(o, &lim, &tu->npts, &tu->max_send, &tu->max_recv);
+	tu->pts = calloc(tu->npts + 1, sizeof(*tu->pts));
+	if (!tu->pts)
+		np_abort(NP_EXIT_RUNTIME, "out of memory");
+	for (size_t i = 0; i < tu->npts; i++) {
+		tu->pts[i].coll = pp[i].coll;
+		tu->pts[i].lay = pp[i].lay;
+		tu->pts[i].cells = calloc((size_t)tu->narms, sizeof(struct np_tune_cell));
+		if (!tu->pts[i].cells)
+			np_abort(NP_EXIT_RUNTIME, "out of memory");
 	}
-	free(sizes);
+	free(pp);
 }
 
 /* ---- the command --------------------------------------------------- */
@@ -219,20 +223,12 @@ static void tune_start(struct tune *tu)
 /* Every live arm's buffers, for the largest point */
 static void tune_alloc(struct tune *tu)
 {
-	size_t ms = 0, mr = 0;
-
-	for (size_t i = 0; i < tu->npts; i++) {
-		const struct np_layout *l = &tu->pts[i].lay;
-		size_t s = tu->o->inplace ? 0 : l->send_bytes;
-		size_t r = tu->o->inplace ? (l->send_bytes > l->recv_bytes ? l->send_bytes : l->recv_bytes) : l->recv_bytes;
-		ms = s > ms ? s : ms;
-		mr = r > mr ? r : mr;
-	}
 	for (int a = 0; a < tu->narms; a++) {
 		if (!arm_live(&tu->arms[a]))
 			continue;
 		np_watchdog_arm("allocating buffers for %s", arm_label(tu, a));
-		tune_step_ok(tu, a, tu->arms[a].be.ops->alloc(&tu->arms[a].be, ms, mr), "allocating buffers");
+		tune_step_ok(tu, a, tu->arms[a].be.ops->alloc(&tu->arms[a].be, tu->max_send, tu->max_recv),
+			     "allocating buffers");
 	}
 }
 

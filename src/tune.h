@@ -39,6 +39,8 @@ struct tune {
 	struct arm *arms;
 	struct np_tune_point *pts;
 	size_t npts, done;
+	size_t max_send, max_recv;       /* the buffers of the largest point */
+	int nlive;                       /* arms that started, when planning */
 	const struct np_backend_ops *ops;
 	char backend_why[192];
 	double *t;                       /* narms x TUNE_MAX_ROUNDS times */

@@ -130,6 +130,27 @@ expect_grep '^allreduce,4096,.*,[0-9a-f]{32},mpi,2,1$' "$TEST_OUT" "csv row: run
 expect_success "tiny alltoall on 8 ranks" np_host 8 --sweep 8:64 --coll alltoall --iters 1 --samples 1 --format json
 expect_grep '"reason": "rounds to 0 float elements per rank on 8 ranks' "$TEST_OUT" "size rounding to 0 elements is skipped with the reason"
 
+# a size past the backend's largest count (MPI's int) is skipped with
+# its reason, and a sweep of nothing else has nothing to run: exit 64
+expect_code 64 "int8 all-reduce of 4 GiB on MPI: more elements than an int, exit 64" \
+	np_host 2 --sweep 4G:4G --coll allreduce --dtype int8 --iters 1 --samples 1 --format json
+expect_grep "^note: skipped allreduce 4 GiB: 4294967296 elements exceed the mpi backend's largest count \\(2147483647\\)" "$TEST_ERR" \
+	"  skipped, with the count and the limit"
+expect_grep '^error: nothing to run: every size of the sweep was skipped' "$TEST_ERR" "  and nothing to run"
+# buffers larger than what each rank can have are skipped, never
+# allocated: 15 GiB of doubles (a count within an int) on 8 ranks needs
+# 30 GiB per rank, more than MemAvailable / 8 below 240 GiB free
+avail=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB$/\1/p' /proc/meminfo 2>/dev/null)
+if [ -n "$avail" ] && [ "$avail" -lt $((240 * 1024 * 1024)) ]; then
+	expect_code 64 "double all-reduce of 15 GiB on 8 ranks: more than memory, exit 64" \
+		np_host 8 --sweep 15G:15G --coll allreduce --dtype double --iters 1 --samples 1 --format json
+	expect_grep '^note: skipped allreduce 15 GiB: needs 30 GiB of buffers per rank, [0-9.]+ [KMG]iB available on the tightest rank' \
+		"$TEST_ERR" "  skipped, with what it needs and what there is"
+else
+	ok 0 "double all-reduce of 15 GiB on 8 ranks # SKIP ${avail:-unknown} kB available: too much to plant a shortage"
+	ok 0 "  skipped, with what it needs and what there is # SKIP as above"
+fi
+
 # virtual nodes
 expect_success "virtual nodes" np_host 4 --ranks-per-node 2 --sweep 1K --iters 1 --samples 1 --format json --output "$TEST_TMP/v.json"
 python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["world"]; sys.exit(0 if w["nodes"]==2 and w["virtual_nodes"] and w["ranks_per_node"]==2 else 1)' "$TEST_TMP/v.json"

@@ -186,6 +186,13 @@ expect_grep "^#   2 $ALG=ring OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsiz
 left=$(find "$TEST_TMP" -name '*.tmp.*' | wc -l)
 [ "$left" -eq 0 ]
 ok $? "no temporary file left behind ($left)"
+# a size past the backend's largest count is left out with a note, the
+# others tuned (planned as the sweep plans them)
+OMPI_MCA_coll_tuned_use_dynamic_rules=1 expect_success "int8 sizes up to 4 GiB on MPI" \
+	np_mpi 2 tune --backend mpi --wide --sweep 4K:4G:x1024 --dtype int8 --budget 0.1 --try "$ALG=0"
+expect_grep "^# note: allreduce of 4 GiB skipped: 4294967296 elements exceed the mpi backend's largest count" "$TEST_OUT" \
+	"  4 GiB is skipped: more elements than an int"
+expect_grep "^# 2 of 2 points in " "$TEST_OUT" "  4 KiB and 4 MiB are tuned"
 # the default table: a line per size and candidate, 100 columns
 OMPI_MCA_coll_tuned_use_dynamic_rules=1 expect_success "the default table" \
 	np_mpi 4 tune --backend mpi --sweep 1K:4K --budget 0.2 --try "$ALG=1,2"
