@@ -30,6 +30,7 @@ int np_report_summary(const struct np_sweep_report *rep, struct np_summary *out,
 			if (r->lay.size >= s.last_size) {
 				s.last_size = r->lay.size;
 				s.last_busbw = r->busbw;
+				s.last_algbw = r->algbw;
 				s.last_eff = r->eff;
 				s.last_limit = r->limit;
 			}

@@ -16,7 +16,7 @@ struct np_summary {
 	const struct np_coll *coll;
 	double peak_busbw;
 	uint64_t peak_size;
-	double last_busbw;
+	double last_busbw, last_algbw;
 	uint64_t last_size;
 	double last_eff; /* NaN when unknown */
 	double last_limit;

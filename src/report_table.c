@@ -317,6 +317,12 @@ static void summary_line(FILE *f, const struct np_sweep_report *rep, const struc
 	char a[32], b[32];
 
 	np_human_size(sm->last_size, b, sizeof(b));
+	/* on one rank nothing crosses a link: busbw is 0 by its definition,
+	 * and no peak or limit can be read from it */
+	if (rep->world->size == 1) {
+		fprintf(f, "#   %s: algbw %.2f GB/s at %s\n", sm->coll->name, sm->last_algbw, b);
+		return;
+	}
 	fprintf(f, "#   %s: %.2f GB/s at %s", sm->coll->name, sm->last_busbw, b);
 	if (sm->last_limit > 0 && isfinite(sm->last_eff)) {
 		bool gpu = rep->bw_known && fabs(sm->last_limit - rep->bw.gpu_gbps) <= 1e-9 * sm->last_limit;
@@ -325,7 +331,8 @@ static void summary_line(FILE *f, const struct np_sweep_report *rep, const struc
 	} else {
 		fprintf(f, ", limit unknown (see limits above)");
 	}
-	if (sm->peak_size != sm->last_size) {
+	/* a peak worth naming: 1% or more above the largest size's */
+	if (sm->peak_size != sm->last_size && sm->peak_busbw >= sm->last_busbw * 1.01) {
 		np_human_size(sm->peak_size, a, sizeof(a));
 		fprintf(f, "; peak %.2f at %s", sm->peak_busbw, a);
 	}
@@ -357,7 +364,9 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 	if (rep->interrupted)
 		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
 	fprintf(f, "# wall time %.1f s\n", rep->wall_seconds);
-	if (n)
+	if (n && rep->world->size == 1)
+		fprintf(f, "# summary: one rank, so busbw is 0 (nothing crosses a link): run 2 or more ranks\n");
+	else if (n)
 		fprintf(f, "# summary: busbw at the largest size (GB = 1e9 bytes)\n");
 	for (int i = 0; i < n; i++)
 		summary_line(f, rep, &sum[i]);

@@ -107,6 +107,19 @@ expect_grep '^# allreduce, float, sum, out of place$' "$TEST_OUT" "  a heading p
 expect_grep '^#   allreduce: [0-9.]+ GB/s at 4 KiB, limit unknown' "$TEST_OUT" "  a summary line per collective: busbw at the largest size"
 awk 'length($0) > 100 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_OUT"
 ok $? "  every line fits 100 columns"
+# the summary names a peak only above the largest size's busbw (by 1% or
+# more; read here from the rows, rounded to 0.01, so by 2% + 0.01)
+awk '/^# allreduce,/ { on = 1; next } /^#/ { on = 0 } on && /^ +[0-9]/ { b[$1] = $8; last = $1 }
+	/^#   allreduce: / { line = $0 }
+	END { max = 0; for (k in b) if (k != last && b[k] + 0 > max) max = b[k] + 0
+		l = b[last] + 0; peak = (line ~ /; peak /)
+		exit (peak && max <= l) || (!peak && max > 1.02 * l + 0.01) }' "$TEST_OUT"
+ok $? "  a peak in the summary only above the largest size's busbw, and always well above"
+# one rank: busbw is 0 by its definition; the summary says so and gives algbw
+expect_success "table output on one rank" np_host 1 --sweep 1K:4K --iters 2 --samples 2
+expect_grep '^# summary: one rank, so busbw is 0 \(nothing crosses a link\): run 2 or more ranks$' "$TEST_OUT" \
+	"  the summary says why busbw is 0"
+expect_grep '^#   allreduce: algbw [0-9.]+ GB/s at 4 KiB$' "$TEST_OUT" "  and gives algbw, no peak or limit"
 # busbw is field 8 of a row, as in nccl-tests' output
 awk '/^ +[0-9]/ { n++; if ($8 + 0 != $8 || $3 != "float") bad = 1 } END { exit bad || n != 4 }' "$TEST_OUT"
 ok $? "  busbw is the 8th field of each of the 4 rows"
