@@ -24,15 +24,16 @@
 # it must run (CI as root); mpirun is required; T is the test's directory,
 # and at exit the private cluster is stopped and T removed.
 slurm_require() {
-	local why
-	why=$(slurm_missing)
-	if [ -n "$why" ]; then
-		[ "${NP_REQUIRE_SLURM:-0}" = 1 ] || skip_all "$why"
+	_np_why=$(slurm_missing)
+	if [ -n "$_np_why" ]; then
+		[ "${NP_REQUIRE_SLURM:-0}" = 1 ] || skip_all "$_np_why"
 		echo "1..1"
-		echo "not ok 1 - Slurm is required here (NP_REQUIRE_SLURM=1): $why"
+		echo "not ok 1 - Slurm is required here (NP_REQUIRE_SLURM=1): $_np_why"
 		exit 1
 	fi
 	have_mpirun || skip_all "mpirun not found"
+	# (T is the sourcing test's)
+	# shellcheck disable=SC2034
 	T=$TEST_TMP
 	trap 'slurm_stop; rm -rf "$TEST_TMP"' EXIT
 }
