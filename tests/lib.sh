@@ -11,6 +11,7 @@
 #                                  in a sanitized build); judged_grep the
 #                                  same for a verdict's line
 #   skip_all "why"                 skip the whole test (TAP 1..0 # SKIP)
+#   rank_pid R TENTHS              rank R's pid from a sweep's table in $TEST_OUT
 #   timing_alone                   run apart from the other tests that judge
 #                                  timing (a lock, until this test ends)
 #   np ARGS...                     run the built nccl-probe directly
@@ -125,6 +126,19 @@ judged_grep() {
 		return 0
 	fi
 	expect_grep "$@"
+}
+
+# rank_pid R TENTHS: rank R's pid, from the rank lines of the sweep's
+# table as it is written to $TEST_OUT (a run in the background), waiting
+# at most TENTHS tenths of a second; empty if it never appears
+rank_pid() {
+	_np_i=0 _np_pid=""
+	while [ "$_np_i" -lt "$2" ] && [ -z "$_np_pid" ]; do
+		_np_pid=$(awk -v r="$1" '$1 == "#" && $2 == r && $4 ~ /^[0-9]+$/ { print $4; exit }' "$TEST_OUT")
+		[ -n "$_np_pid" ] || sleep 0.1
+		_np_i=$((_np_i + 1))
+	done
+	echo "$_np_pid"
 }
 
 # timing_alone: wait until no other test that judges timing runs, and

@@ -22,7 +22,7 @@
 # slurm_require: the start of every real-Slurm test. Without Slurm it
 # skips, or fails with one line saying why where NP_REQUIRE_SLURM=1 says
 # it must run (CI as root); mpirun is required; T is the test's directory,
-# and at exit the private cluster is stopped and T removed.
+# and at exit, or on a signal, the private cluster is stopped and T removed.
 slurm_require() {
 	_np_why=$(slurm_missing)
 	if [ -n "$_np_why" ]; then
@@ -36,6 +36,7 @@ slurm_require() {
 	# shellcheck disable=SC2034
 	T=$TEST_TMP
 	trap 'slurm_stop; rm -rf "$TEST_TMP"' EXIT
+	trap 'exit 1' INT TERM HUP # (the EXIT trap runs on a signal too)
 }
 
 slurm_missing() {

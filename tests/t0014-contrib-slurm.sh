@@ -17,7 +17,6 @@ LIB=$top_builddir/tests/fakenvml/libfakenvml.so
 [ -f "$LIB" ] || skip_all "fake NVML not built ($LIB); run make check"
 timing_alone
 
-trap 'exit 1' INT TERM HUP
 V="$srcdir/contrib/nccl-probe-validate"
 node=$(slurm_node)
 

@@ -19,7 +19,6 @@
 slurm_require
 command -v python3 >/dev/null || skip_all "python3 not found"
 
-trap 'exit 1' INT TERM HUP
 V="$srcdir/contrib/nccl-probe-validate"
 node=$(slurm_node)
 

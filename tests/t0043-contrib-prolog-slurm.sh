@@ -16,7 +16,6 @@
 
 slurm_require
 
-trap 'exit 1' INT TERM HUP
 node=$(slurm_node)
 S=$T/state
 base() {

@@ -13,12 +13,7 @@ run() {
 }
 run
 # rank 1's pid, from the table's rank lines
-i=0 victim=""
-while [ "$i" -lt 300 ] && [ -z "$victim" ]; do
-	victim=$(awk '$1 == "#" && $2 == "1" && $4 ~ /^[0-9]+$/ { print $4; exit }' "$TEST_OUT")
-	[ -n "$victim" ] || sleep 0.1
-	i=$((i + 1))
-done
+victim=$(rank_pid 1 300)
 [ -n "$victim" ]
 ok $? "the sweep's table names rank 1's pid ($victim)"
 sleep 1

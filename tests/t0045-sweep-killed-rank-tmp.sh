@@ -16,12 +16,7 @@ empty() { [ -z "$(ls -A "$D")" ]; }
 mpirun -np 3 --oversubscribe env TMPDIR="$D" "$NP_BIN" --backend mpi --sweep 1M:1G --timeout 60 \
 	>"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
-i=0 victim=""
-while [ "$i" -lt 300 ] && [ -z "$victim" ]; do
-	victim=$(awk '$1 == "#" && $2 == "1" && $4 ~ /^[0-9]+$/ { print $4; exit }' "$TEST_OUT")
-	[ -n "$victim" ] || sleep 0.1
-	i=$((i + 1))
-done
+victim=$(rank_pid 1 300)
 [ -n "$victim" ]
 ok $? "the sweep's table names rank 1's pid ($victim)"
 # rank 1 holds its NCCL log open: a file made in TMPDIR, already unlinked

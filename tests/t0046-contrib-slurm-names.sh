@@ -25,7 +25,6 @@
 slurm_require
 command -v python3 >/dev/null || skip_all "python3 not found"
 
-trap 'exit 1' INT TERM HUP
 V="$srcdir/contrib/nccl-probe-validate"
 host=$(hostname)
 nodes="npn-a npn-b npn-c"

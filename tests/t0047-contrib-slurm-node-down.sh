@@ -16,7 +16,6 @@
 slurm_require
 command -v python3 >/dev/null || skip_all "python3 not found"
 
-trap 'exit 1' INT TERM HUP
 V="$srcdir/contrib/nccl-probe-validate"
 
 expect_success "Slurm starts: slurmd for npn-a npn-b npn-c" slurm_start_nodes "$T/slurm" "npn-a npn-b npn-c" || {

@@ -12,7 +12,6 @@
 
 slurm_require
 
-trap 'exit 1' INT TERM HUP
 node=$(slurm_node)
 
 expect_success "Slurm starts: munged, slurmctld, slurmd on $node" slurm_start "$T/slurm" || {
@@ -31,12 +30,7 @@ timeout 240 salloc -N1 -n3 -O $launch "$NP_BIN" --backend mpi --sweep 1M:1G --ti
 	>"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
 # rank 1's pid, from the table's rank lines
-i=0 victim=""
-while [ "$i" -lt 600 ] && [ -z "$victim" ]; do
-	victim=$(awk '$1 == "#" && $2 == "1" && $4 ~ /^[0-9]+$/ { print $4; exit }' "$TEST_OUT")
-	[ -n "$victim" ] || sleep 0.1
-	i=$((i + 1))
-done
+victim=$(rank_pid 1 600)
 [ -n "$victim" ]
 ok $? "the sweep in the job step names rank 1's pid ($victim)"
 sleep 1
