@@ -40,6 +40,24 @@ sed 's@allowed_cpuset="0x00000003"@allowed_cpuset="0x00000002"@; s@allowed_nodes
 	"$S/hwloc/small.xml" >"$TEST_TMP/allowed.xml"
 expect_success "hwloc XML that allows one of its two CPUs" np topo --input "$TEST_TMP/allowed.xml" --quiet
 
+# a file hwloc imports with a complaint (children out of order, which it
+# reorders; fuzzing found one): hwloc's banner of asterisks was printed
+# beside the report. Now one note tells what hwloc said, and the report
+# is of the file as hwloc reads it.
+sed '/type="PU" os_index="0"/{h;d}; /type="PU" os_index="1"/G' "$S/hwloc/small.xml" >"$TEST_TMP/order.xml"
+grep -n 'type="PU"' "$TEST_TMP/order.xml" | head -1 | grep -q 'os_index="1"'
+ok $? "the two PUs of small.xml swapped"
+expect_success "hwloc XML with its PUs out of order" np topo --input "$TEST_TMP/order.xml"
+! grep -q '\*\*\*' "$TEST_ERR" && [ "$(grep -c 'out-of-order' "$TEST_ERR")" -eq 1 ] &&
+	grep -q "^note: hwloc read --input '.*order.xml' but said \"hwloc has encountered an out-of-order XML topology load\"; what follows is the file as hwloc repaired it" "$TEST_ERR"
+ok $? "  no banner of hwloc's on stderr, one note of what it said: $(head -c 300 "$TEST_ERR")"
+grep -Eq '^  0 +0000:01:00.0 +NVIDIA H200' "$TEST_OUT"
+ok $? "  the GPU is read"
+expect_success "  with HWLOC_HIDE_ERRORS=1 set (hwloc's default, shows what it calls critical)" \
+	env HWLOC_HIDE_ERRORS=1 "$NP_BIN" topo --input "$TEST_TMP/order.xml" --quiet
+[ "$(grep -c 'out-of-order' "$TEST_ERR")" -eq 1 ]
+ok $? "  hwloc's banner once, from the import that the report is made of: $(grep -c 'out-of-order' "$TEST_ERR")"
+
 # a crash inside hwloc's importer on a file that passes every check (as
 # hwloc 2.9 had, found by fuzzing) is still one line and exit 64: outside
 # MPI the file is imported in a child process first

@@ -28,7 +28,18 @@
 
 #define DAMAGED "the hwloc XML is damaged, export it again (lstopo --of xml)"
 
-static void import_hwloc_child(const struct np_xml *x)
+/* hwloc prints its complaints about a file it still imports (children
+ * out of order, which it reorders) on stderr, where they would be lines
+ * beside the report; HWLOC_HIDE_ERRORS=2 silences them all. hwloc reads
+ * the variable once, at its first complaint, so it is set before an
+ * import in this process; a value the user set is kept. */
+static void hwloc_quiet(void)
+{
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+}
+
+/* said: where hwloc's messages go (the parent reads them), or -1 */
+static void import_hwloc_child(const struct np_xml *x, int said)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGPIPE, SIGUSR1, SIGUSR2 };
 	const struct rlimit nocore = { 0, 0 };
@@ -36,11 +47,11 @@ static void import_hwloc_child(const struct np_xml *x)
 	int fd;
 
 	/* the parent's handlers (cleanup of its files) are not the child's;
-	 * hwloc's own messages would be a second line on stderr */
+	 * hwloc's own messages go to the parent, never to the terminal */
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
 	setrlimit(RLIMIT_CORE, &nocore);
-	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	fd = said >= 0 ? said : open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0)
 		dup2(fd, STDERR_FILENO);
 	if (hwloc_topology_init(&topo) != 0)
@@ -55,22 +66,62 @@ static void import_hwloc_child(const struct np_xml *x)
  * check of topo/xmlfile.c (fuzzing finds such files after minutes): a
  * child process imports the checked bytes first, and only its exit
  * status comes back. NP_OK when the import in this process may follow. */
-static enum np_status trial_import(const struct np_xml *x, const char *path, struct np_err *err)
+/* The first line of what hwloc said (its banner of asterisks dropped),
+ * printable, into out; "" when it said nothing. */
+static void first_said(int fd, char *out, size_t len)
 {
+	char buf[2048], *line, *save = NULL;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t k = 0;
+
+		while (*line == '*' || *line == ' ')
+			line++;
+		for (; *line && k + 1 < len; line++)
+			out[k++] = isprint((unsigned char)*line) ? *line : '?';
+		while (k > 0 && (out[k - 1] == ' ' || out[k - 1] == '.'))
+			k--;
+		out[k] = '\0';
+		if (k)
+			return;
+	}
+}
+
+static enum np_status trial_import(struct np_topo *t, const struct np_xml *x, const char *path, struct np_err *err)
+{
+	char said[160];
+	FILE *f = tmpfile(); /* unnamed: removed already */
 	int ws;
 	pid_t pid, r;
 
 	pid = fork();
-	if (pid < 0) /* no child to spare: the checks alone stand */
+	if (pid < 0) { /* no child to spare: the checks alone stand */
+		if (f)
+			fclose(f);
 		return NP_OK;
+	}
 	if (pid == 0)
-		import_hwloc_child(x);
+		import_hwloc_child(x, f ? fileno(f) : -1);
 	while ((r = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
 		;
+	said[0] = '\0';
+	if (f) {
+		first_said(fileno(f), said, sizeof(said));
+		fclose(f);
+	}
 	if (r < 0)
 		return np_fail(err, NP_ESYS, "cannot wait for the import of --input '%s': %s", path, strerror(errno));
-	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
+		if (said[0])
+			np_topo_note(t, "hwloc read --input '%s' but said \"%s\"; what follows is the file as hwloc "
+				     "repaired it (export it again: lstopo --of xml)", path, said);
 		return NP_OK;
+	}
 	if (WIFSIGNALED(ws))
 		return np_fail(err, NP_EUSAGE, "hwloc's importer crashed (signal %d) on --input '%s'; " DAMAGED,
 			       WTERMSIG(ws), path);
@@ -88,8 +139,9 @@ static enum np_status load_hwloc(struct np_topo *t, const struct np_xml *x, cons
 	hwloc_topology_t topo;
 	enum np_status st;
 
-	if (t->import_in_child && (st = trial_import(x, path, err)))
+	if (t->import_in_child && (st = trial_import(t, x, path, err)))
 		return st;
+	hwloc_quiet();
 	if (hwloc_topology_init(&topo) != 0)
 		return np_fail(err, NP_ESYS, "hwloc_topology_init failed: %s", strerror(errno));
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);

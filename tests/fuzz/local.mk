@@ -58,6 +58,7 @@ tests/fuzz/libcrashhwloc.so: $(top_srcdir)/tests/fuzz/crash_hwloc_load.c
 
 FUZZ_SEEDS = \
 	tests/fuzz/seed/hwloc/small.xml \
+	tests/fuzz/seed/hwloc/small-out-of-order.xml \
 	tests/fuzz/seed/hwloc/snapshot-small.xml \
 	tests/fuzz/seed/nccl/domain32.xml \
 	tests/fuzz/seed/nccl/small.xml \
