@@ -50,8 +50,4 @@ struct np_plan_limits {
 struct np_plan_point *np_plan(const struct np_opts *o, const struct np_plan_limits *lim, size_t *n,
 			      size_t *max_send, size_t *max_recv);
 
-/* Buffer bytes per rank of a point: send and receive, or in place the
- * larger of the two. */
-uint64_t np_plan_need(const struct np_layout *lay, bool inplace);
-
 #endif

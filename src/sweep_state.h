@@ -41,7 +41,6 @@ struct sweep {
 	char step[200];       /* this rank's step, for the watchdog */
 };
 
-/* One collective at one size, as the plan lays it out. */
 /* sweep.c: a size or collective that will not run, and why (rank 0 says
  * so at once: a table line, or a note) */
 void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const char *fmt, ...)

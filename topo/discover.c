@@ -62,10 +62,6 @@ static void import_hwloc_child(const struct np_xml *x, int said)
 	_exit(0);
 }
 
-/* hwloc 2.9's importer has crashed on damaged files that passed every
- * check of topo/xmlfile.c (fuzzing finds such files after minutes): a
- * child process imports the checked bytes first, and only its exit
- * status comes back. NP_OK when the import in this process may follow. */
 /* The first line of what hwloc said (its banner of asterisks dropped),
  * printable, into out; "" when it said nothing. */
 static void first_said(int fd, char *out, size_t len)
@@ -92,6 +88,11 @@ static void first_said(int fd, char *out, size_t len)
 	}
 }
 
+/* hwloc 2.9's importer has crashed on damaged files that passed every
+ * check of topo/xmlfile.c (fuzzing finds such files after minutes): a
+ * child process imports the checked bytes first, and only its exit
+ * status and what hwloc said (a note, when the import worked) come back.
+ * NP_OK when the import in this process may follow. */
 static enum np_status trial_import(struct np_topo *t, const struct np_xml *x, const char *path, struct np_err *err)
 {
 	char said[160];
