@@ -331,10 +331,15 @@ static void summary_line(FILE *f, const struct np_sweep_report *rep, const struc
 	} else {
 		fprintf(f, ", limit unknown (see limits above)");
 	}
-	/* a peak worth naming: 1% or more above the largest size's */
+	/* a peak worth naming: 1% or more above the largest size's, and
+	 * above it as both are printed (1% of 0.5 GB/s is less than 0.01) */
 	if (sm->peak_size != sm->last_size && sm->peak_busbw >= sm->last_busbw * 1.01) {
+		char pk[32], la[32];
+		snprintf(pk, sizeof(pk), "%.2f", sm->peak_busbw);
+		snprintf(la, sizeof(la), "%.2f", sm->last_busbw);
 		np_human_size(sm->peak_size, a, sizeof(a));
-		fprintf(f, "; peak %.2f at %s", sm->peak_busbw, a);
+		if (strcmp(pk, la))
+			fprintf(f, "; peak %s at %s", pk, a);
 	}
 	fputc('\n', f);
 }

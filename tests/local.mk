@@ -57,6 +57,12 @@ tests_unit_test_isolate_judge_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_tune_judge
 tests_unit_test_tune_judge_SOURCES = tests/unit/test_tune_judge.c tests/unit/tap.h
 tests_unit_test_tune_judge_LDADD = $(UNIT_LDADD)
+# the table's summary: the busbw at the largest size and the peak beside it
+check_PROGRAMS += tests/unit/test_report
+tests_unit_test_report_SOURCES = tests/unit/test_report.c tests/unit/tap.h
+tests_unit_test_report_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_report
+
 # a report's notes: every one kept, whole, in order
 check_PROGRAMS += tests/unit/test_notes
 tests_unit_test_notes_SOURCES = tests/unit/test_notes.c tests/unit/tap.h

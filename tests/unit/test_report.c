@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the table's summary: the busbw at the largest size per
+ * collective, and the peak named beside it only when another size was 1%
+ * or more above it and above it as both are printed (two decimals). */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/opts.h"
+#include "../../src/report.h"
+#include "../../src/sweep.h"
+#include "tap.h"
+
+/* The summary line of a two-rank allreduce whose rows at 1, 4 and 16 KiB
+ * had busbw b[0..2], as np_report_table_footer prints it, in line. */
+static void summary(const double b[3], char *line, size_t len)
+{
+	static struct np_opts opts;
+	static struct np_world world;
+	struct np_result rows[3];
+	struct np_sweep_report rep;
+	char buf[4096];
+	FILE *f = tmpfile();
+	size_t n;
+	char *at, *end;
+
+	memset(&rep, 0, sizeof(rep));
+	memset(rows, 0, sizeof(rows));
+	world.size = 2;
+	rep.opts = &opts;
+	rep.world = &world;
+	for (int i = 0; i < 3; i++) {
+		rows[i].coll = &np_colls[NP_COLL_ALLREDUCE];
+		rows[i].lay.size = (size_t)1024 << (2 * i);
+		rows[i].busbw = rows[i].algbw = b[i];
+		rows[i].eff = NAN;
+		rows[i].slow_rank = -1;
+	}
+	rep.rows = rows;
+	rep.nrows = 3;
+	line[0] = '\0';
+	if (!f)
+		return;
+	np_report_table_footer(f, &rep);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	at = strstr(buf, "#   allreduce: ");
+	if (!at)
+		return;
+	end = strchr(at, '\n');
+	snprintf(line, len, "%.*s", (int)(end ? end - at : (ptrdiff_t)strlen(at)), at);
+}
+
+static void peak(double b0, double b1, double b2, const char *want, const char *why)
+{
+	const double b[3] = { b0, b1, b2 };
+	char line[512];
+	const char *got;
+
+	summary(b, line, sizeof(line));
+	got = strstr(line, "limit unknown (see limits above)");
+	got = got ? got + strlen("limit unknown (see limits above)") : "(no summary line)";
+	tap_is_str(got, want, "%s", why);
+}
+
+int main(void)
+{
+	struct np_sweep_report rep;
+	struct np_world world = { .size = 2 };
+	struct np_result rows[2];
+	struct np_summary sum[NP_COLL_COUNT];
+	char line[512];
+	const double flat[3] = { 1.0, 1.5, 2.0 };
+
+	summary(flat, line, sizeof(line));
+	tap_is_str(line, "#   allreduce: 2.00 GB/s at 16 KiB, limit unknown (see limits above)",
+		   "the summary gives the busbw at the largest size");
+	peak(1.0, 2.28, 1.52, "; peak 2.28 at 4 KiB", "a peak well above the largest size's is named, at its size");
+	peak(1.0, 1.01, 1.0, "; peak 1.01 at 4 KiB", "1% above is named");
+	peak(1.0, 1.0099, 1.0, "", "0.99% above is not");
+	peak(2.0, 1.0, 2.0, "", "a size as fast as the largest is no peak");
+	peak(0.1, 0.5001, 0.4951, "", "1% above but 0.50 as both print: not named (it would read 'peak 0.50' beside 0.50)");
+	peak(0.1, 0.5052, 0.5001, "; peak 0.51 at 4 KiB", "1% above and 0.51 against 0.50: named");
+	peak(3.0, 1.0, 1.0, "; peak 3.00 at 1 KiB", "the smallest size can be the peak");
+
+	/* np_report_summary: the largest size's row, whatever the order */
+	memset(&rep, 0, sizeof(rep));
+	memset(rows, 0, sizeof(rows));
+	rep.world = &world;
+	rows[0].coll = rows[1].coll = &np_colls[NP_COLL_ALLREDUCE];
+	rows[0].lay.size = 8192, rows[0].busbw = 4;
+	rows[1].lay.size = 1024, rows[1].busbw = 9;
+	rep.rows = rows;
+	rep.nrows = 2;
+	tap_is_int(np_report_summary(&rep, sum, NP_COLL_COUNT), 1, "one collective, one summary");
+	tap_is_int(sum[0].last_size, 8192, "the largest size is the last, though its row came first");
+	tap_is_dbl(sum[0].last_busbw, 4, 0, "  its busbw");
+	tap_is_int(sum[0].peak_size, 1024, "the peak is the fastest row");
+	tap_is_dbl(sum[0].peak_busbw, 9, 0, "  its busbw");
+	return tap_done();
+}
