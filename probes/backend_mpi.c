@@ -405,61 +405,111 @@ static const np_issue_fn mpi_issue[NP_COLL_COUNT] = {
 	[NP_COLL_SENDRECV] = mpi_issue_sendrecv,
 };
 
-static int run_one(struct mpi_priv *p, const struct np_bench *b, const struct np_backend_world *w,
-		   const struct np_rotation *rot, size_t k)
-{
-	MPI_Datatype t = mpi_type(p, b->dtype);
-	MPI_Op op = mpi_op(p, b->dtype, b->op);
-	MPI_Comm comm = w->comm;
-	struct place pl;
-	struct np_call c = { .count = b->lay.count, .dtype = (int)b->dtype, .op = (int)b->op,
-			     .root = b->root, .rank = w->rank, .nranks = w->size,
-			     .inplace = b->inplace, .lib_dtype = &t, .lib_op = &op, .comm = &comm };
-	int rc;
+/* One timed batch's calls: the arguments set once, the buffers moved
+ * along the rotation (offsets rotated per iteration, as nccl-tests does)
+ * by adding a step, so that the loop holds the collective and nothing
+ * that a plain loop of it does not pay. */
+struct batch {
+	struct np_call c;
+	MPI_Datatype t;
+	MPI_Op op;
+	MPI_Comm comm;
+	np_issue_fn issue;
+	char *in0, *out0;
+	size_t in_step, out_step, steps;
+	bool avg;                /* scale the sum to the average (MPI has no AVG) */
+};
 
+static void batch_init(struct batch *bt, struct mpi_priv *p, const struct np_bench *b,
+		       const struct np_backend_world *w)
+{
+	struct np_rotation rot;
+	struct place pl;
+
+	bt->t = mpi_type(p, b->dtype);
+	bt->op = mpi_op(p, b->dtype, b->op);
+	bt->comm = w->comm;
+	bt->c = (struct np_call){ .count = b->lay.count, .dtype = (int)b->dtype, .op = (int)b->op,
+				  .root = b->root, .rank = w->rank, .nranks = w->size,
+				  .inplace = b->inplace, .lib_dtype = &bt->t, .lib_op = &bt->op,
+				  .comm = &bt->comm };
+	bt->issue = mpi_issue[b->coll->id];
+	np_rotation_of(b, b->inplace ? 0 : p->send_cap, p->recv_cap, &rot);
 	place_of(p, b, w->rank, w->size, &pl);
-	if (b->inplace) {
-		pl.in += k * rot->recv_step;
-		pl.out += k * rot->recv_step;
-	} else {
-		pl.in += k * rot->send_step;
-		pl.out += k * rot->recv_step;
-	}
-	c.send = pl.in;
-	c.recv = pl.out;
-	if (b->coll->inplace_at == NP_INPLACE_RECV_AT_RANK && b->inplace)
-		c.send = pl.in; /* the whole buffer is the input */
-	rc = mpi_issue[b->coll->id](&c);
-	if (rc == MPI_SUCCESS && b->op == NP_OP_AVG && (b->coll->flags & NP_COLL_F_REDUCE) &&
-	    np_pat_defined(b->coll->expect, w->rank, b->root))
-		scale_avg(pl.out, b->dtype, b->lay.count, w->size);
+	bt->in0 = pl.in;
+	bt->out0 = pl.out;
+	bt->in_step = b->inplace ? rot.recv_step : rot.send_step;
+	bt->out_step = rot.recv_step;
+	bt->steps = rot.steps;
+	bt->avg = b->op == NP_OP_AVG && (b->coll->flags & NP_COLL_F_REDUCE) &&
+		  np_pat_defined(b->coll->expect, w->rank, b->root);
+}
+
+/* Iteration k's buffers, k below bt->steps */
+static void batch_at(struct batch *bt, size_t k)
+{
+	bt->c.send = bt->in0 + k * bt->in_step;
+	bt->c.recv = bt->out0 + k * bt->out_step;
+}
+
+static int batch_call(struct batch *bt, const struct np_bench *b)
+{
+	int rc = bt->issue(&bt->c);
+
+	if (rc == MPI_SUCCESS && bt->avg)
+		scale_avg(bt->c.recv, b->dtype, b->lay.count, bt->c.nranks);
 	return rc;
+}
+
+/* test-only: a slow rank (NCCL_PROBE_TEST_SLOW), a loop of its own so
+ * that the timed loop of every other run pays nothing for it */
+static int slow_loop(struct mpi_priv *p, struct batch *bt, const struct np_bench *b, int iters)
+{
+	size_t k = 0;
+
+	for (int i = 0; i < iters; i++) {
+		double t1 = MPI_Wtime();
+		int rc;
+		if (p->slow.us)
+			usleep(p->slow.us);
+		batch_at(bt, k);
+		if ((rc = batch_call(bt, b)) != MPI_SUCCESS)
+			return rc;
+		if (p->slow.frac > 0) /* PCT% slower */
+			usleep((useconds_t)((MPI_Wtime() - t1) * p->slow.frac * 1e6));
+		if (++k == bt->steps)
+			k = 0;
+	}
+	return MPI_SUCCESS;
 }
 
 static enum np_status mpi_run(struct np_backend *be, const struct np_bench *b, int iters,
 			      double *seconds)
 {
 	struct mpi_priv *p = priv_of(be);
-	struct np_rotation rot;
+	struct batch bt;
 	double t0;
-	int rc;
+	size_t k = 0;
+	int rc = MPI_SUCCESS;
 
+	batch_init(&bt, p, b, &be->world);
 	rc = MPI_Barrier(be->world.comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_err(be, rc, "MPI_Barrier");
-	np_rotation_of(b, b->inplace ? 0 : p->send_cap, p->recv_cap, &rot);
 	t0 = MPI_Wtime();
-	for (int i = 0; i < iters; i++) {
-		double t1 = MPI_Wtime();
-		if (p->slow.on && p->slow.us)
-			usleep(p->slow.us); /* test-only: a slow rank */
-		rc = run_one(p, b, &be->world, &rot, (size_t)i % rot.steps);
-		if (rc != MPI_SUCCESS)
-			return mpi_err(be, rc, b->coll->name);
-		if (p->slow.on && p->slow.frac > 0) /* test-only: PCT% slower */
-			usleep((useconds_t)((MPI_Wtime() - t1) * p->slow.frac * 1e6));
+	if (p->slow.on) {
+		rc = slow_loop(p, &bt, b, iters);
+	} else {
+		for (int i = 0; i < iters && rc == MPI_SUCCESS; i++) {
+			batch_at(&bt, k);
+			rc = batch_call(&bt, b);
+			if (++k == bt.steps)
+				k = 0;
+		}
 	}
 	*seconds = MPI_Wtime() - t0;
+	if (rc != MPI_SUCCESS)
+		return mpi_err(be, rc, b->coll->name);
 	return NP_OK;
 }
 

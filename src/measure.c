@@ -162,42 +162,165 @@ const char *np_stop_str(enum np_stop st)
 	case NP_STOP_CONVERGED: return "converged";
 	case NP_STOP_NOISE: return "noise-bound";
 	case NP_STOP_BUDGET: return "budget";
+	case NP_STOP_UNSTEADY: return "unsteady";
 	}
 	return "unknown";
 }
 
-/* --iters auto: as many iterations as fill a batch of BATCH_TARGET, so
- * that the barrier before a batch and the skew of its start are a small
- * part of it: batches of 1, 8, 64, ... iterations until one lasts an
- * eighth of the target (the warm-up's first calls, which set up
- * connections, would overestimate the time of one; few steps, since with
- * --graph each new batch length is a new capture). *t_start moves past
- * the calibration: the budget counts timed samples only. */
-static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_start, bool *stop)
+static int agree_max(int (*agree)(void *, int), void *arg, int v)
 {
-	int k = 1, iters;
-	double t = 0, el = 0;
-	const double bt = m->batch > 0 ? m->batch : BATCH_TARGET;
+	return agree ? agree(arg, v) : v;
+}
+
+/* Two batches of k: the shorter one's time per collective (interference
+ * only lengthens a batch) and their spread (longer / shorter - 1). */
+static void pair_of(double a, double b, int k, double *per, double *spread)
+{
+	double lo = a < b ? a : b, hi = a < b ? b : a;
+
+	*spread = lo > 0 ? hi / lo - 1 : 0;
+	*per = lo / k;
+}
+
+/* The shortest batch that hides a launch: batches of 1, 8, 64, ...
+ * until one lasts min_batch / 8 (the first calls of a warm-up, which make
+ * connections, would overestimate one; few lengths, since with --graph
+ * each is a new capture), then as many as last min_batch. 0 to stop. */
+static int shortest_batch(const struct np_batch_rule *r, double (*batch)(void *, int),
+			  int (*agree)(void *, int), void *arg, int cap)
+{
+	int k = 1;
+	double t, n;
 
 	for (;;) {
-		timed_batch(m, b, k, *t_start, &t, &el, stop, NULL);
-		if (*stop)
+		if ((t = batch(arg, k)) < 0)
 			return 0;
-		int done = t >= bt / 8 || k >= MAX_ITERS / 8;
-		if (m->synced)
-			MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, m->sync);
-		if (done)
+		if (!agree_max(agree, arg, !(t >= r->min_batch / 8 || k >= cap / 8)))
 			break;
-		if (k < MAX_ITERS / 8)
-			k *= 8;
+		k *= 8;
 	}
-	iters = t > 0 ? (int)ceil(bt * k / t) : MAX_ITERS;
-	if (iters < 1)
-		iters = 1;
-	if (iters > MAX_ITERS)
-		iters = MAX_ITERS;
+	n = t > 0 ? ceil(r->min_batch * k / t) : cap;
+	return n < 1 ? 1 : n > cap ? cap : (int)n;
+}
+
+bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
+		   int (*agree)(void *, int), void *arg, struct np_batch_len *out)
+{
+	int cap = r->max_iters > 0 && r->max_iters < MAX_ITERS ? r->max_iters : MAX_ITERS;
+	int k = shortest_batch(r, batch, agree, arg, cap);
+	bool searching = true;
+	double a, b, p = 0, s = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!k || (a = batch(arg, k)) < 0 || (b = batch(arg, k)) < 0)
+		return false;
+	pair_of(a, b, k, &p, &s);
+	out->last[0] = a;
+	out->last[1] = b;
+	/* every party takes part in each step until none searches, so that
+	 * parties that decide together take the same number of steps */
+	do {
+		if (!searching)
+			continue;
+		if (k > cap / 2 || 2.0 * k * p > r->max_batch) {
+			searching = false; /* unsteady: the budget ends the search */
+			continue;
+		}
+		/* one batch of 2k against the better of k's two: a fall larger
+		 * than the precision and than half the spread of k's pair (the
+		 * better of two is that much below a single batch) */
+		double c = batch(arg, 2 * k), need = s / 2 > r->precision ? s / 2 : r->precision;
+		if (c < 0)
+			return false;
+		if (1 - c / (2.0 * k) / p > need) {
+			double d = batch(arg, 2 * k);
+			if (d < 0)
+				return false;
+			k *= 2;
+			pair_of(c, d, k, &p, &s);
+			out->last[0] = c;
+			out->last[1] = d;
+			out->doublings++;
+		} else {
+			searching = false;
+			out->steady = true;
+		}
+	} while (agree_max(agree, arg, searching));
+	out->iters = k;
+	out->t_per = p;
+	return true;
+}
+
+/* The engine's side of np_batch_find: timed batches of the point, their
+ * decisions agreed over sync when groups measure in step; the last three
+ * batches kept (length, time, this rank's own time), so that the two the
+ * search ended with can be the first samples. */
+struct cal {
+	struct np_meas *m;
+	const struct np_bench *b;
+	double t_start;
+	bool stop;
+	int n;
+	struct { int iters; double t, own; } last[3];
+};
+
+static double cal_batch(void *arg, int iters)
+{
+	struct cal *c = arg;
+	double t = 0, el, own = 0;
+
+	timed_batch(c->m, c->b, iters, c->t_start, &t, &el, &c->stop, &own);
+	memmove(&c->last[1], &c->last[0], 2 * sizeof(c->last[0]));
+	c->last[0].iters = iters;
+	c->last[0].t = t;
+	c->last[0].own = own;
+	c->n++;
+	return c->stop ? -1 : t;
+}
+
+static int cal_agree(void *arg, int v)
+{
+	struct cal *c = arg;
+
+	if (c->m->synced)
+		MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, c->m->sync);
+	return v;
+}
+
+/* --iters auto: the steady state's batch length (np_batch_find), the
+ * longest batch a third of the budget (the samples a budget-bound row
+ * takes). The two batches the search timed at that length are the first
+ * samples (*n), unless groups measure in step (their samples are timed
+ * in turns). *t_start moves past the search: the budget counts timed
+ * samples only. */
+static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_start, bool *stop,
+		     bool *steady, int *n)
+{
+	struct cal c = { .m = m, .b = b, .t_start = *t_start };
+	struct np_batch_rule r = {
+		.min_batch = m->batch > 0 ? m->batch : BATCH_TARGET,
+		.max_batch = m->batch_max > 0 ? m->batch_max : m->budget / MIN_SAMPLES_BUDGET,
+		.precision = m->ci_target > 0 ? m->ci_target : 0.01,
+		.max_iters = MAX_ITERS,
+	};
+	struct np_batch_len len;
+
+	if (!np_batch_find(&r, cal_batch, cal_agree, &c, &len)) {
+		*stop = true;
+		return 0;
+	}
+	*steady = len.steady;
+	*n = 0;
+	int i = c.last[0].iters == len.iters ? 0 : 1; /* past the 2k tried last */
+	if (!m->synced && c.n >= 3 && c.last[i].iters == len.iters && c.last[i + 1].iters == len.iters) {
+		for (int j = i + 1; j >= i; j--) {
+			if (m->own)
+				m->own[*n] = c.last[j].own / len.iters;
+			m->samples[(*n)++] = c.last[j].t / len.iters;
+		}
+	}
 	*t_start = meas_now(m);
-	return iters;
+	return len.iters;
 }
 
 bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *res)
@@ -248,7 +371,14 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 		if (stop)
 			return false;
 	}
-	iters = o->iters ? o->iters : calibrate(m, b, &t_start, &stop);
+	res->steady = -1;
+	if (o->iters) {
+		iters = o->iters;
+	} else {
+		bool steady = false;
+		iters = calibrate(m, b, &t_start, &stop, &steady, &n);
+		res->steady = steady;
+	}
 	if (stop)
 		return false;
 	res->iters = iters;
@@ -284,6 +414,8 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 		}
 	}
 	res->converged = res->stop == NP_STOP_CONVERGED;
+	if (res->steady == 0)
+		res->stop = NP_STOP_UNSTEADY; /* whatever the interval, the time is too long */
 	memcpy(m->sorted, m->samples, (size_t)n * sizeof(double));
 	np_stats_compute(m->sorted, n, &st);
 	res->samples = n;

@@ -28,6 +28,8 @@ enum np_stop {
 	NP_STOP_NOISE,     /* noise-bound: more samples within the budget
 			    * would not narrow the interval to the target */
 	NP_STOP_BUDGET,    /* the budget ended while the interval narrowed */
+	NP_STOP_UNSTEADY,  /* the budget ended before a batch long enough for
+			    * the steady state: the time is an upper bound */
 };
 
 const char *np_stop_str(enum np_stop s);
@@ -50,6 +52,9 @@ struct np_result {
 	double eff;           /* busbw / limit; NaN when unknown */
 	int samples, iters;
 	bool converged;       /* --iters auto met the 1% target */
+	int steady;           /* 1: iters is past the point where a longer batch
+			       * lowers the time per collective; 0: the budget
+			       * ended first; -1: not searched (a fixed --iters) */
 	enum np_stop stop;
 	bool judged;          /* at or above the sweep's --judge-from size */
 	int pass;             /* judged against a threshold: 1 met, 0 failed; -1 not judged */
@@ -77,7 +82,9 @@ struct np_meas {
 	const struct np_opts *o;     /* check, warmup, iters, samples */
 	double budget;               /* seconds of timed samples */
 	double ci_target;            /* relative half-width of the median's CI */
-	double batch;                /* seconds a batch should last (--iters auto) */
+	double batch;                /* seconds the shortest batch lasts (--iters auto) */
+	double batch_max;            /* seconds the longest batch may last (the
+				      * steady-state search); 0: budget / 3 */
 	int noise_min;               /* samples before noise-bound may stop it */
 	int stall_rank;              /* test: job rank that stalls, -1 none */
 	bool quiet_wrong;            /* wrong elements counted, not printed */
@@ -105,6 +112,42 @@ struct np_meas {
 };
 
 bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *res);
+
+/* The batch length of --iters auto: the steady state of back-to-back
+ * collectives, as a training job issues them and nccl-tests times them.
+ *
+ * First the shortest batch that hides a launch: batches of 1, 8, 64, ...
+ * iterations until one lasts min_batch / 8, then as many iterations as
+ * last min_batch. Then the length doubles while a batch of 2k still lowers
+ * the time per collective below a batch of k's by more than `precision`
+ * and by more than half the spread of k's two batches (a fall the noise
+ * could make is no fall); the first length at which it
+ * stops falling is the steady state. Two batches are timed at each length
+ * (the better of two, and their spread as the noise), one at the length
+ * tried next. A batch of 2k must fit max_batch and max_iters; when it does
+ * not, the search ends unsteady at k.
+ *
+ * batch(arg, iters) times one batch and returns its seconds, or a negative
+ * value to stop (a signal: np_batch_find returns false). agree(arg, v),
+ * when not NULL, returns the largest v over every party that must take the
+ * same decision (groups measuring in step); NULL: v. */
+struct np_batch_rule {
+	double min_batch;  /* seconds: the shortest batch */
+	double max_batch;  /* seconds: the longest batch the budget allows */
+	double precision;  /* relative fall below which the time is steady */
+	int max_iters;
+};
+
+struct np_batch_len {
+	int iters;         /* the batch length found */
+	bool steady;       /* false: max_batch or max_iters ended the search */
+	int doublings;     /* lengths tried past the shortest batch */
+	double t_per;      /* seconds per collective at iters, from the search */
+	double last[2];    /* the two batches timed at iters, in order (seconds) */
+};
+
+bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *arg, int iters),
+		   int (*agree)(void *arg, int v), void *arg, struct np_batch_len *out);
 /* With synced, a rank of sync whose group cannot measure (its backend did
  * not start): takes part in sync's agreements as a group that is done,
  * until every measuring group is, so that the others do not wait for it. */

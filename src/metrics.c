@@ -56,6 +56,11 @@ static void g_eff(const struct np_result *r, struct np_value *v)
 static void g_samples(const struct np_result *r, struct np_value *v) { v->u = (uint64_t)r->samples; }
 static void g_iters(const struct np_result *r, struct np_value *v) { v->u = (uint64_t)r->iters; }
 static void g_conv(const struct np_result *r, struct np_value *v) { v->b = r->converged; }
+static void g_steady(const struct np_result *r, struct np_value *v)
+{
+	v->null = r->steady < 0;
+	v->b = r->steady > 0;
+}
 static void g_verdict(const struct np_result *r, struct np_value *v)
 {
 	v->null = r->pass < 0;
@@ -107,7 +112,11 @@ const struct np_metric np_metrics[] = {
 	{ "eff", "eff%", "", NP_MT_NUM, 6, 0, 100, g_eff,
 	  "busbw / limit as a fraction (table: percent, a decimal below 10%); null when the limit is unknown" },
 	{ "samples", "samples", "", NP_MT_UINT, 7, 0, 1, g_samples, "timed samples" },
-	{ "iters", "iters", "", NP_MT_UINT, 7, 0, 1, g_iters, "iterations per sample" },
+	{ "iters", "iters", "", NP_MT_UINT, 7, 0, 1, g_iters,
+	  "iterations per sample: the batch length (see SAMPLING)" },
+	{ "steady", "", "", NP_MT_BOOL, 0, 0, 1, g_steady,
+	  "iters is the steady state: a batch twice as long no longer lowered the time per collective; "
+	  "false when the budget ended the search first; null with a fixed --iters (see SAMPLING)" },
 	{ "converged", "", "", NP_MT_BOOL, 0, 0, 1, g_conv,
 	  "the median met the 1% confidence target (--iters auto) before the budget ran out" },
 	{ "slow_rank", "", "", NP_MT_INT, 0, 0, 1, g_slow_rank,
@@ -120,6 +129,7 @@ const struct np_metric np_metrics[] = {
 	{ "verdict", "verdict", "", NP_MT_STR, 7, 0, 1, g_verdict,
 	  "pass or fail against --min-busbw and --min-eff; null (table: -) when not judged or no threshold is set" },
 	{ "stop", "stop", "", NP_MT_STR, 11, 0, 1, g_stop,
-	  "why sampling stopped: converged, noise-bound, budget or fixed (see SAMPLING)" },
+	  "why sampling stopped: converged, noise-bound, budget, fixed, or unsteady when the budget "
+	  "ended before the steady state's batch length (see SAMPLING)" },
 };
 const int np_metrics_count = sizeof(np_metrics) / sizeof(np_metrics[0]);

@@ -79,7 +79,8 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 	if (o->iters)
 		fprintf(f, "# iters: %d x %d samples\n", o->iters, o->samples);
 	else
-		fprintf(f, "# iters: auto, to 1%% of the median or noise-bound; %g s per judged size, a tenth below\n",
+		fprintf(f, "# iters: auto, to 1%% of the median or noise-bound; %g s per judged size, a tenth below;\n"
+			"#   batches of the steady state: doubled from 2 ms while the time per collective fell\n",
 			o->budget);
 	np_human_size(rep->judge_from, lo, sizeof(lo));
 	fprintf(f, "# judged: rows from %s up%s\n", lo, o->judge_from ? " (--judge-from)" : " (the largest quarter of the sizes)");
@@ -356,14 +357,19 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 			break;
 		}
 	{
-		int noise = 0, budget = 0;
+		int noise = 0, budget = 0, unsteady = 0;
 		for (size_t i = 0; i < rep->nrows; i++) {
 			noise += rep->rows[i].stop == NP_STOP_NOISE;
 			budget += rep->rows[i].stop == NP_STOP_BUDGET;
+			unsteady += rep->rows[i].stop == NP_STOP_UNSTEADY;
 		}
 		if (noise || budget)
 			fprintf(f, "# not converged to 1%%: %d row%s noise-bound, %d out of budget (--wide shows ci%%; see SAMPLING)\n",
 				noise, noise == 1 ? "" : "s", budget);
+		if (unsteady)
+			fprintf(f, "# unsteady: %d row%s: the budget ended before batches long enough for the steady\n"
+				"#   state; time is an upper bound, busbw a lower bound (raise --budget; see SAMPLING)\n",
+				unsteady, unsteady == 1 ? "" : "s");
 	}
 	slowest_footer(f, rep);
 	if (rep->interrupted)

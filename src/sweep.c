@@ -447,6 +447,9 @@ static void start_measure(struct sweep *s, size_t npts, size_t max_send, size_t 
 	s->meas.be = &s->be;
 	s->meas.o = s->o;
 	s->meas.budget = s->o->budget;
+	/* the steady state is a property of the point, not of its share of
+	 * the budget: every size may search batches up to a third of it */
+	s->meas.batch_max = s->o->budget / 3;
 	s->meas.ci_target = CI_TARGET;
 	s->meas.stop = &np_signal;
 	s->meas.fail = sweep_fail;

@@ -220,25 +220,36 @@ void tune_first_calls(struct tune *tu, struct np_tune_point *p, const struct np_
 		}
 }
 
-/* Iterations per batch, from the baseline: batches of 1, 8, 64, ... until
- * one lasts an eighth of TUNE_BATCH. One count for every arm. */
+/* The baseline's batch, for np_batch_find */
+struct cal {
+	struct tune *tu;
+	const struct np_bench *b;
+	bool *stop;
+};
+
+static double cal_batch(void *arg, int iters)
+{
+	struct cal *c = arg;
+	double t = batch(c->tu, 0, c->b, iters, c->stop);
+
+	return *c->stop ? -1 : t;
+}
+
+/* Iterations per batch: the steady state of the baseline
+ * (np_batch_find, as the sweep measures), the longest batch a third of
+ * the budget. One count for every arm. */
 static int calibrate(struct tune *tu, const struct np_bench *b, bool *stop)
 {
-	int k = 1;
-	double t;
+	struct cal c = { .tu = tu, .b = b, .stop = stop };
+	struct np_batch_rule r = { .min_batch = TUNE_BATCH, .max_batch = tu->o->budget / 3,
+				   .precision = 0.01, .max_iters = TUNE_MAX_ITERS };
+	struct np_batch_len len;
 
 	if (tu->o->iters)
 		return tu->o->iters;
-	for (;;) {
-		t = batch(tu, 0, b, k, stop);
-		if (*stop || t >= TUNE_BATCH / 8 || k >= TUNE_MAX_ITERS / 8)
-			break;
-		k *= 8;
-	}
-	if (!(t > 0))
-		return TUNE_MAX_ITERS;
-	t = ceil(TUNE_BATCH * k / t);
-	return t < 1 ? 1 : t > TUNE_MAX_ITERS ? TUNE_MAX_ITERS : (int)t;
+	if (!np_batch_find(&r, cal_batch, NULL, &c, &len))
+		return 0;
+	return len.iters;
 }
 
 static void ratios(struct tune *tu, int a, int n, double *out)

@@ -15,7 +15,7 @@ run() { mpirun -np "$1" --oversubscribe --bind-to none "$@"; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
 printf '%-6s %-8s %14s %14s %8s %10s\n' ranks size "probe us" "loop us" ratio "probe iters"
-for n in 2 8; do
+for n in ${NP_BENCH_RANKS:-2 8}; do
 	for size in 8 1048576; do
 		: >"/tmp/np-bench-p.$$"
 		: >"/tmp/np-bench-l.$$"

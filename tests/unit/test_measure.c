@@ -126,9 +126,12 @@ static void test_converges(void)
 	tap_ok(r.t_ci_lo <= r.t_med && r.t_med <= r.t_ci_hi, "the median lies in its interval");
 	tap_ok(r.t_min <= r.t_med && r.t_med <= r.t_max, "min <= median <= max");
 	/* calibration: batches of 1, 8, ... until one lasts an eighth of
-	 * the 2 ms batch; 1 ms per iteration: one batch of 1, then 2 per sample */
+	 * the 2 ms batch; 1 ms per iteration: one batch of 1, then 2 per
+	 * batch; two batches of 2 and one of 4, whose time per collective is
+	 * no lower (the steady state); the two of 2 are the first samples */
 	tap_is_int(r.iters, 2, "--iters auto: 2 iterations fill a 2 ms batch at 1 ms each");
-	tap_is_int(stub.runs, 1 + 6, "one calibration batch, then one run per sample");
+	tap_is_int(r.steady, 1, "no fall from 2 to 4 iterations: steady");
+	tap_is_int(stub.runs, 1 + 2 + 1 + 4, "1 + 2 + 1 search batches, then 4 runs for 6 samples");
 	tap_is_int(stub.prepares, 1, "prepare once");
 	tap_is_int(stub.checks, 0, "no check without --check");
 	tap_is_dbl(r.algbw, (double)bench.lay.size / r.t_med / 1e9, 1e-9,
@@ -178,16 +181,148 @@ static void test_budget(void)
 	struct np_result r;
 
 	setup(t, 4, 5e-3);
+	meas.batch_max = 1; /* the search is not what this budget ends */
 	tap_ok(np_measure(&meas, &bench, &r), "budget: np_measure returns true");
 	tap_is_str(np_stop_str(r.stop), "budget", "5 ms of budget, 2-4 ms samples: stop is budget");
-	tap_is_int(r.samples, 3, "the budget's least count: 3 samples");
+	/* the search's two batches of 2 (4 and 2 ms) are samples 1 and 2;
+	 * then 2 ms and 4 ms: 6 ms of the 5 */
+	tap_is_int(r.samples, 4, "2 samples from the search, 2 more to spend the budget");
 	tap_ok(!r.converged, "budget-bound is not converged");
+	tap_is_int(r.steady, 1, "a batch of 4 no faster than 2's: steady");
 
-	/* budget 0: the same least count */
+	/* budget 0: the least count */
 	setup(t, 4, 0);
+	meas.batch_max = 1;
 	np_measure(&meas, &bench, &r);
 	tap_is_int(r.samples, 3, "budget 0: 3 samples");
 	tap_is_str(np_stop_str(r.stop), "budget", "budget 0: stop is budget");
+}
+
+/* A budget whose third cannot hold a batch twice the shortest: the
+ * steady state is not established, and the row says so whatever its
+ * interval (its time is an upper bound). */
+static void test_unsteady(void)
+{
+	static const double t[] = { 1e-3 };
+	struct np_result r;
+
+	setup(t, 1, 5e-3); /* batches up to 1.67 ms; the shortest lasts 2 */
+	tap_ok(np_measure(&meas, &bench, &r), "unsteady: np_measure returns true");
+	tap_is_int(r.steady, 0, "no room for a batch of 4: not steady");
+	tap_is_str(np_stop_str(r.stop), "unsteady", "stop is unsteady");
+	tap_is_int(r.iters, 2, "sampled at the shortest batch");
+
+	opts.iters = 3;
+	opts.samples = 2;
+	np_measure(&meas, &bench, &r);
+	tap_is_int(r.steady, -1, "a fixed --iters: steady not searched (-1)");
+	tap_is_str(np_stop_str(r.stop), "fixed", "a fixed --iters: stop is fixed");
+}
+
+/* Planted time series for np_batch_find: a batch of k lasts
+ * fill + k * per, times (1 + noise * u), u uniform in [0, 1) from a
+ * seeded generator (interference only lengthens a batch). */
+struct series {
+	double fill, per, noise;
+	unsigned long long state;
+	int calls, others;       /* others: steps another party still searches */
+	int others_from;         /* ... from this many batches on (0: from the start) */
+	int others_then;
+	double spent;
+};
+
+static double series_batch(void *arg, int k)
+{
+	struct series *s = arg;
+	double t = s->fill + k * s->per;
+
+	s->state = s->state * 6364136223846793005ULL + 1442695040888963407ULL;
+	t *= 1 + s->noise * (double)(s->state >> 11) / 9007199254740992.0;
+	if (++s->calls == s->others_from)
+		s->others = s->others_then;
+	s->spent += t;
+	return t;
+}
+
+static int series_agree(void *arg, int v)
+{
+	struct series *s = arg;
+
+	return v || s->others-- > 0;
+}
+
+/* How much the time per collective at k exceeds the steady one */
+static double excess(const struct series *s, int k)
+{
+	return s->fill / (k * s->per);
+}
+
+static void test_batch_rule(void)
+{
+	struct np_batch_rule rule = { .min_batch = 2e-3, .max_batch = 10, .precision = 0.01,
+				      .max_iters = 1 << 20 };
+	struct np_batch_len len;
+	struct series s;
+	int bad = 0, unsteady = 0, n = 200;
+
+	/* a cost of each launch that no batch hides (host MPI, a blocking
+	 * call): the time per collective never falls, the shortest batch is
+	 * the steady state */
+	s = (struct series){ .per = 1.5e-6, .state = 1 };
+	tap_ok(np_batch_find(&rule, series_batch, NULL, &s, &len), "per-launch cost: found");
+	tap_ok(len.steady && len.doublings == 0, "per-launch cost: steady at the shortest batch");
+	tap_is_int(len.iters, 1334, "per-launch cost: 1334 iterations fill 2 ms at 1.5 us");
+	/* batches of 1, 8, 64, 512; two of 1334, one of 2668 */
+	tap_is_int(s.calls, 4 + 2 + 1, "per-launch cost: 7 batches in all");
+
+	/* one collective already long (a host allreduce of 64 MiB, 45 ms):
+	 * one iteration a batch, as before the search existed */
+	s = (struct series){ .per = 45e-3, .state = 1 };
+	np_batch_find(&rule, series_batch, NULL, &s, &len);
+	tap_ok(len.steady && len.iters == 1, "a 45 ms collective: steady at 1 iteration (%d)", len.iters);
+
+	/* a fill cost of 3 ms a batch beside 1 ms a collective (arrival skew,
+	 * a pipeline's fill and drain): a single collective reads 4x slow;
+	 * the search doubles until the fall is below 1% */
+	s = (struct series){ .fill = 3e-3, .per = 1e-3, .state = 1 };
+	np_batch_find(&rule, series_batch, NULL, &s, &len);
+	tap_ok(len.steady, "fill 3 ms: steady");
+	tap_ok(excess(&s, len.iters) <= 0.021, "fill 3 ms: %d iterations, %.2f%% above the steady time",
+	       len.iters, 100 * excess(&s, len.iters));
+	tap_ok(excess(&s, len.iters / 2) > 0.01, "fill 3 ms: no longer than needed (half: %.2f%%)",
+	       100 * excess(&s, len.iters / 2));
+	tap_is_dbl(len.t_per, 1e-3 * (1 + excess(&s, len.iters)), 1e-12, "fill 3 ms: t_per is the time at iters");
+
+	/* the same fill with a budget whose batches cannot reach it */
+	rule.max_batch = 0.1;
+	s = (struct series){ .fill = 3e-3, .per = 1e-3, .state = 1 };
+	np_batch_find(&rule, series_batch, NULL, &s, &len);
+	tap_ok(!len.steady, "fill 3 ms, batches up to 0.1 s: unsteady");
+	tap_ok(len.iters * 1e-3 <= 0.1 && 2 * len.iters * 1e-3 * (1 + excess(&s, len.iters)) > 0.1,
+	       "unsteady at the longest length that fits (%d)", len.iters);
+	tap_ok(s.spent < 0.5, "the search spent %.3f s, within a few budgets' batches", s.spent);
+
+	/* noise: 2% a batch, 200 seeds; the length found is within 5% of the
+	 * steady state in every one, steady in nearly all */
+	rule.max_batch = 10;
+	for (int i = 0; i < n; i++) {
+		s = (struct series){ .fill = 3e-3, .per = 1e-3, .noise = 0.02, .state = (unsigned)i + 7 };
+		np_batch_find(&rule, series_batch, NULL, &s, &len);
+		bad += excess(&s, len.iters) > 0.05;
+		unsteady += !len.steady;
+	}
+	tap_is_int(bad, 0, "2%% noise: the length found within 5%% of the steady state in %d of %d", n - bad, n);
+	tap_ok(unsteady <= n / 10, "2%% noise: unsteady in %d of %d (a fall larger than the noise to the end)",
+	       unsteady, n);
+
+	/* another party still searching once this one has its pair at 2
+	 * (3 batches): this one times nothing more, takes part in each
+	 * decision, and ends with it */
+	s = (struct series){ .per = 1e-3, .state = 1, .others_from = 3, .others_then = 3 };
+	np_batch_find(&rule, series_batch, series_agree, &s, &len);
+	tap_ok(len.steady && len.iters == 2, "agreed: this party's own length (%d)", len.iters);
+	tap_is_int(s.calls, 1 + 2 + 1, "agreed: no batch while the other searches");
+	tap_is_int(s.others, -1, "agreed: every step of the other taken part in, then one more");
 }
 
 /* A fixed --iters: exactly --samples batches of --iters, after the check
@@ -244,6 +379,8 @@ int main(int argc, char **argv)
 	test_converges();
 	test_noise_bound();
 	test_budget();
+	test_unsteady();
+	test_batch_rule();
 	test_fixed();
 	test_interrupted();
 	MPI_Finalize();
