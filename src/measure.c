@@ -24,6 +24,7 @@
 #define MIN_SAMPLES_BUDGET 3   /* when the budget runs out first */
 #define BATCH_TARGET 2e-3      /* seconds a batch should last with --iters auto */
 #define MAX_ITERS (1 << 20)
+#define CONFIRM_BELOW 16       /* batches shorter than this are held against 4k too */
 
 double np_now_s(void)
 {
@@ -203,20 +204,28 @@ static int shortest_batch(const struct np_batch_rule *r, double (*batch)(void *,
 	return n < 1 ? 1 : n > cap ? cap : (int)n;
 }
 
+/* Two batches of k timed: pair_of their times; false to stop */
+static bool timed_pair(double (*batch)(void *, int), void *arg, int k, double *per, double *spread)
+{
+	double a, b;
+
+	if ((a = batch(arg, k)) < 0 || (b = batch(arg, k)) < 0)
+		return false;
+	pair_of(a, b, k, per, spread);
+	return true;
+}
+
 bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 		   int (*agree)(void *, int), void *arg, struct np_batch_len *out)
 {
 	int cap = r->max_iters > 0 && r->max_iters < MAX_ITERS ? r->max_iters : MAX_ITERS;
 	int k = shortest_batch(r, batch, agree, arg, cap);
 	bool searching = true;
-	double a, b, p = 0, s = 0;
+	double p = 0, s = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!k || (a = batch(arg, k)) < 0 || (b = batch(arg, k)) < 0)
+	if (!k || !timed_pair(batch, arg, k, &p, &s))
 		return false;
-	pair_of(a, b, k, &p, &s);
-	out->last[0] = a;
-	out->last[1] = b;
 	/* every party takes part in each step until none searches, so that
 	 * parties that decide together take the same number of steps */
 	do {
@@ -226,21 +235,28 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 			searching = false; /* unsteady: the budget ends the search */
 			continue;
 		}
-		/* one batch of 2k against the better of k's two: a fall larger
-		 * than the precision and than half the spread of k's pair (the
-		 * better of two is that much below a single batch) */
-		double c = batch(arg, 2 * k), need = s / 2 > r->precision ? s / 2 : r->precision;
-		if (c < 0)
+		/* the better of two batches of 2k against the better of k's:
+		 * where the noise hides a fall, doubling goes on rather than
+		 * stop short (a longer batch is never less steady; the budget
+		 * bounds it) */
+		double p2, s2;
+		int j = 2 * k;
+		if (!timed_pair(batch, arg, j, &p2, &s2))
 			return false;
-		if (1 - c / (2.0 * k) / p > need) {
-			double d = batch(arg, 2 * k);
-			if (d < 0)
+		/* a short batch (few collectives: a slow transport, a large
+		 * size) is also held against 4k, since the few collectives of
+		 * a plateau can hide the fall that a longer batch shows */
+		if (!(1 - p2 / p > r->precision) && k < CONFIRM_BELOW && k <= cap / 4 &&
+		    4.0 * k * p <= r->max_batch) {
+			j = 4 * k;
+			if (!timed_pair(batch, arg, j, &p2, &s2))
 				return false;
-			k *= 2;
-			pair_of(c, d, k, &p, &s);
-			out->last[0] = c;
-			out->last[1] = d;
-			out->doublings++;
+		}
+		if (1 - p2 / p > r->precision) {
+			out->doublings += j == 2 * k ? 1 : 2;
+			k = j;
+			p = p2;
+			s = s2;
 		} else {
 			searching = false;
 			out->steady = true;
@@ -248,20 +264,21 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 	} while (agree_max(agree, arg, searching));
 	out->iters = k;
 	out->t_per = p;
+	out->spread = s;
 	return true;
 }
 
 /* The engine's side of np_batch_find: timed batches of the point, their
  * decisions agreed over sync when groups measure in step; the last three
- * batches kept (length, time, this rank's own time), so that the two the
- * search ended with can be the first samples. */
+ * six batches kept (length, time, this rank's own time), so that the two
+ * the search ended with can be the first samples. */
 struct cal {
 	struct np_meas *m;
 	const struct np_bench *b;
 	double t_start;
 	bool stop;
 	int n;
-	struct { int iters; double t, own; } last[3];
+	struct { int iters; double t, own; } last[6];
 };
 
 static double cal_batch(void *arg, int iters)
@@ -270,7 +287,7 @@ static double cal_batch(void *arg, int iters)
 	double t = 0, el, own = 0;
 
 	timed_batch(c->m, c->b, iters, c->t_start, &t, &el, &c->stop, &own);
-	memmove(&c->last[1], &c->last[0], 2 * sizeof(c->last[0]));
+	memmove(&c->last[1], &c->last[0], 5 * sizeof(c->last[0]));
 	c->last[0].iters = iters;
 	c->last[0].t = t;
 	c->last[0].own = own;
@@ -311,8 +328,13 @@ static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_star
 	}
 	*steady = len.steady;
 	*n = 0;
-	int i = c.last[0].iters == len.iters ? 0 : 1; /* past the 2k tried last */
-	if (!m->synced && c.n >= 3 && c.last[i].iters == len.iters && c.last[i + 1].iters == len.iters) {
+	/* the latest pair of that length: past the pairs of 2k and 4k
+	 * tried last */
+	int i = 0;
+	while (i < 5 && c.last[i].iters != len.iters)
+		i += 2;
+	if (!m->synced && c.n >= i + 2 && i < 5 && c.last[i].iters == len.iters &&
+	    c.last[i + 1].iters == len.iters) {
 		for (int j = i + 1; j >= i; j--) {
 			if (m->own)
 				m->own[*n] = c.last[j].own / len.iters;

@@ -118,14 +118,16 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
  *
  * First the shortest batch that hides a launch: batches of 1, 8, 64, ...
  * iterations until one lasts min_batch / 8, then as many iterations as
- * last min_batch. Then the length doubles while a batch of 2k still lowers
- * the time per collective below a batch of k's by more than `precision`
- * and by more than half the spread of k's two batches (a fall the noise
- * could make is no fall); the first length at which it
- * stops falling is the steady state. Two batches are timed at each length
- * (the better of two, and their spread as the noise), one at the length
- * tried next. A batch of 2k must fit max_batch and max_iters; when it does
- * not, the search ends unsteady at k.
+ * last min_batch. Then the length doubles while batches of 2k still lower
+ * the time per collective below k's by more than `precision`, the better
+ * of two batches at each length against each other (interference only
+ * lengthens a batch); a batch of fewer than 16 collectives is also held
+ * against 4k (a plateau of a few collectives can hide the fall a longer
+ * batch shows). The first length at which it stops falling is the
+ * steady state. Noise that hides a fall lets the doubling go on rather
+ * than stop short: a longer batch is never less steady. A batch of 2k must
+ * fit max_batch and max_iters; when it does not, the search ends unsteady
+ * at k.
  *
  * batch(arg, iters) times one batch and returns its seconds, or a negative
  * value to stop (a signal: np_batch_find returns false). agree(arg, v),
@@ -143,7 +145,7 @@ struct np_batch_len {
 	bool steady;       /* false: max_batch or max_iters ended the search */
 	int doublings;     /* lengths tried past the shortest batch */
 	double t_per;      /* seconds per collective at iters, from the search */
-	double last[2];    /* the two batches timed at iters, in order (seconds) */
+	double spread;     /* the two batches at iters: longer / shorter - 1 */
 };
 
 bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *arg, int iters),

@@ -80,7 +80,8 @@ check_PROGRAMS += tests/bench/mpi_allreduce_loop
 tests_bench_mpi_allreduce_loop_SOURCES = tests/bench/mpi_allreduce_loop.c
 EXTRA_DIST += tests/bench/harness-overhead.sh tests/bench/thread-level.sh tests/bench/isolate-accuracy.sh \
 	tests/bench/speed-vs-nccl-tests.sh tests/bench/compare-rates.sh tests/bench/tune-aa.sh \
-	tests/bench/cache-vs-nccl-tests.sh
+	tests/bench/cache-vs-nccl-tests.sh tests/bench/vnodes-vs-nccl-tests.sh tests/bench/nt-build.sh \
+	tests/bench/vnode_host.c
 include tests/fuzz/local.mk
 
 # Node health (topo): the fake NVML that the tests load in place of

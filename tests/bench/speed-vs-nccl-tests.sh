@@ -58,26 +58,8 @@ die() { echo "speed-vs-nccl-tests: $*" >&2; exit 3; }
 	die "$NP was built without the NCCL backend; configure with --with-cuda (and --with-cuda-arch=90)"
 
 # nccl-tests, built once
-tarball=${NT_TARBALL:-}
-if [ -z "$tarball" ]; then
-	for t in "$src/shared/anchors/nccl-tests-2.19.6.tar.gz" "$src/../shared/anchors/nccl-tests-2.19.6.tar.gz"; do
-		[ -f "$t" ] && tarball=$t && break
-	done
-fi
-ntdir=${NT_DIR:-$out/nccl-tests-2.19.6}
-if [ ! -x "$ntdir/build/all_reduce_perf" ] || [ ! -x "$ntdir/build/alltoall_perf" ]; then
-	[ -n "$tarball" ] && [ -f "$tarball" ] || die "nccl-tests tarball not found; set NT_TARBALL"
-	mkdir -p "$(dirname "$ntdir")" && tar xzf "$tarball" -C "$(dirname "$ntdir")" ||
-		die "cannot unpack $tarball"
-	nccl=
-	[ -n "${NCCL_HOME:-}" ] && nccl="NCCL_HOME=$NCCL_HOME"
-	# shellcheck disable=SC2086
-	make -C "$ntdir" -j"$(nproc)" MPI=1 \
-		MPI_HOME="${MPI_HOME:-/usr/lib/x86_64-linux-gnu/openmpi}" \
-		CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" $nccl \
-		NVCC_GENCODE="${NVCC_GENCODE:--gencode=arch=compute_90,code=sm_90}" \
-		>"$out/nccl-tests-build.log" 2>&1 || die "building nccl-tests failed: see $out/nccl-tests-build.log"
-fi
+. "$here/nt-build.sh"
+nt_build "$out" "$src"
 
 now() { date +%s.%N; }
 

@@ -127,11 +127,12 @@ static void test_converges(void)
 	tap_ok(r.t_min <= r.t_med && r.t_med <= r.t_max, "min <= median <= max");
 	/* calibration: batches of 1, 8, ... until one lasts an eighth of
 	 * the 2 ms batch; 1 ms per iteration: one batch of 1, then 2 per
-	 * batch; two batches of 2 and one of 4, whose time per collective is
-	 * no lower (the steady state); the two of 2 are the first samples */
+	 * batch; two batches of 2, two of 4 and (2 being a short batch) two
+	 * of 8, whose time per collective is no lower (the steady state); the
+	 * two of 2 are the first samples */
 	tap_is_int(r.iters, 2, "--iters auto: 2 iterations fill a 2 ms batch at 1 ms each");
 	tap_is_int(r.steady, 1, "no fall from 2 to 4 iterations: steady");
-	tap_is_int(stub.runs, 1 + 2 + 1 + 4, "1 + 2 + 1 search batches, then 4 runs for 6 samples");
+	tap_is_int(stub.runs, 1 + 2 + 2 + 2 + 4, "1 + 2 + 2 + 2 search batches, then 4 runs for 6 samples");
 	tap_is_int(stub.prepares, 1, "prepare once");
 	tap_is_int(stub.checks, 0, "no check without --check");
 	tap_is_dbl(r.algbw, (double)bench.lay.size / r.t_med / 1e9, 1e-9,
@@ -185,7 +186,7 @@ static void test_budget(void)
 	tap_ok(np_measure(&meas, &bench, &r), "budget: np_measure returns true");
 	tap_is_str(np_stop_str(r.stop), "budget", "5 ms of budget, 2-4 ms samples: stop is budget");
 	/* the search's two batches of 2 (4 and 2 ms) are samples 1 and 2;
-	 * then 2 ms and 4 ms: 6 ms of the 5 */
+	 * then batches of 4 ms and 2 ms: 6 ms of the 5 */
 	tap_is_int(r.samples, 4, "2 samples from the search, 2 more to spend the budget");
 	tap_ok(!r.converged, "budget-bound is not converged");
 	tap_is_int(r.steady, 1, "a batch of 4 no faster than 2's: steady");
@@ -224,6 +225,8 @@ static void test_unsteady(void)
  * seeded generator (interference only lengthens a batch). */
 struct series {
 	double fill, per, noise;
+	double plateau;          /* batches shorter than plateau_len: this much slower */
+	int plateau_len;
 	unsigned long long state;
 	int calls, others;       /* others: steps another party still searches */
 	int others_from;         /* ... from this many batches on (0: from the start) */
@@ -234,7 +237,7 @@ struct series {
 static double series_batch(void *arg, int k)
 {
 	struct series *s = arg;
-	double t = s->fill + k * s->per;
+	double t = s->fill + k * s->per * (k < s->plateau_len ? 1 + s->plateau : 1);
 
 	s->state = s->state * 6364136223846793005ULL + 1442695040888963407ULL;
 	t *= 1 + s->noise * (double)(s->state >> 11) / 9007199254740992.0;
@@ -272,8 +275,8 @@ static void test_batch_rule(void)
 	tap_ok(np_batch_find(&rule, series_batch, NULL, &s, &len), "per-launch cost: found");
 	tap_ok(len.steady && len.doublings == 0, "per-launch cost: steady at the shortest batch");
 	tap_is_int(len.iters, 1334, "per-launch cost: 1334 iterations fill 2 ms at 1.5 us");
-	/* batches of 1, 8, 64, 512; two of 1334, one of 2668 */
-	tap_is_int(s.calls, 4 + 2 + 1, "per-launch cost: 7 batches in all");
+	/* batches of 1, 8, 64, 512; two of 1334, two of 2668 */
+	tap_is_int(s.calls, 4 + 2 + 2, "per-launch cost: 8 batches in all");
 
 	/* one collective already long (a host allreduce of 64 MiB, 45 ms):
 	 * one iteration a batch, as before the search existed */
@@ -292,6 +295,14 @@ static void test_batch_rule(void)
 	tap_ok(excess(&s, len.iters / 2) > 0.01, "fill 3 ms: no longer than needed (half: %.2f%%)",
 	       100 * excess(&s, len.iters / 2));
 	tap_is_dbl(len.t_per, 1e-3 * (1 + excess(&s, len.iters)), 1e-12, "fill 3 ms: t_per is the time at iters");
+
+	/* a plateau: batches of 1 and 2 collectives of 4.5 ms alike, 20% slower
+	 * than 4 or more (two processes time-slicing one GPU's transport were
+	 * seen so): a short batch is held against 4k too */
+	s = (struct series){ .per = 4.5e-3, .plateau = 0.2, .plateau_len = 4, .state = 1 };
+	np_batch_find(&rule, series_batch, NULL, &s, &len);
+	tap_ok(len.steady && len.iters >= 4, "plateau of 1 and 2: steady past it (%d)", len.iters);
+	tap_is_dbl(len.t_per, 4.5e-3, 1e-12, "plateau: the time per collective beyond it");
 
 	/* the same fill with a budget whose batches cannot reach it */
 	rule.max_batch = 0.1;
@@ -321,7 +332,7 @@ static void test_batch_rule(void)
 	s = (struct series){ .per = 1e-3, .state = 1, .others_from = 3, .others_then = 3 };
 	np_batch_find(&rule, series_batch, series_agree, &s, &len);
 	tap_ok(len.steady && len.iters == 2, "agreed: this party's own length (%d)", len.iters);
-	tap_is_int(s.calls, 1 + 2 + 1, "agreed: no batch while the other searches");
+	tap_is_int(s.calls, 1 + 2 + 2 + 2, "agreed: no batch while the other searches");
 	tap_is_int(s.others, -1, "agreed: every step of the other taken part in, then one more");
 }
 
