@@ -20,6 +20,9 @@
 set -u
 
 : "${srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+# the real machines' topology files the project carries (tests/fixtures)
+: "${NP_FIXTURES:=$(cd "$srcdir/tests/fixtures" 2>/dev/null && pwd)}"
+export NP_FIXTURES
 : "${top_builddir:=$(pwd)}"
 NP_BIN=${NP_BIN:-$top_builddir/nccl-probe}
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/np-test.XXXXXX")
@@ -202,5 +205,5 @@ have_nccl_build() { "$NP_BIN" --version 2>/dev/null | grep -q 'nccl backend: yes
 
 need_fixtures() {
 	[ -n "${NP_FIXTURES:-}" ] && [ -d "$NP_FIXTURES/topology" ] ||
-		skip_all "NP_FIXTURES unset or missing (set it to ../shared/fixtures)"
+		skip_all "NP_FIXTURES '$NP_FIXTURES' has no topology/ (unset it: tests/fixtures is the default)"
 }

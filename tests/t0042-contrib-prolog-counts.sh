@@ -13,7 +13,7 @@
 # under slurmd. NP_DRAIN=1 with NP_FAIL_EXIT=0 says the job still runs.
 . "$(dirname "$0")/lib.sh"
 . "$srcdir/tests/fakesys.sh"
-FIX=${NP_FIXTURES:-$srcdir/../shared/fixtures}/topology/hwloc
+FIX=$NP_FIXTURES/topology/hwloc
 P=$srcdir/contrib/slurm/prolog-nccl-probe
 T=$TEST_TMP
 C=$T/prolog.conf

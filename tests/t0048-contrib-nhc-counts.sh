@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v bash >/dev/null || skip_all "bash not found"
 . "$srcdir/tests/fakesys.sh"
-FIX=${NP_FIXTURES:-$srcdir/../shared/fixtures}/topology/hwloc
+FIX=$NP_FIXTURES/topology/hwloc
 N=$srcdir/contrib/nhc/nccl-probe.nhc
 T=$TEST_TMP
 # nhc ARGS: the check as NHC runs it; prints 'die: MESSAGE' / 'log: MESSAGE'

@@ -58,7 +58,8 @@ for t in $targets; do
 	snapshot) cp "$top/tests/fuzz/seed/snapshot/"* "$seeds/" ;;
 	hwloc|nccl)
 		cp "$top/tests/fuzz/seed/$t/"* "$top/tests/fuzz/regress/topo/$t-"*.xml "$seeds/"
-		[ -d "${NP_FIXTURES:-/nonexistent}/topology/$t" ] && cp "$NP_FIXTURES/topology/$t/"*.xml "$seeds/"
+		fx=${NP_FIXTURES:-$top/tests/fixtures}
+		[ -d "$fx/topology/$t" ] && cp "$fx/topology/$t/"*.xml "$seeds/"
 		;;
 	*) echo "error: unknown fuzz target '$t'; use sizes, hwloc, nccl or snapshot" >&2; exit 64 ;;
 	esac

@@ -3,7 +3,7 @@
 # Write the expected outputs of 'nccl-probe topo --input' for every machine
 # file in $NP_FIXTURES/topology/{hwloc,nccl}: NAME.txt (the table) and
 # NAME.json (the JSON, compared structurally without source.file).
-# Usage: NP_FIXTURES=../shared/fixtures tests/topo/golden.sh [NAME.xml...]
+# Usage: tests/topo/golden.sh [NAME.xml...] (NP_FIXTURES: default tests/fixtures)
 # Stops, writing nothing for that file, when the program fails (an exit
 # status other than 0 or 1, or nothing written). The goldens are expected
 # output, not truth (tests/topo/truth/ holds that): review every changed
@@ -11,7 +11,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${NP_BIN:-$here/../../nccl-probe}
-: "${NP_FIXTURES:?set NP_FIXTURES to the fixtures directory (../shared/fixtures)}"
+: "${NP_FIXTURES:=$(cd "$(dirname "$0")/../fixtures" && pwd)}"
 NCCL_PROBE_PCI_IDS=$here/pci.ids
 export NCCL_PROBE_PCI_IDS
 tmp=$(mktemp -d)
