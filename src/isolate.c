@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "isolate_judge.h"
@@ -488,6 +489,8 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 	np_json_arr_end(&j);
 	np_json_str(&j, "fleet", is->j.fleet[0] ? is->j.fleet : NULL);
 	np_json_str(&j, "scale", is->j.scale[0] ? is->j.scale : NULL);
+	np_json_str(&j, "inconclusive", is->j.inconclusive[0] ? is->j.inconclusive : NULL);
+	np_json_uint(&j, "seed", is->j.seed);
 	np_json_arr_begin(&j, "figures");
 	for (int i = 0; i < is->j.nfigs; i++) {
 		const struct np_iso_fig *f = &is->j.figs[i];
@@ -572,6 +575,8 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 		fprintf(out, "# nccl-probe isolate: %d node%s x %d rank%s, all-reduce of %llu B, %s backend\n",
 			is->N, is->N == 1 ? "" : "s", is->L, is->L == 1 ? "" : "s",
 			(unsigned long long)is->size, is->ops->name);
+		fprintf(out, "# partners: a random order, seed %llu (--seed %llu plans the same rounds)\n",
+			(unsigned long long)is->j.seed, (unsigned long long)is->j.seed);
 		fprintf(out, "# %-6s %-6s %-30s %10s %21s %10s %20s\n", "round", "kind", "group", "busbw",
 			"95% interval", "fleet", "x fleet (95%)");
 		for (int i = 0; i < is->j.nfigs; i++) {
@@ -598,8 +603,9 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 	for (int v = 0; v < is->N; v++) {
 		if (is->j.state[v] == NP_NODE_OK)
 			continue;
-		fprintf(out, "bad: node %s: %s: %s\n", is->names[v], np_iso_node_state_why(is->j.state[v]),
-			is->j.evidence[v]);
+		char why[256];
+		np_iso_node_why(&is->j, v, why, sizeof(why));
+		fprintf(out, "bad: node %s: %s: %s\n", is->names[v], why, is->j.evidence[v]);
 		bad++;
 	}
 	for (int i = 0; i < is->j.nlinks; i++, bad++)
@@ -616,6 +622,9 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 	if (bad)
 		fprintf(out, "verdict: %d problem%s found in %d rounds (%.1f s)\n", bad,
 			bad == 1 ? "" : "s", is->j.rounds, wall);
+	else if (is->j.inconclusive[0])
+		fprintf(out, "inconclusive: %s\nverdict: inconclusive, %d node%s, %d rounds (%.1f s): nothing named, nothing cleared\n",
+			is->j.inconclusive, is->N, is->N == 1 ? "" : "s", is->j.rounds, wall);
 	else
 		fprintf(out, "verdict: ok, %d node%s, %d rounds (%.1f s)\n", is->N,
 			is->N == 1 ? "" : "s", is->j.rounds, wall);
@@ -726,6 +735,14 @@ static void iso_start(struct iso *is, struct np_run *run)
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
 	is->j.note = iso_note;
 	is->j.note_arg = is;
+	{
+		/* the random order of partners: --seed, or drawn on rank 0;
+		 * every rank plans with the same one, and the report says it */
+		uint64_t seed = o->seed >= 0 ? (uint64_t)o->seed
+					     : ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) % 2147483647u;
+		MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, run->w.comm);
+		is->j.seed = seed;
+	}
 	if (o->min_busbw > 0)
 		snprintf(is->j.floor_src, sizeof(is->j.floor_src), "--min-busbw");
 	if (is->N < 2)
@@ -774,7 +791,7 @@ static void iso_rounds(struct iso *is, int *part, int *alone)
 				alone[v] = v;
 			run_phase(is, alone, NP_FIG_ALONE, round);
 		}
-		np_iso_plan_matching(is->N, round, part);
+		np_iso_plan_matching_seed(is->N, round, is->j.seed, part);
 		run_phase(is, part, NP_FIG_PAIR, round);
 		if (round == 2) {
 			for (int v = 0; v < is->N; v++)
@@ -829,14 +846,19 @@ static int iso_report(struct iso *is)
 	}
 	if (o->output || o->format == NP_FMT_JSON) {
 		for (int v = 0; v < is->N; v++)
-			if (is->j.state[v] != NP_NODE_OK)
-				np_error("node %s: %s", is->names[v], np_iso_node_state_why(is->j.state[v]));
+			if (is->j.state[v] != NP_NODE_OK) {
+				char why[256];
+				np_iso_node_why(&is->j, v, why, sizeof(why));
+				np_error("node %s: %s", is->names[v], why);
+			}
 		for (int i = 0; i < is->j.nlinks; i++)
 			np_error("link %s-%s is slow", is->names[is->j.links[i].a], is->names[is->j.links[i].b]);
 		if (is->j.fleet[0])
 			np_error("%s", is->j.fleet);
 		if (is->j.scale[0])
 			np_error("%s", is->j.scale);
+		if (is->j.inconclusive[0] && code == NP_EXIT_INCONCLUSIVE)
+			np_error("inconclusive: %s", is->j.inconclusive);
 	}
 	return code;
 }

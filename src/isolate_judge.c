@@ -298,6 +298,91 @@ static void evidence_of(const struct np_iso_judge *j, int v, int p, char *buf, s
 	}
 }
 
+/* The first figure of pair a-b below the fleet, or NULL */
+static const struct np_iso_fig *pair_first_bad(const struct np_iso_judge *j, int a, int b)
+{
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_PAIR && f->bad && ((f->a == a && f->b == b) || (f->a == b && f->b == a)))
+			return f;
+	}
+	return NULL;
+}
+
+/* A link below in some rounds, not named: said at its first figure below */
+static void link_note(struct np_iso_judge *j, const struct np_iso_fig *f, const char *why)
+{
+	int a = f->a, b = f->b, n = count_pair(j, a, b, true, false);
+	char ev[512];
+
+	if (f != pair_first_bad(j, a, b))
+		return;
+	evidence_of(j, a, b, ev, sizeof(ev));
+	judge_note(j, "link %s-%s was below the fleet in %d round%s, %s; not named: %.200s", j->names[a],
+		   j->names[b], n, n == 1 ? "" : "s", why, ev);
+}
+
+/* One figure's words: its ratio to its round's fleet and that ratio's
+ * interval, or its busbw interval against the fleet or floor */
+static void fig_words(const struct np_iso_judge *j, const struct np_iso_fig *f, char *buf, size_t len)
+{
+	const char *who = f->kind == NP_FIG_ALONE ? "alone" : "with";
+
+	if (f->ratio > 0)
+		snprintf(buf, len, "round %d %s%s%s: %.2f [%.2f-%.2f] of its round's fleet", f->round, who,
+			 f->b >= 0 ? " " : "", f->b >= 0 ? j->names[f->b] : "", f->ratio, f->ratio_lo,
+			 f->ratio_hi);
+	else
+		snprintf(buf, len, "round %d %s%s%s: %.3g [%.3g-%.3g] GB/s against %.3g", f->round, who,
+			 f->b >= 0 ? " " : "", f->b >= 0 ? j->names[f->b] : "", f->busbw, f->lo, f->hi,
+			 f->nref ? f->ref : j->floor);
+}
+
+/* With nothing named: a measured node none of whose figures is fine
+ * (each interval holds both a shortfall of min_effect and none) can be
+ * neither named nor cleared, so the verdict is inconclusive, with the
+ * figure that says why. */
+static void find_inconclusive(struct np_iso_judge *j)
+{
+	int n = 0, first = -1;
+	const struct np_iso_fig *why = NULL;
+
+	j->inconclusive[0] = '\0';
+	for (int v = 0; v < j->N; v++)
+		if (j->state[v] != NP_NODE_OK)
+			return;
+	if (j->nlinks || j->fleet[0] || j->scale[0])
+		return;
+	np_iso_index_nodes(j);
+	for (int v = 0; v < j->N; v++) {
+		const struct np_iso_fig *widest = NULL;
+		bool fine = false;
+		NP_ISO_NODE_FIGS(j, v, i) {
+			const struct np_iso_fig *f = &j->figs[i];
+			if (f->kind == NP_FIG_WORLD || (f->a != v && f->b != v) || f->wrong)
+				continue;
+			fine |= f->ok;
+			if (!widest || f->ratio_lo < widest->ratio_lo)
+				widest = f;
+		}
+		if (fine || !widest)
+			continue;
+		if (first < 0) {
+			first = v;
+			why = widest;
+		}
+		n++;
+	}
+	if (first >= 0) {
+		char fw[256];
+		fig_words(j, why, fw, sizeof(fw));
+		snprintf(j->inconclusive, sizeof(j->inconclusive),
+			 "%d node%s could be neither named nor cleared: no figure of %s%s is fine (%s; the interval holds a shortfall of %.0f%%, --min-effect, and none): the fleet's noise cannot support a name; measure again on a quieter fabric or with a longer --budget",
+			 n, n == 1 ? "" : "s", j->names[first], n > 1 ? " and others" : "", fw,
+			 100 * j->min_effect);
+	}
+}
+
 /* Name what the figures prove; returns how many suspects still need a
  * confirmation round. */
 int np_iso_decide(struct np_iso_judge *j, bool final)
@@ -358,11 +443,19 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 			open += !final; /* an end's own network first */
 			continue;
 		}
-		if (count_pair(j, a, b, false, false))
-			continue; /* fine when measured again: a passing disturbance */
+		if (count_pair(j, a, b, false, false)) {
+			/* fine when measured again: a passing disturbance, or a
+			 * fault that comes and goes; said, never dropped */
+			if (final)
+				link_note(j, f, "fine in another: intermittent, or a passing disturbance");
+			continue;
+		}
 		/* below in NP_ISO_CONFIRMS confirmation rounds too, as a node */
 		if (count_pair(j, a, b, true, true) < NP_ISO_CONFIRMS) {
-			open += !final;
+			if (final)
+				link_note(j, f, "not in enough confirmation rounds to name it");
+			else
+				open++;
 			continue;
 		}
 		j->links = realloc(j->links, (size_t)(j->nlinks + 1) * sizeof(*j->links));
@@ -374,25 +467,56 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		j->nlinks++;
 	}
 	free(nv);
+	if (final)
+		find_inconclusive(j);
 	return open;
 }
 
 /* Rounds 1 and 2: node i with i^1, then with its other ring neighbour
  * (odd N: one node sits out, a different one each round). */
-void np_iso_plan_matching(int N, int round, int *part)
+/* splitmix64: the random order's generator, the same on every platform */
+static uint64_t mix(uint64_t *x)
 {
-	int shift = round == 1 ? 0 : 1;
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
 
-	for (int v = 0; v < N; v++)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* order[0..n-1]: a random permutation of order's n entries, from x */
+static void shuffle(int *order, int n, uint64_t x)
+{
+	for (int i = n - 1; i > 0; i--) {
+		int k = (int)(mix(&x) % (uint64_t)(i + 1)), t = order[i];
+		order[i] = order[k];
+		order[k] = t;
+	}
+}
+
+void np_iso_plan_matching_seed(int N, int round, uint64_t seed, int *part)
+{
+	int shift = round == 1 ? 0 : 1, *order = np_iso_xmalloc(((size_t)N + 1) * sizeof(int));
+
+	for (int v = 0; v < N; v++) {
 		part[v] = -1;
+		order[v] = v;
+	}
+	shuffle(order, N, seed);
 	for (int k = 0; 2 * k + 1 < N; k++) {
-		int a = (2 * k + shift) % N, b = (2 * k + 1 + shift) % N;
+		int a = order[(2 * k + shift) % N], b = order[(2 * k + 1 + shift) % N];
 		if (N == 2 && round == 2)
 			break; /* one pair only: measured again in round 2 */
 		part[a] = part[b] = k;
 	}
 	if (N == 2)
 		part[0] = part[1] = 0;
+	free(order);
+}
+
+void np_iso_plan_matching(int N, int round, int *part)
+{
+	np_iso_plan_matching_seed(N, round, 0, part);
 }
 
 /* A confirmation round: each open suspect link measured again, each open
@@ -439,9 +563,11 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
 		/* a new partner, good elsewhere; else the good one it was
 		 * measured with least (not the one whose pair was below again
 		 * and again); else anyone */
+		uint64_t x = j->seed ^ ((uint64_t)j->rounds << 32) ^ (uint64_t)v;
+		int from = j->N > 1 ? (int)(mix(&x) % (uint64_t)(j->N - 1)) : 0;
 		for (int pass = 0, fewest = 0; pass < 3 && best < 0; pass++)
 			for (int k = 1; k < j->N; k++) {
-				int p = (v + k) % j->N, n;
+				int p = (v + 1 + (from + k - 1) % (j->N - 1)) % j->N, n;
 				if (used[p] || p == v)
 					continue;
 				if (pass < 2 && (node_suspect(&nv[p]) || !nv[p].good_pairs))
@@ -462,18 +588,19 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
 			any = true;
 		}
 	}
-	/* the others pair up too: the fleet of this round, measured in the
-	 * same windows as the suspects */
-	for (int v = 0, prev = -1; any && v < j->N; v++) {
-		if (used[v])
-			continue;
-		if (prev < 0) {
-			prev = v;
-			continue;
+	/* the others pair up too, in a random order: the fleet of this
+	 * round, measured in the same windows as the suspects */
+	if (any) {
+		int *rest = np_iso_xmalloc(((size_t)j->N + 1) * sizeof(int)), n = 0;
+		for (int v = 0; v < j->N; v++)
+			if (!used[v])
+				rest[n++] = v;
+		shuffle(rest, n, j->seed ^ 0x5eedULL ^ ((uint64_t)j->rounds << 40));
+		for (int k = 0; k + 1 < n; k += 2) {
+			part[rest[k]] = part[rest[k + 1]] = g++;
+			used[rest[k]] = used[rest[k + 1]] = true;
 		}
-		part[prev] = part[v] = g++;
-		used[prev] = used[v] = true;
-		prev = -1;
+		free(rest);
 	}
 	free(nv);
 	free(used);
@@ -537,7 +664,7 @@ const char *np_iso_node_state_why(enum np_iso_node_state s)
 	switch (s) {
 	case NP_NODE_OK: return "";
 	case NP_NODE_BAD_INSIDE: return "slow inside the node (its GPUs, NVLink, PCIe or CPU)";
-	case NP_NODE_BAD_NETWORK: return "fine alone but slow with every partner: its NICs, cables or switch port";
+	case NP_NODE_BAD_NETWORK: return "slow with partners that are fine with others: its network (np_iso_node_why says what its figures show)";
 	case NP_NODE_BAD_DATA: return "computes wrong data";
 	}
 	return "unknown";
@@ -551,7 +678,31 @@ int np_iso_exit_code(const struct np_iso_judge *j)
 		data |= j->state[v] == NP_NODE_BAD_DATA;
 		any |= j->state[v] != NP_NODE_OK;
 	}
-	return data ? NP_EXIT_WRONG : any ? NP_EXIT_VERDICT : NP_EXIT_OK;
+	return data ? NP_EXIT_WRONG : any ? NP_EXIT_VERDICT : j->inconclusive[0] ? NP_EXIT_INCONCLUSIVE : NP_EXIT_OK;
+}
+
+void np_iso_node_why(const struct np_iso_judge *j, int v, char *buf, size_t len)
+{
+	int alone = 0, alone_ok = 0;
+
+	buf[0] = '\0';
+	if (v < 0 || v >= j->N || j->state[v] == NP_NODE_OK)
+		return;
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_ALONE && f->a == v) {
+			alone++;
+			alone_ok += f->ok;
+		}
+	}
+	if (j->state[v] != NP_NODE_BAD_NETWORK)
+		snprintf(buf, len, "%s", np_iso_node_state_why(j->state[v]));
+	else if (alone_ok)
+		snprintf(buf, len, "fine alone but slow with partners that are fine with others: its NICs, cables or switch port");
+	else if (alone)
+		snprintf(buf, len, "slow with partners that are fine with others, and not clearly fine alone: its NICs, cables or switch port, or the node itself");
+	else
+		snprintf(buf, len, "slow with partners that are fine with others (never measured alone: one rank per node): the node, its NICs, cables or switch port");
 }
 
 double np_iso_floor_of_run(const struct np_iso_judge *j)

@@ -8,14 +8,17 @@
  *
  *     struct np_iso_judge j;
  *     np_iso_judge_init(&j, N, L, names, min_effect, floor, world_floor);
- *     for round 1, 2: np_iso_plan_matching(N, round, part), measure the
+ *     j.seed = the run's seed (0 by default: a fixed random order)
+ *     for round 1, 2: np_iso_plan_matching_seed(N, round, j.seed, part), measure the
  *         pairs (and with L > 1 every node alone in round 1, the whole
  *         world in round 2), np_iso_fig_add() each figure; j.rounds = round
  *     while (extra < NP_ISO_MAX_CONFIRM && np_iso_decide(&j, false) > 0 &&
  *            np_iso_plan_confirm(&j, part, alone))
  *         measure part (and alone), add the figures, j.rounds++
  *     np_iso_decide(&j, true); np_iso_judge_fleet(&j);
- *     j.state[], j.links, j.fleet, j.scale, np_iso_exit_code(&j)
+ *     j.state[], j.links, j.fleet, j.scale, j.inconclusive, np_iso_exit_code(&j)
+ *     (np_iso_node_why(&j, v, ...) says why node v was named, in words
+ *     that its own figures support)
  *     np_iso_judge_release(&j);
  *
  * A figure's batch times t[] pair it with the other groups of its round
@@ -29,6 +32,7 @@
 #define NP_ISOLATE_JUDGE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define NP_ISO_NAMELEN 80    /* a node's name, with its terminating NUL */
@@ -101,6 +105,16 @@ struct np_iso_judge {
 	int nlinks;
 	char fleet[512];       /* a finding about every node, "" none */
 	char scale[512];       /* a finding about the whole world, "" none */
+	/* with nothing named (np_iso_decide with final): why the figures
+	 * can neither name a node nor clear it, "" when they clear every
+	 * node (np_iso_exit_code: NP_EXIT_INCONCLUSIVE) */
+	char inconclusive[512];
+	/* the run's seed: the random order behind every matching and every
+	 * confirmation partner, so that partners never follow node order
+	 * (where node numbers follow leaf switches, pairs of neighbours would
+	 * all be same-leaf pairs); 0 after np_iso_judge_init, which is a
+	 * random order too. Report it: the same seed plans the same rounds */
+	uint64_t seed;
 	/* what was seen but not named (np_iso_decide with final), or NULL */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
@@ -149,22 +163,32 @@ void np_iso_judge_figs(struct np_iso_judge *j);
  * Returns how many suspects a confirmation round could still settle;
  * with final, those become notes instead. */
 int np_iso_decide(struct np_iso_judge *j, bool final);
-/* Rounds 1 and 2: part[v] = node v's pair (-1: sits out): node i with i^1,
- * then with its other ring neighbour (odd N: one node sits out, another
- * each round; N = 2: the one pair in both). */
+/* Rounds 1 and 2: part[v] = node v's pair (-1: sits out), from one
+ * random order of the nodes drawn from seed: round 1 pairs its places
+ * 2k and 2k+1, round 2 its places 2k+1 and 2k+2 (a ring), so every node
+ * has two partners that node numbers do not choose (odd N: one node sits
+ * out, another each round; N = 2: the one pair in both). */
+void np_iso_plan_matching_seed(int N, int round, uint64_t seed, int *part);
+/* The same with seed 0 (before seeds, this paired node i with i^1, then
+ * with i's other neighbour in node order). */
 void np_iso_plan_matching(int N, int round, int *part);
 /* A confirmation round: each suspect link measured again, each suspect
  * node with a new partner that is fine elsewhere (else the fine one it had
- * least, else anyone), and with L > 1 every node alone; the rest paired
- * as their fleet. part[v] and alone[v] as above. Returns whether anything
+ * least, else anyone), looked for from a random place (j->seed and the
+ * round), and with L > 1 every node alone; the rest paired at random as
+ * their fleet. part[v] and alone[v] as above. Returns whether anything
  * is to be measured. */
 bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone);
 /* The whole fleet below the floor (j->fleet), and the world figure judged
  * against world_floor only (j->scale): the whole world's busbw differs
  * from a pair's by the fabric's shape, not by a fixed factor. */
 void np_iso_judge_fleet(struct np_iso_judge *j);
-/* 2 when a node computes wrong data, 1 when anything is named, else 0. */
+/* 2 when a node computes wrong data, 1 when anything is named, else 6
+ * when j->inconclusive says why nothing could be cleared, else 0. */
 int np_iso_exit_code(const struct np_iso_judge *j);
+/* Why node v was named, in words its figures support: "fine alone" only
+ * where it was measured alone and fine; "" for a node not named. */
+void np_iso_node_why(const struct np_iso_judge *j, int v, char *buf, size_t len);
 /* The floor a later run may take as its --baseline: the lowest interval
  * end of the pairs not below, less min_effect (0 without such pairs). */
 double np_iso_floor_of_run(const struct np_iso_judge *j);

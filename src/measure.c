@@ -455,15 +455,19 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 
 void np_measure_idle(struct np_meas *m)
 {
-	int done, d[2];
+	int more, d[2];
 
 	if (!m->synced || m->o->iters)
 		return; /* fixed batches agree on nothing over sync */
-	/* the batch length: each step ends when every group is done */
-	do {
-		done = 1;
-		MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MIN, m->sync);
-	} while (!done);
+	/* the batch length: np_batch_find's agreements (cal_agree), as a
+	 * party that has nothing more to time: the shortest batch's, then
+	 * the steady state's, each until no group goes on */
+	for (int phase = 0; phase < 2; phase++) {
+		do {
+			more = 0;
+			MPI_Allreduce(MPI_IN_PLACE, &more, 1, MPI_INT, MPI_MAX, m->sync);
+		} while (more);
+	}
 	/* the samples: until no group goes on, or the budget ends */
 	do {
 		turn_slots(m, 0, m->turns);

@@ -112,6 +112,7 @@ const struct np_option np_options[] = {
 	OPT_FLAG("recommend", 0, TP, recommend, "print only export lines, safe to eval, each with its reason"),
 	OPT_INT("root", 'r', "RANK", SW | TU, root, 0, INT_MAX, "root rank of broadcast, reduce, gather and scatter (default 0)"),
 	OPT_INT("samples", 0, "N", SW | TU, samples, 1, 1000000, "samples per size with a fixed --iters (default 5)"),
+	OPT_INT("seed", 0, "N", IS, seed, 0, INT_MAX, "the random order of partners (default: drawn, and reported)"),
 	OPT_CALLBACK("size", 0, "SIZE", IS, opt_size, "message size of each measurement (default 64M; 1M on host memory)"),
 	OPT_CALLBACK("stepbytes", 'i', "SIZE", SW | TU, opt_stepbytes, "grow sizes by adding SIZE (not with -f)"),
 	OPT_CALLBACK("stepfactor", 'f', "F", SW | TU, opt_stepfactor, "grow sizes by multiplying by F (> 1; not with -i)"),

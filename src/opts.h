@@ -76,6 +76,7 @@ struct np_opts {
 	/* isolate */
 	uint64_t size;             /* --size, 0 = the default */
 	double min_effect;         /* fraction below the fleet worth naming */
+	int seed;                  /* --seed: the random order of partners; -1 = drawn */
 	const char *baseline;      /* --baseline FILE or NULL */
 	/* topo */
 	const char *input;         /* --input FILE */

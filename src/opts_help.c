@@ -133,5 +133,6 @@ void np_opts_usage(FILE *f, unsigned cmd)
 			   "that cannot be compared.\n");
 	if (cmd == NP_CMD_ISOLATE)
 		fprintf(f, "\nexit status: 0 every node and link good, 1 a node, link or the fleet\n"
-			   "named, 2 a node computes wrong data, 3 runtime error, 4 timeout, 64 usage.\n");
+			   "named, 2 a node computes wrong data, 3 runtime error, 4 timeout,\n"
+			   "6 inconclusive (nothing named, some node not cleared), 64 usage.\n");
 }

@@ -66,6 +66,7 @@ void np_opts_defaults(struct np_opts *o, unsigned cmd)
 	o->format = NP_FMT_TABLE;
 	o->fail_on = 2; /* NP_SEV_ERROR */
 	o->min_effect = 0.05;
+	o->seed = -1;
 	o->min_change = 0.05;
 	if (cmd == NP_CMD_ISOLATE)
 		o->budget = 1.0;

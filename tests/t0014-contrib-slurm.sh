@@ -108,13 +108,15 @@ exec "$V" --nccl-probe "$NP_BIN" --virtual 4 --ppn 1 --backend mpi --json "$T/v.
 EOF
 chmod +x "$T/job.sh"
 sb() { timeout 300 sbatch --wait -N1 -n4 -O -o "$T/job.out" "$@" "$T/job.sh" >/dev/null; }
-expect_verdict 0 "validate inside sbatch: 4 healthy virtual nodes, exit 0" sb
+TEST_REPORT=$T/v.json
+expect_unnamed "validate inside sbatch: 4 healthy virtual nodes, nobody named" sb
 cp "$T/job.out" "$TEST_OUT"
 expect_grep "launcher srun${pmix:+ --mpi=pmix}," "$TEST_OUT" "  launched with srun${pmix:+ --mpi=pmix}"
 expect_grep '^validate: \[1/2\] topo on this host' "$TEST_OUT" "  topo ran through srun"
 # 2 rounds, or up to 4 more when noise puts a healthy figure below the
-# fleet and confirmation rounds clear it
-judged_grep '^verdict: ok, 4 nodes, [2-6] rounds' "$TEST_OUT" "  the verdict"
+# fleet and confirmation rounds clear it (inconclusive, exit 6, where this
+# host's noise cannot clear a node)
+judged_grep '^verdict: (ok|inconclusive), 4 nodes, [2-6] rounds' "$TEST_OUT" "  the verdict"
 grep -q "^nccl-probe prolog: $node: ok" "$T/prolog.log"
 ok $? "  the prolog ran before the job and passed" || sed 's/^/#   /' "$T/prolog.log"
 

@@ -44,12 +44,12 @@ expect_success "sweep with the user's NCCL_DEBUG=WARN: runs" env NCCL_DEBUG=WARN
 	sh -c 'log=$1; shift; rm -f "$log"; mpirun -np 2 --oversubscribe --bind-to none -x LD_PRELOAD="$0" -x ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" -x NP_TEST_ENV_LOG="$log" -x NCCL_DEBUG "$@"' \
 	"$WIT" "$TEST_TMP/user.log" "$NP_BIN" --backend mpi --sweep 1K --iters 2 --samples 2
 expect_success "  the user's NCCL_DEBUG is left as it is" check "$TEST_TMP/user.log" WARN
-# isolate's verdict (0, or 1 when the noise of a loaded machine looks like a
-# bad node) is not what is tested here
+# isolate's verdict (0, 1 when the noise of a loaded machine looks like a
+# bad node, or 6 when it cannot clear one) is not what is tested here
 witnessed "$TEST_TMP/isolate.log" isolate --backend mpi --ranks-per-node 1 --size 16K --budget 0.2 \
 	--min-effect 50 >"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
-[ "$rc" -le 1 ]
+[ "$rc" -le 1 ] || [ "$rc" -eq 6 ]
 ok $? "isolate: runs (exit $rc)"
 expect_success "  MPI_Init_thread at FUNNELED, NCCL's log set before it" check "$TEST_TMP/isolate.log" INFO
 

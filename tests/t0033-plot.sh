@@ -230,11 +230,11 @@ expect_success "--help" plot --help
 expect_grep '^  nccl-probe-plot \[-o FILE\]' "$TEST_OUT" "  the usage"
 # fleet pictures: an isolate report of 8 virtual nodes with a slow link
 # planted between nodes 5 and 6, a validate report of 4, a topo fleet
-# (the picture is tested, not isolate's verdict: exit 0 or 1 alike)
+# (the picture is tested, not isolate's verdict: exit 0, 1 or 6 alike)
 env NCCL_PROBE_TEST_SLOW=5:20000:link=6 mpirun -np 8 --oversubscribe --bind-to none "$NP_BIN" isolate \
 	--ranks-per-node 1 --format json --output "$TEST_TMP/iso.json" >"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
-[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || [ "$rc" -eq 6 ]
 ok $? "isolate with a slow link (vnode5-vnode6) wrote its report (exit $rc)"
 if [ -s "$TEST_TMP/iso.json" ]; then
 	# the link planted is named on a quiet host; so that the drawing of a

@@ -244,9 +244,9 @@ static void plant(struct sim *s)
 		s->nbad = 2;
 		break;
 	case F_LINK:
-		/* a pair of round 1 (2k, 2k+1), or of round 2 (2k+1, 2k+2) */
-		s->la = below(s, s->N - 1);
-		s->lb = s->la + 1;
+		/* on a pair that a round measures: chosen in one_run, once the
+		 * run's seed has planned its rounds (a link between two nodes is
+		 * seen only where a round pairs them) */
 		break;
 	}
 }
@@ -278,13 +278,24 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 		fprintf(stderr, "isolate-sim: out of memory\n");
 		exit(3);
 	}
+	j.seed = next_u64(s); /* each run its own random order of partners, as isolate draws */
+	if (s->fault == F_LINK) {
+		/* a pair of round 1 or of round 2 */
+		np_iso_plan_matching_seed(s->N, 1 + below(s, 2), j.seed, part);
+		do
+			s->la = below(s, s->N);
+		while (part[s->la] < 0);
+		for (int v = 0; v < s->N; v++)
+			if (v != s->la && part[v] == part[s->la])
+				s->lb = v;
+	}
 	for (int round = 1; round <= 2; round++) {
 		if (round == 1 && s->L > 1) {
 			for (int v = 0; v < s->N; v++)
 				alone[v] = v;
 			run_phase(s, &j, alone, first, NP_FIG_ALONE, round);
 		}
-		np_iso_plan_matching(s->N, round, part);
+		np_iso_plan_matching_seed(s->N, round, j.seed, part);
 		run_phase(s, &j, part, first, NP_FIG_PAIR, round);
 		if (round == 2) {
 			struct np_iso_fig f;

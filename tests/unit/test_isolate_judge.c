@@ -66,21 +66,83 @@ static void setup(struct np_iso_judge *j, int N, int L, double floor, double wor
 
 /* ---- the rules, one by one ------------------------------------------------ */
 
+/* part[] is a matching: groups of exactly two; returns the nodes that sit out */
+static int check_matching(const int *part, int N, bool *ok)
+{
+	int out = 0;
+
+	for (int v = 0; v < N; v++) {
+		int n = 0;
+		if (part[v] < 0) {
+			out++;
+			continue;
+		}
+		for (int u = 0; u < N; u++)
+			n += part[u] == part[v];
+		*ok = *ok && n == 2;
+	}
+	return out;
+}
+
+static int partner(const int *part, int N, int v)
+{
+	for (int u = 0; u < N && part[v] >= 0; u++)
+		if (u != v && part[u] == part[v])
+			return u;
+	return -1;
+}
+
 static void test_plan_matching(void)
 {
-	int p[5];
+	static const int sizes[] = { 4, 5, 8, 64, 65, 257 };
+	int p1[257], p2[257], q[257];
+	bool ok = true, two = true, det = true, alike = true;
 
-	np_iso_plan_matching(4, 1, p);
-	tap_ok(p[0] == p[1] && p[2] == p[3] && p[0] != p[2] && p[0] >= 0 && p[2] >= 0,
-	       "round 1 of 4 nodes: pairs 0-1 and 2-3");
-	np_iso_plan_matching(4, 2, p);
-	tap_ok(p[1] == p[2] && p[3] == p[0] && p[1] != p[3], "round 2 of 4 nodes: pairs 1-2 and 3-0");
-	np_iso_plan_matching(5, 1, p);
-	tap_ok(p[0] == p[1] && p[2] == p[3] && p[4] == -1, "round 1 of 5 nodes: node 4 sits out");
-	np_iso_plan_matching(5, 2, p);
-	tap_ok(p[1] == p[2] && p[3] == p[4] && p[0] == -1, "round 2 of 5 nodes: node 0 sits out");
-	np_iso_plan_matching(2, 2, p);
-	tap_ok(p[0] == 0 && p[1] == 0, "2 nodes: the one pair again in round 2");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int N = sizes[i];
+		for (uint64_t seed = 0; seed < 5; seed++) {
+			np_iso_plan_matching_seed(N, 1, seed, p1);
+			np_iso_plan_matching_seed(N, 2, seed, p2);
+			int o1 = check_matching(p1, N, &ok), o2 = check_matching(p2, N, &ok);
+			ok = ok && o1 == N % 2 && o2 == N % 2;
+			for (int v = 0; v < N; v++) {
+				int a = partner(p1, N, v), b = partner(p2, N, v);
+				/* two partners: never the same one twice, never left out twice */
+				two = two && !(a >= 0 && a == b) && !(a < 0 && b < 0);
+			}
+			np_iso_plan_matching_seed(N, 1, seed, q);
+			det = det && !memcmp(p1, q, (size_t)N * sizeof(int));
+			np_iso_plan_matching_seed(N, 1, seed + 1000, q);
+			for (int v = 0; v < N; v++)
+				alike = alike && partner(q, N, v) == partner(p1, N, v);
+		}
+	}
+	tap_ok(ok, "rounds 1 and 2: pairs, and N mod 2 nodes sit out, at 4 to 257 nodes");
+	tap_ok(two, "every node has two partners in rounds 1 and 2 (one sits out at most once)");
+	tap_ok(det, "the same seed plans the same pairs");
+	tap_ok(!alike, "another seed plans other pairs");
+	np_iso_plan_matching(64, 1, p1);
+	np_iso_plan_matching_seed(64, 1, 0, q);
+	tap_ok(!memcmp(p1, q, 64 * sizeof(int)), "np_iso_plan_matching is seed 0");
+	np_iso_plan_matching(2, 2, p1);
+	tap_ok(p1[0] == 0 && p1[1] == 0, "2 nodes: the one pair again in round 2");
+
+	/* node numbers that follow leaf switches of 32: the pairs do not
+	 * (node order made every round-1 pair a same-leaf pair) */
+	int same = 0, pairs = 0;
+	for (uint64_t seed = 1; seed <= 20; seed++)
+		for (int round = 1; round <= 2; round++) {
+			np_iso_plan_matching_seed(256, round, seed, p1);
+			for (int v = 0; v < 256; v++) {
+				int u = partner(p1, 256, v);
+				if (u > v) {
+					pairs++;
+					same += u / 32 == v / 32;
+				}
+			}
+		}
+	tap_ok(same * 100 < pairs * 20, "leaves of 32 in node order: %d of %d pairs same-leaf (random: 12%%)",
+	       same, pairs);
 }
 
 /* The paired rule: below its round's fleet by more than min_effect, and
@@ -304,6 +366,27 @@ static void test_run_network(void)
 	tap_ok(strstr(j.evidence[3], "with n") != NULL, "its evidence lists its partners: '%.60s'",
 	       j.evidence[3]);
 	tap_is_int(np_iso_exit_code(&j), 1, "exit 1");
+	{
+		char why[256];
+		np_iso_node_why(&j, 3, why, sizeof(why));
+		tap_ok(strstr(why, "never measured alone") && !strstr(why, "fine alone"),
+		       "one rank per node: never 'fine alone', it was never measured alone: '%.60s'", why);
+		np_iso_node_why(&j, 0, why, sizeof(why));
+		tap_is_str(why, "", "a node not named has no why");
+	}
+	np_iso_judge_release(&j);
+
+	/* two ranks per node: measured alone, and fine there */
+	truth_init(&t);
+	t.net[3] = 50;
+	setup(&j, 4, 2, 0, 0);
+	run(&j, &t);
+	{
+		char why[256];
+		np_iso_node_why(&j, 3, why, sizeof(why));
+		tap_ok(j.state[3] == NP_NODE_BAD_NETWORK && strstr(why, "fine alone"),
+		       "two ranks per node, fine alone: 'fine alone' ('%.50s')", why);
+	}
 	np_iso_judge_release(&j);
 
 	/* the same figures without a confirmation round: not named, a note */
@@ -444,11 +527,91 @@ static void test_run_fleet_scale(void)
 	np_iso_judge_release(&j);
 }
 
+/* A figure whose batches alternate between times t0 and t1 */
+static void add_fig2(struct np_iso_judge *j, int round, int a, int b, double t0, double t1)
+{
+	struct np_iso_fig f;
+
+	memset(&f, 0, sizeof(f));
+	f.round = round;
+	f.kind = NP_FIG_PAIR;
+	f.a = a;
+	f.b = b;
+	f.busbw = 2 / (t0 + t1);
+	f.lo = 1 / (t0 > t1 ? t0 : t1);
+	f.hi = 1 / (t0 < t1 ? t0 : t1);
+	f.samples = f.nt = NT;
+	f.t = malloc(NT * sizeof(double));
+	for (int k = 0; k < NT; k++)
+		f.t[k] = k % 2 ? t1 : t0;
+	np_iso_fig_add(j, &f);
+}
+
+/* Figures neither below nor fine: nothing named, and no ok either */
+static void test_inconclusive(void)
+{
+	struct np_iso_judge j;
+
+	setup(&j, 8, 1, 0, 0);
+	add_fig2(&j, 1, 0, 1, 0.01, 0.01);
+	add_fig2(&j, 1, 2, 3, 0.01, 0.01);
+	add_fig2(&j, 1, 4, 5, 0.01, 0.01);
+	add_fig2(&j, 1, 6, 7, 0.01, 0.04); /* 4x slow in half its batches */
+	add_fig2(&j, 2, 1, 2, 0.01, 0.01);
+	add_fig2(&j, 2, 3, 4, 0.01, 0.01);
+	add_fig2(&j, 2, 5, 6, 0.01, 0.04);
+	add_fig2(&j, 2, 7, 0, 0.01, 0.04);
+	j.rounds = 2;
+	np_iso_decide(&j, true);
+	np_iso_judge_fleet(&j);
+	tap_is_int(named(&j) + j.nlinks, 0, "intervals from 0.25 to 1 of the fleet: nobody named");
+	tap_ok(j.inconclusive[0] != '\0', "... and not cleared: '%.90s'", j.inconclusive);
+	tap_ok(strstr(j.inconclusive, "2 nodes could be neither named nor cleared") &&
+		       strstr(j.inconclusive, "n6"),
+	       "the inconclusive finding counts and names them");
+	tap_is_int(np_iso_exit_code(&j), 6, "exit 6, inconclusive: not 0, not a name");
+	np_iso_judge_release(&j);
+
+	/* the same fleet with every figure tight: cleared, exit 0 */
+	setup(&j, 8, 1, 0, 0);
+	for (int round = 1; round <= 2; round++)
+		for (int v = round - 1; v < 8 + round - 1; v += 2)
+			add_fig2(&j, round, v % 8, (v + 1) % 8, 0.01, v % 3 ? 0.0101 : 0.01);
+	j.rounds = 2;
+	np_iso_decide(&j, true);
+	tap_ok(!j.inconclusive[0] && np_iso_exit_code(&j) == 0, "tight figures: cleared, exit 0 ('%.60s')",
+	       j.inconclusive);
+	np_iso_judge_release(&j);
+}
+
+/* A link below in round 1, fine when measured again: not named, said */
+static void test_link_intermittent(void)
+{
+	struct np_iso_judge j;
+
+	setup(&j, 4, 1, 0, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 0, 1, 50, 0);
+	add_fig(&j, 1, NP_FIG_PAIR, 2, 3, 100, 0);
+	add_fig(&j, 2, NP_FIG_PAIR, 1, 2, 100, 0);
+	add_fig(&j, 2, NP_FIG_PAIR, 3, 0, 100, 0);
+	add_fig(&j, 3, NP_FIG_PAIR, 0, 1, 100, 0);
+	add_fig(&j, 3, NP_FIG_PAIR, 2, 3, 100, 0);
+	j.rounds = 3;
+	np_iso_decide(&j, true);
+	tap_is_int(j.nlinks, 0, "below in round 1, fine in round 3: no link named");
+	tap_ok(nnotes >= 1 && strstr(last_note, "link n0-n1 was below the fleet in 1 round") &&
+		       strstr(last_note, "intermittent"),
+	       "but said, as intermittent: '%.80s'", last_note);
+	np_iso_judge_release(&j);
+}
+
 int main(void)
 {
 	test_plan_matching();
 	test_paired_rule();
 	test_unpaired_rule();
+	test_inconclusive();
+	test_link_intermittent();
 	test_run_good();
 	test_run_network();
 	test_run_inside();
