@@ -5,6 +5,7 @@
  * src/isolate_fleet.c. */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,18 +325,19 @@ static void link_note(struct np_iso_judge *j, const struct np_iso_fig *f, const 
 
 /* One figure's words: its ratio to its round's fleet and that ratio's
  * interval, or its busbw interval against the fleet or floor */
-static void fig_words(const struct np_iso_judge *j, const struct np_iso_fig *f, char *buf, size_t len)
+static void fig_words(const struct np_iso_judge *j, int v, const struct np_iso_fig *f, char *buf,
+		      size_t len)
 {
-	const char *who = f->kind == NP_FIG_ALONE ? "alone" : "with";
+	int p = f->a == v ? f->b : f->a;
+	const char *who = f->kind == NP_FIG_ALONE ? "alone" : "with ";
+	const char *pn = f->kind == NP_FIG_ALONE || p < 0 ? "" : j->names[p];
 
 	if (f->ratio > 0)
-		snprintf(buf, len, "round %d %s%s%s: %.2f [%.2f-%.2f] of its round's fleet", f->round, who,
-			 f->b >= 0 ? " " : "", f->b >= 0 ? j->names[f->b] : "", f->ratio, f->ratio_lo,
-			 f->ratio_hi);
+		snprintf(buf, len, "round %d %s%s: %.2f [%.2f-%.2f] of its round's fleet", f->round, who, pn,
+			 f->ratio, f->ratio_lo, f->ratio_hi);
 	else
-		snprintf(buf, len, "round %d %s%s%s: %.3g [%.3g-%.3g] GB/s against %.3g", f->round, who,
-			 f->b >= 0 ? " " : "", f->b >= 0 ? j->names[f->b] : "", f->busbw, f->lo, f->hi,
-			 f->nref ? f->ref : j->floor);
+		snprintf(buf, len, "round %d %s%s: %.3g [%.3g-%.3g] GB/s against %.3g", f->round, who, pn,
+			 f->busbw, f->lo, f->hi, f->nref ? f->ref : j->floor);
 }
 
 /* With nothing named: a measured node none of whose figures is fine
@@ -353,6 +355,10 @@ static void find_inconclusive(struct np_iso_judge *j)
 			return;
 	if (j->nlinks || j->fleet[0] || j->scale[0])
 		return;
+	if (j->chance[0]) {
+		snprintf(j->inconclusive, sizeof(j->inconclusive), "%s", j->chance);
+		return;
+	}
 	np_iso_index_nodes(j);
 	for (int v = 0; v < j->N; v++) {
 		const struct np_iso_fig *widest = NULL;
@@ -375,12 +381,60 @@ static void find_inconclusive(struct np_iso_judge *j)
 	}
 	if (first >= 0) {
 		char fw[256];
-		fig_words(j, why, fw, sizeof(fw));
+		fig_words(j, first, why, fw, sizeof(fw));
 		snprintf(j->inconclusive, sizeof(j->inconclusive),
 			 "%d node%s could be neither named nor cleared: no figure of %s%s is fine (%s; the interval holds a shortfall of %.0f%%, --min-effect, and none): the fleet's noise cannot support a name; measure again on a quieter fabric or with a longer --budget",
 			 n, n == 1 ? "" : "s", j->names[first], n > 1 ? " and others" : "", fw,
 			 100 * j->min_effect);
 	}
+}
+
+/* The fleet's own false-below rate: of the pair figures that nothing
+ * named explains (neither end named, not a named link), the share below
+ * its fleet. A node is named after 1 + NP_ISO_CONFIRMS figures below, so
+ * at that rate about N q^(1 + NP_ISO_CONFIRMS) healthy nodes a run come
+ * out so by chance (where the noise is the host's or the fabric's, not a
+ * node's: another job's load, congestion that moves). Where that is not
+ * below NP_ISO_ALPHA, the names for slowness cannot be supported: they
+ * become notes and the verdict inconclusive (wrong data stays named: its
+ * evidence is exact). */
+static void fleet_chance(struct np_iso_judge *j)
+{
+	int n = 0, below = 0, slow = 0, names;
+	double q, chance;
+
+	j->chance[0] = '\0';
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind != NP_FIG_PAIR || f->wrong || j->state[f->a] != NP_NODE_OK ||
+		    j->state[f->b] != NP_NODE_OK || link_named(j, f->a, f->b))
+			continue;
+		n++;
+		below += f->bad;
+	}
+	for (int v = 0; v < j->N; v++)
+		slow += j->state[v] == NP_NODE_BAD_INSIDE || j->state[v] == NP_NODE_BAD_NETWORK;
+	if (!n || (!slow && !j->nlinks))
+		return;
+	q = (double)below / n;
+	chance = j->N * pow(q, 1 + NP_ISO_CONFIRMS);
+	if (chance < NP_ISO_ALPHA)
+		return;
+	names = slow + j->nlinks;
+	for (int v = 0; v < j->N; v++)
+		if (j->state[v] == NP_NODE_BAD_INSIDE || j->state[v] == NP_NODE_BAD_NETWORK) {
+			judge_note(j, "node %s came out %s, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
+				   j->names[v], np_iso_node_state_str(j->state[v]), below, n, j->evidence[v]);
+			j->state[v] = NP_NODE_OK;
+			j->evidence[v][0] = '\0';
+		}
+	for (int i = 0; i < j->nlinks; i++)
+		judge_note(j, "link %s-%s came out slow, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
+			   j->names[j->links[i].a], j->names[j->links[i].b], below, n, j->links[i].why);
+	j->nlinks = 0;
+	snprintf(j->chance, sizeof(j->chance),
+		 "the fleet's own pairs, which nothing named explains, were below their fleet in %d of %d figures (%.0f%%): at that rate about %.2f healthy nodes a run come out below in %d rounds by chance, so %d name%s could not be supported",
+		 below, n, 100 * q, chance, 1 + NP_ISO_CONFIRMS, names, names == 1 ? "" : "s");
 }
 
 /* Name what the figures prove; returns how many suspects still need a
@@ -467,8 +521,10 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		j->nlinks++;
 	}
 	free(nv);
-	if (final)
+	if (final) {
+		fleet_chance(j);
 		find_inconclusive(j);
+	}
 	return open;
 }
 

@@ -109,6 +109,8 @@ struct np_iso_judge {
 	 * can neither name a node nor clear it, "" when they clear every
 	 * node (np_iso_exit_code: NP_EXIT_INCONCLUSIVE) */
 	char inconclusive[512];
+	/* (the judge's own) why names found were not supported, "" none */
+	char chance[400];
 	/* the run's seed: the random order behind every matching and every
 	 * confirmation partner, so that partners never follow node order
 	 * (where node numbers follow leaf switches, pairs of neighbours would

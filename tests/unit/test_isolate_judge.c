@@ -605,12 +605,54 @@ static void test_link_intermittent(void)
 	np_iso_judge_release(&j);
 }
 
+/* A node below in four rounds with four partners fine elsewhere: named on
+ * a quiet fleet; on a fleet whose own pairs are below a third of the time
+ * (another job's load), not supported: a note, and inconclusive */
+static void fleet_with(struct np_iso_judge *j, double others)
+{
+	static const int pairs[4][4][2] = {
+		{ { 3, 2 }, { 0, 1 }, { 4, 5 }, { 6, 7 } },
+		{ { 3, 4 }, { 1, 2 }, { 5, 6 }, { 7, 0 } },
+		{ { 3, 0 }, { 1, 5 }, { 2, 6 }, { 4, 7 } },
+		{ { 3, 6 }, { 0, 2 }, { 1, 7 }, { 4, 5 } },
+	};
+	/* the pairs without node 3 that are below on the busy fleet */
+	static const bool busy[4][4] = { { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 }, { 0, 0, 1, 0 } };
+
+	setup(j, 8, 1, 0, 0);
+	for (int r = 0; r < 4; r++)
+		for (int g = 0; g < 4; g++)
+			add_fig(j, r + 1, NP_FIG_PAIR, pairs[r][g][0], pairs[r][g][1],
+				g == 0 ? 50 : busy[r][g] ? others : 100, 0);
+	j->rounds = 4;
+	np_iso_decide(j, true);
+}
+
+static void test_fleet_chance(void)
+{
+	struct np_iso_judge j;
+
+	fleet_with(&j, 100);
+	tap_is_str(np_iso_node_state_str(j.state[3]), "bad-network", "a quiet fleet: the slow node is named");
+	tap_is_int(np_iso_exit_code(&j), 1, "  exit 1");
+	np_iso_judge_release(&j);
+
+	fleet_with(&j, 50);
+	tap_is_int(named(&j) + j.nlinks, 0, "its own pairs below 4 times in 12: nobody named");
+	tap_ok(strstr(j.inconclusive, "below their fleet in 4 of 12 figures") != NULL,
+	       "  inconclusive, with the rate: '%.80s'", j.inconclusive);
+	tap_ok(strstr(last_note, "node n3 came out bad-network") != NULL, "  the node is noted: '%.60s'", last_note);
+	tap_is_int(np_iso_exit_code(&j), 6, "  exit 6");
+	np_iso_judge_release(&j);
+}
+
 int main(void)
 {
 	test_plan_matching();
 	test_paired_rule();
 	test_unpaired_rule();
 	test_inconclusive();
+	test_fleet_chance();
 	test_link_intermittent();
 	test_run_good();
 	test_run_network();
