@@ -80,6 +80,7 @@ struct walk {
 	enum np_status st;            /* the first bad value stops the walk */
 	int numa;
 	int cpu_nics;                 /* <nic> directly under a <cpu> */
+	int cpu_repeats;              /* socket interfaces listed again under a later <cpu> */
 	struct nvl nv[NP_MAX_GPUS][NV_PER_GPU]; /* deferred <nvlink> entries, by file order */
 	int nnv[NP_MAX_GPUS];
 	bool has_gpu_elem[NP_MAX_GPUS];
@@ -157,7 +158,13 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 			port = v;
 		if (w->st)
 			return;
-		if (np_topo_nic_find(t, name, (int)port)) {
+		if ((n = np_topo_nic_find(t, name, (int)port))) {
+			/* NCCL lists each socket interface (no PCI device) under
+			 * every <cpu> it finds: the same interface, read once */
+			if (on_cpu && !n->busid[0]) {
+				w->cpu_repeats++;
+				continue;
+			}
 			bad(w, net, "name", name, "names a NIC port a second time");
 			return;
 		}
@@ -504,6 +511,9 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 		free(w);
 		return st;
 	}
+	if (w->cpu_repeats)
+		np_topo_note(t, "%d socket interface entr%s repeated under another <cpu> (NCCL lists such interfaces under each CPU) read once",
+			     w->cpu_repeats, w->cpu_repeats == 1 ? "y" : "ies");
 	/* nvidia-smi numbers GPUs in bus id order; the file's order may differ */
 	memcpy(w->order, t->gpus, sizeof(t->gpus[0]) * (size_t)t->ngpus);
 	qsort(t->gpus, (size_t)t->ngpus, sizeof(t->gpus[0]), cmp_gpu);
