@@ -470,6 +470,9 @@ static void name_gpus(struct np_topo *t)
 static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
 {
 	struct walk *w = calloc(1, sizeof(*w));
+	char host[64] = "", others[64][64];
+	int nhosts = 0, nother = 0;
+	bool more = false;
 	enum np_status st;
 
 	if (!w)
@@ -478,11 +481,31 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	w->path = path;
 	w->err = err;
 	for (xmlNodePtr cpu = sys->children; cpu && !w->st; cpu = cpu->next) {
-		char hb[NP_BUSID_LEN], mask[512];
+		char hb[NP_BUSID_LEN], mask[512], hash[64];
 		long numa = -1;
 		int node;
 		if (!is_elem(cpu, "cpu"))
 			continue;
+		/* a multi-node NVLink dump: one tree per host (tray) of the
+		 * NVLink domain, keyed by host_hash, the same bus ids in each;
+		 * the report is of one host, the first in the file */
+		if (attr(cpu, "host_hash", hash, sizeof(hash))) {
+			if (!host[0]) {
+				snprintf(host, sizeof(host), "%s", hash);
+				nhosts = 1;
+			} else if (strcmp(hash, host)) {
+				bool seen = false;
+				for (int k = 0; k < nother && !seen; k++)
+					seen = !strcmp(others[k], hash);
+				if (!seen && nother < (int)(sizeof(others) / sizeof(others[0]))) {
+					snprintf(others[nother++], sizeof(others[0]), "%s", hash);
+					nhosts++;
+				} else if (!seen) {
+					more = true;
+				}
+				continue;
+			}
+		}
 		if (num(w, cpu, "numaid", 10, -1, 4095, &numa) < 0)
 			break;
 		w->numa = (int)numa;
@@ -511,6 +534,9 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 		free(w);
 		return st;
 	}
+	if (nhosts > 1)
+		np_topo_note(t, "the file holds %d%s hosts of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, the first; read each host's own dump for the others",
+			     nhosts, more ? " or more" : "", host);
 	if (w->cpu_repeats)
 		np_topo_note(t, "%d socket interface entr%s repeated under another <cpu> (NCCL lists such interfaces under each CPU) read once",
 			     w->cpu_repeats, w->cpu_repeats == 1 ? "y" : "ies");
