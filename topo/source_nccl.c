@@ -154,7 +154,7 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		} else {
 			snprintf(name, sizeof(name), "%s", buf);
 		}
-		if (num(w, net, "port", 10, 0, 255, &v) > 0 && v >= 1) /* socket interfaces: 0 */
+		if (num(w, net, "port", 10, 0, 255, &v) > 0) /* socket interfaces: 0, shown as written */
 			port = v;
 		if (w->st)
 			return;

@@ -13,6 +13,7 @@ the XML, not from the program. One fact a line, '#' comments:
       path=CLASS        nvidia-smi's class to them; nccl=CLASS, NCCL's
       nvlinks=N|unknown gdr=yes|no|unknown name=TEXT|unknown (_ for space)
   nic ID role=data|mgmt|socket rdma=yes|no|unknown state=ACTIVE|DOWN|...
+      port=N            the port as the file gives it (0 for a socket)
   gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
   expect ID | forbid ID                     finding ids that must (not) appear
   note TEXT                                 a note holds TEXT (_ for space)
@@ -93,7 +94,7 @@ def main(truth_path, json_path):
             for kv in w[2:]:
                 key, val = kv.split("=", 1)
                 got = n["role"] if key == "role" else tri(n["rdma"]) if key == "rdma" \
-                    else str(n["state"]) if key == "state" else "?"
+                    else str(n["state"]) if key == "state" else str(n["port"]) if key == "port" else "?"
                 want("NIC %s %s" % (w[1], key), got, val)
         elif k == "gg":
             try:
