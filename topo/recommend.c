@@ -178,19 +178,9 @@ static void rec_topo_file(struct np_topo *t)
 	snprintf(r->reason, sizeof(r->reason), "vm-flattened: the hypervisor hides the PCIe switches; set it to the provider's topology file for this instance type");
 }
 
-static void rec_cross_nic(struct np_topo *t)
-{
-	struct np_rec *r;
-	int usable = 0;
-
-	for (int k = 0; k < t->nnics; k++)
-		usable += np_topo_nic_data(t, k) && t->nics[k].state != NP_PORT_DOWN;
-	if (!np_topo_has_finding(t, "numa-gpu-no-nic") || usable < 2)
-		return;
-	r = np_topo_rec(t, "NCCL_CROSS_NIC", "numa-gpu-no-nic");
-	snprintf(r->value, sizeof(r->value), "1");
-	snprintf(r->reason, sizeof(r->reason), "numa-gpu-no-nic: some GPUs have no NIC of their own rail; let rings use different NICs on each node");
-}
+/* No NCCL_CROSS_NIC: its default, 2, lets NCCL's search (search.cc)
+ * try rings and balanced trees across NICs when the same-NIC search falls
+ * short, so 1 would not change what NCCL can choose. */
 
 static void rec_diagnostics(struct np_topo *t)
 {
@@ -215,6 +205,5 @@ void np_topo_recommend(struct np_topo *t)
 	rec_gid(t);
 	rec_gid6(t);
 	rec_topo_file(t);
-	rec_cross_nic(t);
 	rec_diagnostics(t);
 }

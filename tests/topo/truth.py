@@ -21,6 +21,7 @@ the XML, not from the program. One fact a line, '#' comments:
                                             holds TEXT (_ for space)
   rec VAR TEXT                              a recommendation of VAR whose
                                             reason holds TEXT (_ for space)
+  norec VAR                                 no recommendation of VAR
   check-gdr-exit N                          exit status of --check-gdr (0, 1, 5)
 
 Prints one line per mismatch; exit status 1 when there is any.
@@ -116,6 +117,9 @@ def main(truth_path, json_path):
             text = " ".join(w[2:]).replace("_", " ")
             if not any(r["variable"] == w[1] and text in r["reason"] for r in d.get("recommendations") or []):
                 bad.append("no recommendation of %s says '%s'" % (w[1], text))
+        elif k == "norec":
+            if any(r["variable"] == w[1] for r in d.get("recommendations") or []):
+                bad.append("a recommendation of %s, which the truth forbids" % w[1])
         elif k == "check-gdr-exit":
             pass  # the shell test runs --check-gdr and compares
         elif k == "expect":
