@@ -189,9 +189,19 @@ static void rec_diagnostics(struct np_topo *t)
 
 	if (!np_topo_has_finding(t, "gdr-path"))
 		return;
-	for (int i = 0; i < t->ngpus; i++)
-		if (t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN && t->near[i].nccl > worst)
-			worst = t->near[i].nccl;
+	/* NCCL's GDR check (ncclTopoCheckGdr) returns no before the
+	 * distance when the GPU or the NIC says gdr="0": the level changes
+	 * nothing for those GPUs */
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct np_near *nr = &t->near[i];
+		bool nic_may = false;
+		for (int k = 0; k < nr->n; k++)
+			nic_may |= t->nics[nr->nics[k]].gdr != NP_NO;
+		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > worst)
+			worst = nr->nccl;
+	}
+	if (worst == NP_PATH_X)
+		return;
 	r = np_topo_rec(t, "NCCL_NET_GDR_LEVEL", "gdr-path");
 	snprintf(r->value, sizeof(r->value), "%s", np_path_str(worst));
 	snprintf(r->reason, sizeof(r->reason), "gdr-path: diagnostic only; compare busbw with and without it, then fix the placement");
