@@ -63,7 +63,11 @@ TOPO_EDGE = \
 	tests/topo/edge/nccl-mgmt-nic.xml tests/topo/edge/nccl-mgmt-nic.truth \
 	tests/topo/edge/nccl-nvlink-odd.xml tests/topo/edge/nccl-nvlink-odd.truth \
 	tests/topo/edge/nccl-skeleton.xml tests/topo/edge/nccl-skeleton.truth \
-	tests/topo/edge/nccl-socket-only.xml tests/topo/edge/nccl-socket-only.truth
+	tests/topo/edge/nccl-socket-only.xml tests/topo/edge/nccl-socket-only.truth \
+	tests/topo/edge/nccl-virtual-repeated.xml tests/topo/edge/nccl-virtual-repeated.truth \
+	tests/topo/edge/nccl-mnnvl.xml tests/topo/edge/nccl-mnnvl.truth \
+	tests/topo/edge/nccl-cross-nic.xml tests/topo/edge/nccl-cross-nic.truth \
+	tests/topo/edge/nccl-gdr-zero-far.xml tests/topo/edge/nccl-gdr-zero-far.truth
 TOPO_GOLDEN = \
 	tests/topo/aws-p4d.txt tests/topo/aws-p4d.json \
 	tests/topo/aws-p4d-24xl-topo.txt tests/topo/aws-p4d-24xl-topo.json \

@@ -178,19 +178,9 @@ static void rec_topo_file(struct np_topo *t)
 	snprintf(r->reason, sizeof(r->reason), "vm-flattened: the hypervisor hides the PCIe switches; set it to the provider's topology file for this instance type");
 }
 
-static void rec_cross_nic(struct np_topo *t)
-{
-	struct np_rec *r;
-	int usable = 0;
-
-	for (int k = 0; k < t->nnics; k++)
-		usable += np_topo_nic_data(t, k) && t->nics[k].state != NP_PORT_DOWN;
-	if (!np_topo_has_finding(t, "numa-gpu-no-nic") || usable < 2)
-		return;
-	r = np_topo_rec(t, "NCCL_CROSS_NIC", "numa-gpu-no-nic");
-	snprintf(r->value, sizeof(r->value), "1");
-	snprintf(r->reason, sizeof(r->reason), "numa-gpu-no-nic: some GPUs have no NIC of their own rail; let rings use different NICs on each node");
-}
+/* No NCCL_CROSS_NIC: its default, 2, lets NCCL's search (search.cc)
+ * try rings and balanced trees across NICs when the same-NIC search falls
+ * short, so 1 would not change what NCCL can choose. */
 
 static void rec_diagnostics(struct np_topo *t)
 {
@@ -199,9 +189,19 @@ static void rec_diagnostics(struct np_topo *t)
 
 	if (!np_topo_has_finding(t, "gdr-path"))
 		return;
-	for (int i = 0; i < t->ngpus; i++)
-		if (t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN && t->near[i].nccl > worst)
-			worst = t->near[i].nccl;
+	/* NCCL's GDR check (ncclTopoCheckGdr) returns no before the
+	 * distance when the GPU or the NIC says gdr="0": the level changes
+	 * nothing for those GPUs */
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct np_near *nr = &t->near[i];
+		bool nic_may = false;
+		for (int k = 0; k < nr->n; k++)
+			nic_may |= t->nics[nr->nics[k]].gdr != NP_NO;
+		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > worst)
+			worst = nr->nccl;
+	}
+	if (worst == NP_PATH_X)
+		return;
 	r = np_topo_rec(t, "NCCL_NET_GDR_LEVEL", "gdr-path");
 	snprintf(r->value, sizeof(r->value), "%s", np_path_str(worst));
 	snprintf(r->reason, sizeof(r->reason), "gdr-path: diagnostic only; compare busbw with and without it, then fix the placement");
@@ -215,6 +215,5 @@ void np_topo_recommend(struct np_topo *t)
 	rec_gid(t);
 	rec_gid6(t);
 	rec_topo_file(t);
-	rec_cross_nic(t);
 	rec_diagnostics(t);
 }

@@ -80,6 +80,7 @@ struct walk {
 	enum np_status st;            /* the first bad value stops the walk */
 	int numa;
 	int cpu_nics;                 /* <nic> directly under a <cpu> */
+	int cpu_repeats;              /* socket interfaces listed again under a later <cpu> */
 	struct nvl nv[NP_MAX_GPUS][NV_PER_GPU]; /* deferred <nvlink> entries, by file order */
 	int nnv[NP_MAX_GPUS];
 	bool has_gpu_elem[NP_MAX_GPUS];
@@ -153,11 +154,17 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		} else {
 			snprintf(name, sizeof(name), "%s", buf);
 		}
-		if (num(w, net, "port", 10, 0, 255, &v) > 0 && v >= 1) /* socket interfaces: 0 */
+		if (num(w, net, "port", 10, 0, 255, &v) > 0) /* socket interfaces: 0, shown as written */
 			port = v;
 		if (w->st)
 			return;
-		if (np_topo_nic_find(t, name, (int)port)) {
+		if ((n = np_topo_nic_find(t, name, (int)port))) {
+			/* NCCL lists each socket interface (no PCI device) under
+			 * every <cpu> it finds: the same interface, read once */
+			if (on_cpu && !n->busid[0]) {
+				w->cpu_repeats++;
+				continue;
+			}
 			bad(w, net, "name", name, "names a NIC port a second time");
 			return;
 		}
@@ -463,6 +470,9 @@ static void name_gpus(struct np_topo *t)
 static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
 {
 	struct walk *w = calloc(1, sizeof(*w));
+	char host[64] = "", others[64][64];
+	int nhosts = 0, nother = 0;
+	bool more = false;
 	enum np_status st;
 
 	if (!w)
@@ -471,11 +481,31 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	w->path = path;
 	w->err = err;
 	for (xmlNodePtr cpu = sys->children; cpu && !w->st; cpu = cpu->next) {
-		char hb[NP_BUSID_LEN], mask[512];
+		char hb[NP_BUSID_LEN], mask[512], hash[64];
 		long numa = -1;
 		int node;
 		if (!is_elem(cpu, "cpu"))
 			continue;
+		/* a multi-node NVLink dump: one tree per host (tray) of the
+		 * NVLink domain, keyed by host_hash, the same bus ids in each;
+		 * the report is of one host, the first in the file */
+		if (attr(cpu, "host_hash", hash, sizeof(hash))) {
+			if (!host[0]) {
+				snprintf(host, sizeof(host), "%s", hash);
+				nhosts = 1;
+			} else if (strcmp(hash, host)) {
+				bool seen = false;
+				for (int k = 0; k < nother && !seen; k++)
+					seen = !strcmp(others[k], hash);
+				if (!seen && nother < (int)(sizeof(others) / sizeof(others[0]))) {
+					snprintf(others[nother++], sizeof(others[0]), "%s", hash);
+					nhosts++;
+				} else if (!seen) {
+					more = true;
+				}
+				continue;
+			}
+		}
 		if (num(w, cpu, "numaid", 10, -1, 4095, &numa) < 0)
 			break;
 		w->numa = (int)numa;
@@ -504,6 +534,12 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 		free(w);
 		return st;
 	}
+	if (nhosts > 1)
+		np_topo_note(t, "the file holds %d%s hosts of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, the first; read each host's own dump for the others",
+			     nhosts, more ? " or more" : "", host);
+	if (w->cpu_repeats)
+		np_topo_note(t, "%d socket interface entr%s repeated under another <cpu> (NCCL lists such interfaces under each CPU) read once",
+			     w->cpu_repeats, w->cpu_repeats == 1 ? "y" : "ies");
 	/* nvidia-smi numbers GPUs in bus id order; the file's order may differ */
 	memcpy(w->order, t->gpus, sizeof(t->gpus[0]) * (size_t)t->ngpus);
 	qsort(t->gpus, (size_t)t->ngpus, sizeof(t->gpus[0]), cmp_gpu);

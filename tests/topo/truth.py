@@ -13,6 +13,7 @@ the XML, not from the program. One fact a line, '#' comments:
       path=CLASS        nvidia-smi's class to them; nccl=CLASS, NCCL's
       nvlinks=N|unknown gdr=yes|no|unknown name=TEXT|unknown (_ for space)
   nic ID role=data|mgmt|socket rdma=yes|no|unknown state=ACTIVE|DOWN|...
+      port=N            the port as the file gives it (0 for a socket)
   gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
   expect ID | forbid ID                     finding ids that must (not) appear
   note TEXT                                 a note holds TEXT (_ for space)
@@ -20,6 +21,7 @@ the XML, not from the program. One fact a line, '#' comments:
                                             holds TEXT (_ for space)
   rec VAR TEXT                              a recommendation of VAR whose
                                             reason holds TEXT (_ for space)
+  norec VAR                                 no recommendation of VAR
   check-gdr-exit N                          exit status of --check-gdr (0, 1, 5)
 
 Prints one line per mismatch; exit status 1 when there is any.
@@ -93,7 +95,7 @@ def main(truth_path, json_path):
             for kv in w[2:]:
                 key, val = kv.split("=", 1)
                 got = n["role"] if key == "role" else tri(n["rdma"]) if key == "rdma" \
-                    else str(n["state"]) if key == "state" else "?"
+                    else str(n["state"]) if key == "state" else str(n["port"]) if key == "port" else "?"
                 want("NIC %s %s" % (w[1], key), got, val)
         elif k == "gg":
             try:
@@ -115,6 +117,9 @@ def main(truth_path, json_path):
             text = " ".join(w[2:]).replace("_", " ")
             if not any(r["variable"] == w[1] and text in r["reason"] for r in d.get("recommendations") or []):
                 bad.append("no recommendation of %s says '%s'" % (w[1], text))
+        elif k == "norec":
+            if any(r["variable"] == w[1] for r in d.get("recommendations") or []):
+                bad.append("a recommendation of %s, which the truth forbids" % w[1])
         elif k == "check-gdr-exit":
             pass  # the shell test runs --check-gdr and compares
         elif k == "expect":
