@@ -168,6 +168,11 @@ enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *e
 #define NP_DEFAULT_MAX_HOST (128ull << 20)
 
 #define NP_MAX_SIZES 10000
+/* Rows of one sweep (collectives x sizes): its JSON report (about 800
+ * bytes and 30 values a row with the default samples) stays far below
+ * what the report reader takes (NP_JREAD_MAX_BYTES, NP_JREAD_MAX_VALUES),
+ * so that compare and --baseline read every report the sweep writes. */
+#define NP_MAX_ROWS 20000
 #define NP_SIZE_MAX (8388607ull << 40) /* largest size: 8388607T, 2^63 - 2^40 bytes */
 #define NP_TIMEOUT_MAX 604800 /* --timeout: a week */
 

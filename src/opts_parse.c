@@ -288,6 +288,15 @@ static enum np_status check_sizes(struct np_opts *o, unsigned cmd, struct np_err
 			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
 			       o->sweep_arg ? "': " : "", (unsigned long long)o->min_bytes,
 			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
+	if (cmd == NP_CMD_SWEEP) {
+		size_t ncolls = 0, nsizes = np_opts_sizes(o, NULL, 0);
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			ncolls += o->colls[c];
+		if (ncolls * nsizes > NP_MAX_ROWS)
+			return np_fail(err, NP_EUSAGE,
+				       "the sweep has %zu rows (%zu collectives x %zu sizes), more than the %d that compare reads; use a larger step or fewer --coll",
+				       ncolls * nsizes, ncolls, nsizes, NP_MAX_ROWS);
+	}
 	return NP_OK;
 }
 

@@ -71,6 +71,14 @@ struct np_plan_point *np_plan(const struct np_opts *o, const struct np_plan_limi
 		for (size_t i = 0; i < nsizes; i++) {
 			struct np_layout lay;
 			np_coll_layout(coll, sizes[i], elt, lim->nranks, &lay);
+			if (np > 0 && pts[np - 1].coll == coll && pts[np - 1].lay.size == lay.size) {
+				/* a step below the collective's granularity: one point */
+				struct np_plan_skipped sk = { .why = NP_PLAN_SAME_SIZE, .coll = coll,
+							      .size = sizes[i], .lay = &lay };
+				if (lim->skip)
+					lim->skip(lim->ctx, &sk);
+				continue;
+			}
 			if (!point_fits(lim, o->inplace, coll, sizes[i], &lay))
 				continue;
 			pts[np].coll = coll;

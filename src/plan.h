@@ -23,6 +23,7 @@ enum np_plan_skip {
 	NP_PLAN_NO_ELEMENT, /* the size rounds to no element per rank */
 	NP_PLAN_COUNT,      /* more elements than the backend's largest count */
 	NP_PLAN_MEMORY,     /* buffers larger than the memory each rank can give */
+	NP_PLAN_SAME_SIZE,  /* rounds to the size of the collective's point before it */
 };
 
 struct np_plan_skipped {

@@ -53,6 +53,11 @@ static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
 			   "%zu elements exceed the %s backend's largest count (%llu); use a larger --dtype or a smaller size",
 			   sk->lay->count, s->be.ops->name, (unsigned long long)sk->max_count);
 		break;
+	case NP_PLAN_SAME_SIZE:
+		sweep_skip(s, sk->coll, sk->size,
+			   "rounds to %zu B, as the size before it, on %d ranks (measured once); use a step of %zu B or more",
+			   sk->lay->size, s->w->size, sk->lay->size / sk->lay->count);
+		break;
 	case NP_PLAN_MEMORY:
 		np_human_size(sk->need, a, sizeof(a));
 		np_human_size(sk->mem, m, sizeof(m));

@@ -95,7 +95,7 @@ static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
 	struct tune *tu = ctx;
 	char h[32], m[32];
 
-	if (sk->why == NP_PLAN_NO_ELEMENT)
+	if (sk->why == NP_PLAN_NO_ELEMENT || sk->why == NP_PLAN_SAME_SIZE)
 		return;
 	if (sk->why == NP_PLAN_NO_INPLACE) {
 		np_notes_add(&tu->notes, "%s has no in-place form: not tuned", sk->coll->name);

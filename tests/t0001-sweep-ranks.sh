@@ -148,6 +148,18 @@ expect_grep '^coll,size,count,type,redop,root,inplace,time,.*,stop,run_id,backen
 	"csv header: the run's columns after the metrics"
 expect_grep '^allreduce,4096,.*,[0-9a-f]{32},mpi,2,1$' "$TEST_OUT" "csv row: run id, backend, ranks and nodes"
 
+# a linear step below a collective's granularity (allgather of float on
+# 4 ranks: 16 B) measured one size twice, and compare refused the report
+# as having two rows of one size: the repeated size is skipped with the
+# step to use, and compare reads the report
+expect_success "a step of 8 B of allgather on 4 ranks" np_host 4 --sweep 1024:1056:+8 --coll allgather --iters 1 --samples 1 \
+	-J "$TEST_TMP/step.json" --output "$TEST_TMP/step.txt"
+[ "$(grep -Ec '^ +10(24|40|56) ' "$TEST_TMP/step.txt")" -eq 3 ] && ! grep -Eq '^ +1032 ' "$TEST_TMP/step.txt"
+ok $? "  each size measured once: 1024, 1040, 1056"
+unwrap "$TEST_TMP/step.txt" | grep -q "^# skipped allgather 1.01 KiB: rounds to 1024 B, as the size before it, on 4 ranks (measured once); use a step of 16 B or more"
+ok $? "  the repeated size is said in the table, with the step to use: $(grep skipped "$TEST_TMP/step.txt" | head -c 300)"
+expect_success "  compare reads the report" np compare "$TEST_TMP/step.json" "$TEST_TMP/step.json"
+
 # sizes that round to 0 elements are skipped with a note, not run
 expect_success "tiny alltoall on 8 ranks" np_host 8 --sweep 8:64 --coll alltoall --iters 1 --samples 1 --format json
 expect_grep '"reason": "rounds to 0 float elements per rank on 8 ranks' "$TEST_OUT" "size rounding to 0 elements is skipped with the reason"

@@ -43,6 +43,12 @@ bad_input xyz --backend xyz
 bad_input xml --format xml
 bad_input abc --timeout abc
 bad_input 1:2T:+1 --sweep 1:2T:+1
+# a sweep whose JSON compare could not read (9 x 10000 rows wrote 73 MB): refused up front
+bad_input "has 90000 rows (9 collectives x 10000 sizes), more than the 20000 that compare reads; use a larger step or fewer --coll" --sweep 4:40000:+4 --coll all
+bad_input "has 20001 rows (3 collectives x 6667 sizes)" --sweep 4:26668:+4 --coll allreduce,allgather,alltoall
+expect_code 64 "a sweep of 20000 rows passes the option checks (stops at its --output)" \
+	np_host 1 --sweep 4:40000:+4 --coll allreduce,allgather --output "$TEST_TMP/no/such/dir/x.json"
+! grep -q rows "$TEST_ERR" && grep -q "no/such/dir" "$TEST_ERR"; ok $? "  refused for its --output alone: $(head -c 200 "$TEST_ERR")"
 bad_input --sweep --sweep
 bad_input stray stray
 bad_input 1,x --gpu-map 1,x

@@ -202,6 +202,23 @@ expect_code 64 "bad --ppn: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --pp
 expect_grep "invalid --ppn '0'" "$TEST_ERR" "  the message names the value"
 expect_code 64 "bad --budget: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --budget 1x
 expect_code 64 "bad --timeout: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --timeout 0
+# --hostfile: a regular file or a pipe of at most 1 MiB; /dev/zero grew to
+# 3 GB and died with a traceback and exit 1 (a node failed), a FIFO with
+# no writer hung
+expect_code 64 "--hostfile /dev/zero: exit 64" "$V" --nccl-probe "$NP_BIN" --hostfile /dev/zero --dry-run
+grep -q "^error: --hostfile '/dev/zero' is not a regular file or a pipe; give a file with one node per line" "$TEST_ERR"
+ok $? "  one line: $(head -c 200 "$TEST_ERR")"
+head -c 1100000 /dev/zero | tr '\0' 'n' >"$TEST_TMP/bighosts"
+expect_code 64 "a --hostfile over 1 MiB: exit 64" "$V" --nccl-probe "$NP_BIN" --hostfile "$TEST_TMP/bighosts" --dry-run
+grep -q "is larger than 1 MiB; give a file" "$TEST_ERR"; ok $? "  says the bound: $(head -c 200 "$TEST_ERR")"
+mkfifo "$TEST_TMP/fifo"
+expect_code 64 "a FIFO with no writer as --hostfile: exit 64 at once" timeout 20 "$V" --nccl-probe "$NP_BIN" --hostfile "$TEST_TMP/fifo" --dry-run
+grep -q "no nodes to validate" "$TEST_ERR"; ok $? "  read as empty: $(head -c 200 "$TEST_ERR")"
+printf 'n1\nn2\n' | "$V" --nccl-probe "$NP_BIN" --hostfile /dev/stdin --dry-run >"$TEST_OUT" 2>"$TEST_ERR"
+ok $? "a pipe as --hostfile is read: $(head -c 200 "$TEST_ERR")"
+# a fault of the script is exit 3 (runtime), never 1 (a node failed)
+expect_code 3 "a fault inside the script: exit 3" python3 -c "import os, runpy, sys; sys.argv = ['nccl-probe-validate', '--hostfile', '$TEST_TMP/bighosts', '--dry-run']; os.open = None; runpy.run_path('$V', run_name='__main__')"
+grep -q "^error: internal error (TypeError: .*); nobody is accused" "$TEST_ERR"; ok $? "  one line, no one accused: $(head -c 200 "$TEST_ERR")"
 expect_code 64 "missing hostfile: exit 64" "$V" --nccl-probe "$NP_BIN" --hostfile /nonexistent/h
 expect_code 64 "--drain with --virtual: exit 64" "$V" --nccl-probe "$NP_BIN" --virtual 2 --drain
 expect_code 64 "unknown option: exit 64" "$V" --frobnicate

@@ -182,6 +182,17 @@ expect_code 64 "an unknown option: exit 64" plot --frobnicate "$A"
 expect_code 64 "no report: exit 64" plot -o "$TEST_TMP/x.png"
 expect_code 64 "--coll that matches no row: exit 64" plot --coll nosuch -o "$TEST_TMP/x.png" "$A"
 expect_grep "nothing to draw" "$TEST_ERR" "  says nothing matched"
+# a string from a file or the command line reaches the error line with
+# its control characters escaped (ESC cleared the screen, a newline forged
+# a second error line) and at most 1000 characters of it (a 100 MB schema
+# string was echoed whole)
+expect_code 64 "a report named with ESC and a newline: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/$(printf 'a\033[2J\nerror: forged')"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && grep -qF 'a\x1b[2J\x0aerror: forged' "$TEST_ERR" && ! grep -q "$(printf '\033')" "$TEST_ERR"
+ok $? "  one line, ESC and newline escaped: $(head -c 200 "$TEST_ERR" | od -c | head -3 | tr -s ' ')"
+"$py" -c 'import json, sys; json.dump({"schema": "x" * 100000, "nodes": []}, open(sys.argv[1], "w"))' "$TEST_TMP/long.json"
+expect_code 64 "a report with a 100 KB schema string: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/long.json"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && [ "$(wc -c <"$TEST_ERR")" -le 1100 ] && grep -q 'characters left out' "$TEST_ERR"
+ok $? "  one line of at most 1000 characters after its prefix: $(wc -c <"$TEST_ERR") bytes"
 echo keep >"$TEST_TMP/victim"
 ln -s "$TEST_TMP/victim" "$TEST_TMP/link.png"
 expect_code 64 "--output a symbolic link: exit 64" plot -o "$TEST_TMP/link.png" "$A"

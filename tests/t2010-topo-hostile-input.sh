@@ -78,7 +78,8 @@ printf '<?xml version="1.0"?>\n<!DOCTYPE system [<!ENTITY e "%s">]>\n<system ver
 	"$big" "$uses" >"$TEST_TMP/entity.xml"
 expect_code 64 "NCCL file with a 100 KB entity used 4000 times" np topo --input "$TEST_TMP/entity.xml"
 one_line "declares an entity in its DOCTYPE"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
-sed "s|<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">|<!DOCTYPE topology SYSTEM \"hwloc2.dtd\" [<!ENTITY e \"$big\">]>|; s|value=\"small\"|value=\"$uses\"|" \
+# (each & escaped for sed, which put the matched text there: 4000 attributes)
+sed "s|<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">|<!DOCTYPE topology SYSTEM \"hwloc2.dtd\" [<!ENTITY e \"$big\">]>|; s|value=\"small\"|value=\"$(echo "$uses" | sed 's/&/\\&/g')\"|" \
 	"$S/hwloc/small.xml" >"$TEST_TMP/entity-hwloc.xml"
 expect_code 64 "hwloc file with the same entity" np topo --input "$TEST_TMP/entity-hwloc.xml"
 one_line "declares an entity in its DOCTYPE"; ok $? "  one line: $(head -c 300 "$TEST_ERR")"
@@ -120,5 +121,37 @@ ok $? "  two GPUs, their bus ids whole (a 16-byte buffer cut both to 10000000:11
 expect_success "snapshot" np topo --input "$S/hwloc/snapshot-small.xml" --quiet
 grep -Eq '^GPU0 +X +PIX' "$TEST_OUT"
 ok $? "  the GPU and its NIC are read"
+
+# bounds checked before libxml2 reads the file (its attribute check is
+# quadratic: 40,000 attributes took seconds; 66 MB of empty elements grew
+# to 2 GB): each refusal names its bound; the files below them still parse
+bound() { # $1 what, $2 line the error must name, $3 the expected words; file in $TEST_TMP/b.xml
+	expect_code 64 "$1: exit 64" np topo --input "$TEST_TMP/b.xml"
+	one_line "line $2: $3, past nccl-probe's bound for a topology file; give an hwloc XML"
+	ok $? "  one line naming the bound: $(head -c 300 "$TEST_ERR")"
+}
+attrs() { awk -v n="$1" 'BEGIN { printf "<topology version=\"2.0\">\n<object type=\"Machine\""
+	for (i = 0; i < n; i++) printf " a%d=\"1\"", i; print "/>\n</topology>" }' >"$TEST_TMP/b.xml"; }
+attrs 39999; bound "one element with 40,000 attributes" 2 "an element with more than 64 attributes"
+attrs 64; bound "one element with 65 attributes" 2 "an element with more than 64 attributes"
+attrs 63
+expect_code 64 "one element with 64 attributes: read, and refused by what follows" np topo --input "$TEST_TMP/b.xml"
+grep -q 'has no cpuset attribute' "$TEST_ERR"; ok $? "  by the hwloc checks: $(head -c 300 "$TEST_ERR")"
+awk 'BEGIN { print "<topology version=\"2.0\">"; for (i = 0; i < 262145; i++) printf "<a/>"; print "\n</topology>" }' \
+	>"$TEST_TMP/b.xml"
+bound "262,145 empty elements" 2 "more than 262144 elements"
+awk 'BEGIN { print "<topology>"; for (i = 0; i < 200000; i++) printf "<a b=\"1\" c=\"2\" d=\"3\"/>\n"; print "</topology>" }' \
+	>"$TEST_TMP/b.xml"
+bound "600,000 attributes in all" 174764 "more than 524288 attributes"
+awk 'BEGIN { print "<topology>"; for (i = 0; i < 129; i++) printf "<a>"; for (i = 0; i < 129; i++) printf "</a>"; print "\n</topology>" }' \
+	>"$TEST_TMP/b.xml"
+bound "elements 130 deep" 2 "elements nested more than 128 deep"
+awk 'BEGIN { printf "<topology>\n<object type=\"Machine\" "; for (i = 0; i < 129; i++) printf "x"; print "=\"1\"/>\n</topology>" }' \
+	>"$TEST_TMP/b.xml"
+bound "an attribute name of 129 characters" 2 "a name longer than 128 characters"
+printf '<topology>\n<!-- <a b="1" c="2"> -->\n<![CDATA[<x>]]>\n<object type="Machine" name="a>b/c"\n cpuset="0x1" b=">"/>\n</topology>\n' \
+	>"$TEST_TMP/b.xml"
+expect_code 64 "comments, CDATA and '>' in values are not markup to the bounds" np topo --input "$TEST_TMP/b.xml"
+! grep -q "bound for a topology" "$TEST_ERR"; ok $? "  refused by later checks: $(head -c 300 "$TEST_ERR")"
 
 done_testing

@@ -3,6 +3,7 @@
  * with every DTD declaration refused, and hwloc XML checked against what
  * hwloc 2.x's importer assumes (it dereferences a DOCTYPE's system id and
  * every normal object's complete sets without checking them). */
+#define _GNU_SOURCE /* memmem */
 #include "config.h"
 
 #include <ctype.h>
@@ -21,6 +22,9 @@
 #include <libxml/parserInternals.h>
 
 #include "xmlfile.h"
+
+#define NP_STR_(x) #x
+#define NP_STR(x) NP_STR_(x)
 
 bool np_xml_long(const char *s, int base, long lo, long hi, long *out, const char **why)
 {
@@ -198,6 +202,124 @@ static bool out_of_memory(xmlParserCtxtPtr ctxt, const struct guard *gd)
 	       (g && g->code == XML_ERR_NO_MEMORY);
 }
 
+/* One linear pass over the markup that bounds what libxml2 would build:
+ * comments, processing instructions, CDATA, declarations and quoted
+ * values are skipped whole; what the pass cannot follow is left to
+ * libxml2, which refuses it. Returns the bound passed, or NULL. */
+struct scan {
+	const char *b;
+	size_t n, i;
+	int line;
+};
+
+static void skip_past(struct scan *s, const char *mark)
+{
+	size_t m = strlen(mark), to = s->n;
+	const char *p = memmem(s->b + s->i, s->n - s->i, mark, m);
+
+	if (p)
+		to = (size_t)(p - s->b) + m;
+	for (; s->i < to; s->i++)
+		if (s->b[s->i] == '\n')
+			s->line++;
+}
+
+static bool starts(const struct scan *s, const char *lit)
+{
+	size_t m = strlen(lit);
+	return s->n - s->i >= m && memcmp(s->b + s->i, lit, m) == 0;
+}
+
+static bool name_char(char c)
+{
+	return !isspace((unsigned char)c) && c != '=' && c != '>' && c != '/' && c != '<' && c != '"' &&
+	       c != '\'';
+}
+
+static const char *over_bound(struct scan *s)
+{
+	size_t elements = 0, attrs_all = 0;
+	long depth = 0;
+
+	while (s->i < s->n) {
+		char c = s->b[s->i];
+		size_t attrs = 0, k;
+
+		if (c != '<') {
+			if (c == '\n')
+				s->line++;
+			s->i++;
+			continue;
+		}
+		if (starts(s, "<!--")) {
+			s->i += 4;
+			skip_past(s, "-->");
+			continue;
+		}
+		if (starts(s, "<![CDATA[")) {
+			skip_past(s, "]]>");
+			continue;
+		}
+		if (starts(s, "<?")) {
+			skip_past(s, "?>");
+			continue;
+		}
+		if (starts(s, "<!")) {
+			skip_past(s, ">");
+			continue;
+		}
+		if (starts(s, "</")) {
+			if (depth > 0)
+				depth--;
+			skip_past(s, ">");
+			continue;
+		}
+		s->i++; /* an element: its name, then its attributes */
+		for (k = s->i; s->i < s->n && name_char(s->b[s->i]); s->i++)
+			;
+		if (s->i - k > NP_XML_MAX_NAME)
+			return "a name longer than " NP_STR(NP_XML_MAX_NAME) " characters";
+		if (++elements > NP_XML_MAX_ELEMENTS)
+			return "more than " NP_STR(NP_XML_MAX_ELEMENTS) " elements";
+		while (s->i < s->n) {
+			c = s->b[s->i];
+			if (c == '>') {
+				s->i++;
+				if (++depth > NP_XML_MAX_DEPTH)
+					return "elements nested more than " NP_STR(NP_XML_MAX_DEPTH) " deep";
+				break;
+			}
+			if (c == '/' && starts(s, "/>")) {
+				s->i += 2;
+				break;
+			}
+			if (c == '<') /* not markup libxml2 accepts: it says why */
+				break;
+			if (c == '"' || c == '\'') {
+				char q[2] = { c, '\0' };
+				s->i++;
+				skip_past(s, q);
+				continue;
+			}
+			if (!name_char(c)) {
+				if (c == '\n')
+					s->line++;
+				s->i++;
+				continue;
+			}
+			for (k = s->i; s->i < s->n && name_char(s->b[s->i]); s->i++)
+				;
+			if (s->i - k > NP_XML_MAX_NAME)
+				return "a name longer than " NP_STR(NP_XML_MAX_NAME) " characters";
+			if (++attrs > NP_XML_MAX_ATTRS)
+				return "an element with more than " NP_STR(NP_XML_MAX_ATTRS) " attributes";
+			if (++attrs_all > NP_XML_MAX_ATTRS_TOTAL)
+				return "more than " NP_STR(NP_XML_MAX_ATTRS_TOTAL) " attributes";
+		}
+	}
+	return NULL;
+}
+
 #define HINT "give an hwloc XML (lstopo --of xml, or 'nccl-probe topo --export') or an NCCL topology file (NCCL_TOPO_DUMP_FILE)"
 
 enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const char *path,
@@ -210,6 +332,14 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 	if (len > NP_XML_MAX_BYTES)
 		return np_fail(err, NP_EUSAGE, "--input '%s' is larger than %u MiB; no topology file is", path,
 			       NP_XML_MAX_BYTES >> 20);
+	{
+		struct scan sc = { buf, len, 0, 1 };
+		const char *bound = over_bound(&sc);
+		if (bound)
+			return np_fail(err, NP_EUSAGE,
+				       "--input '%s' line %d: %s, past nccl-probe's bound for a topology file; %s", path,
+				       sc.line, bound, HINT);
+	}
 	xmlSetGenericErrorFunc(NULL, on_generic_error);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	xmlResetLastError();

@@ -19,6 +19,15 @@
  * hwloc XML may have at most this many objects, and children of one. */
 #define NP_XML_MAX_OBJECTS 131072
 #define NP_XML_MAX_CHILDREN 4096
+/* Before libxml2 sees a file (it compares each attribute with those
+ * before it, and builds about 200 bytes for each element and attribute):
+ * elements and attributes in the file, attributes of one element, depth
+ * of elements, length of a name. A topology file is far below each. */
+#define NP_XML_MAX_ELEMENTS 262144
+#define NP_XML_MAX_ATTRS_TOTAL 524288
+#define NP_XML_MAX_ATTRS 64
+#define NP_XML_MAX_DEPTH 128
+#define NP_XML_MAX_NAME 128
 
 struct np_xml {
 	char *buf;      /* the file's bytes, NUL-terminated */

@@ -10,7 +10,8 @@
 # $NP_FIXTURES/topology when set. A file that fuzzing finds goes into
 # tests/fuzz/regress with its expected answer, and the bug gets fixed. The build and the
 # growing corpora are in $NP_FUZZ_DIR (default build-fuzz/ at the top);
-# crashes, leaks, hangs (-timeout) and sanitizer reports leave a file in
+# crashes, leaks, an input slower than 1 s (-timeout) or one that takes
+# more than 256 MB (-rss_limit_mb), and sanitizer reports leave a file in
 # $NP_FUZZ_DIR/artifacts and make the script exit 1.
 set -eu
 
@@ -41,7 +42,9 @@ for t in $targets; do
 		-o "fuzz_$t" "$top/tests/fuzz/fuzz_$t.c" libnp.a $libs
 done
 
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+# the quarantine of freed memory (256 MB by default) would count against
+# -rss_limit_mb: 32 MB keeps the limit about what an input costs
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=32}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/tests/fuzz/lsan.supp}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 rc=0
@@ -67,7 +70,7 @@ for t in $targets; do
 	[ "$t" = sizes ] || dict="-dict=$top/tests/fuzz/xml.dict"
 	echo "fuzz_$t: $secs s"
 	# shellcheck disable=SC2086
-	if ! "./fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	if ! "./fuzz_$t" -max_total_time="$secs" -timeout=1 -rss_limit_mb=256 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" $dict "$corpus" "$seeds" \
 		>"$dir/fuzz_$t.log" 2>&1; then
 		echo "error: fuzz_$t found a problem; see $dir/fuzz_$t.log and $dir/artifacts" >&2
