@@ -31,6 +31,7 @@ enum np_exit {
 	NP_EXIT_RUNTIME = 3,
 	NP_EXIT_TIMEOUT = 4,
 	NP_EXIT_UNKNOWN = 5, /* topo --check-gdr: no GPU is without GDR, some cannot be told */
+	NP_EXIT_INCONCLUSIVE = 6, /* a row's interval straddles its threshold */
 	NP_EXIT_INTERRUPTED = 130,
 	NP_EXIT_USAGE = 64,
 };
