@@ -175,12 +175,31 @@ expect_success "NHC check, more ranks than slots: passes" env -u OMPI_MCA_rmaps_
 expect_grep "^log: check_nccl_probe: the all-reduce could not run: 'mpirun' exited [0-9]+ without nccl-probe's report: .*not enough slots" \
 	"$TEST_OUT" "  logged as could not run, saying what failed"
 PATH=$TEST_TMP/fail:$PATH expect_code 1 "NHC check, nvidia-smi fails: fails" nhc -b "$NP_BIN"
-expect_grep "^die: check_nccl_probe: nvidia-smi failed \(exit 18\): 'Failed to initialize NVML" "$TEST_OUT" "  names its error"
+expect_grep "^die: check_nccl_probe: nvidia-smi failed \(exit 18\):  Failed to initialize NVML" "$TEST_OUT" "  names its error"
 start=$(date +%s)
 PATH=$TEST_TMP/hang:$PATH expect_code 1 "NHC check, nvidia-smi hangs: fails" nhc -b "$NP_BIN" -a 1
 expect_grep "^die: check_nccl_probe: nvidia-smi hung: no answer within 10 s" "$TEST_OUT" "  with its own message"
 [ $(($(date +%s) - start)) -lt 25 ]
 ok $? "  before NHC's own 30 s TIMEOUT"
 expect_code 1 "NHC check, an unknown option: fails with a message" nhc -x
-expect_grep "^die: check_nccl_probe: unknown option '-x'" "$TEST_OUT" "  names it"
+expect_grep "^die: check_nccl_probe: unknown option .-x.;" "$TEST_OUT" "  names it"
+# the die of NHC itself: the message is evaluated by a shell
+mkdir -p "$TEST_TMP/quote"
+# shellcheck disable=SC2016 # the planted text is nvidia-smi's, not ours
+printf '#!/bin/sh\necho "Unable to determine the device'"'"'s handle: '"'"'\$(touch %s/pwned)'"'"' \`touch %s/pwned2\`"\nexit 18\n' \
+	"$TEST_TMP" "$TEST_TMP" >"$TEST_TMP/quote/nvidia-smi"
+chmod +x "$TEST_TMP/quote/nvidia-smi"
+nhc_eval() {
+	# shellcheck disable=SC2016 # expanded by bash -c
+	bash -c '. "$1"; shift; OFFLINE_NODE=offline; HOSTNAME=n1
+		offline() { echo "offlined: $1: $2"; }
+		die() { shift; eval $OFFLINE_NODE "'"'"'$HOSTNAME'"'"'" "'"'"'$*'"'"'"; return 1; }
+		log() { echo "log: $*"; }; check_nccl_probe "$@"' _ "$N" "$@"
+}
+PATH=$TEST_TMP/quote:$PATH expect_code 1 "NHC check under an eval-ing die, nvidia-smi's message with quotes: fails" \
+	nhc_eval -b "$NP_BIN"
+expect_grep "^offlined: n1: check_nccl_probe: nvidia-smi failed \(exit 18\): .*device s handle" "$TEST_OUT" \
+	"  the node is offlined with the message, its quotes made spaces"
+[ ! -e "$TEST_TMP/pwned" ] && [ ! -e "$TEST_TMP/pwned2" ]
+ok $? "  nothing of the message ran"
 done_testing
