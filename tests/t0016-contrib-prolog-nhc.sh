@@ -144,6 +144,19 @@ expect_code 64 "a bad setting: exit 64" prolog
 expect_grep "configuration error: NP_DRAIN='yes' .* is not a whole number" "$TEST_ERR" "  names it"
 expect_code 64 "an unknown argument: exit 64" "$P" --frobnicate
 
+# a pass dated in the future is ignored, and said
+echo "$type = 0.0001" >"$TEST_TMP/floors"
+mkdir -m 0700 "$TEST_TMP/state"
+conf $nogdr NP_PASSED_MIN=30 "NP_STATE_DIR=$TEST_TMP/state"
+echo "1 $type" >"$TEST_TMP/state/passed"
+touch -d '1 year' "$TEST_TMP/state/passed"
+expect_success "a pass stamp dated a year ahead: exit 0" prolog
+expect_grep "note: the pass in '$TEST_TMP/state/passed' is dated [0-9]+ s in the future; ignored, measured" "$TEST_ERR" \
+	"  the stamp is ignored, and said"
+expect_grep "all-reduce on $ranks ranks \($tre\): " "$TEST_ERR" "  the all-reduce ran"
+touch -d '1 minute ago' "$TEST_TMP/state/passed"
+expect_success "a pass a minute ago: exit 0" prolog
+expect_grep "no all-reduce: it passed 1 min ago" "$TEST_ERR" "  not measured again"
 N=$srcdir/contrib/nhc/nccl-probe.nhc
 # nhc ARGS: the check as NHC runs it; prints 'die: MESSAGE' / 'log: MESSAGE'
 nhc() {
