@@ -31,7 +31,9 @@ enum np_exit {
 	NP_EXIT_RUNTIME = 3,
 	NP_EXIT_TIMEOUT = 4,
 	NP_EXIT_UNKNOWN = 5, /* topo --check-gdr: no GPU is without GDR, some cannot be told */
-	NP_EXIT_INCONCLUSIVE = 6, /* isolate: the figures can neither name a node nor clear it */
+	NP_EXIT_INCONCLUSIVE = 6, /* the evidence supports no verdict: a row's interval straddles
+				   * its threshold; isolate's figures can neither name a node nor
+				   * clear it */
 	NP_EXIT_INTERRUPTED = 130,
 	NP_EXIT_USAGE = 64,
 };

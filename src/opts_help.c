@@ -126,7 +126,8 @@ void np_opts_usage(FILE *f, unsigned cmd)
 	}
 	if (cmd == NP_CMD_SWEEP)
 		fprintf(f, "\nexit status: 0 ok, 1 verdict failed, 2 wrong data, 3 runtime error,\n"
-			   "4 timeout, 64 usage. See nccl-probe(1).\n");
+			   "4 timeout, 6 inconclusive (a row's interval reaches its threshold),\n"
+			   "64 usage. See nccl-probe(1).\n");
 	if (cmd == NP_CMD_COMPARE)
 		fprintf(f, "\nexit status: 0 no row significantly slower (beyond --max-regression),\n"
 			   "1 B significantly slower somewhere, 64 usage, unreadable reports or runs\n"

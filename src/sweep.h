@@ -35,7 +35,9 @@ struct np_rank_info {
 
 /* One failing row or reason of the verdict, as data. code: "data_errors"
  * (value: wrong elements, threshold 0), "min_busbw" (busbw and the floor,
- * GB/s), "min_eff" (eff and the floor, fractions), "eff_unknown" (value
+ * GB/s), "min_eff" (eff and the floor, fractions), "inconclusive_busbw",
+ * "inconclusive_eff" (the median's figure below the floor, its interval
+ * reaching it: as min_busbw, min_eff), "eff_unknown" (value
  * NaN, the floor), "not_judged" (a collective without a judged row: size 0,
  * value NaN, threshold --judge-from in bytes), "interrupted" (no collective,
  * size 0, value and threshold NaN). NaN and size 0 are written as null. */

@@ -43,22 +43,43 @@ static void add_detail(struct np_sweep_report *r, const char *code, const struct
 	};
 }
 
+/* The best a row's figure could be within its median's 95% interval:
+ * busbw and eff go as 1/time, so their upper end is at the interval's
+ * shortest time. A row is below a threshold only when this is below it;
+ * a median below it with an interval reaching above is inconclusive. */
+static double best_of(const struct np_result *x, double v)
+{
+	return x->t_ci_lo > 0 && isfinite(x->t_ci_lo) && x->t_ci_lo < x->t_med ? v * x->t_med / x->t_ci_lo
+									      : v;
+}
+
+/* 1: met; 0: below (its whole interval); -1: inconclusive (the median
+ * below, the interval reaching the threshold) */
+static int against(const struct np_result *x, double v, double threshold)
+{
+	if (v >= threshold)
+		return 1;
+	return isfinite(v) && best_of(x, v) >= threshold ? -1 : 0;
+}
+
 /* A judged row against its collective's thresholds (its median's busbw
- * and eff); on one rank busbw is 0 by definition, so --min-busbw is not
- * applied there (a note says so). */
+ * and eff, with their intervals); on one rank busbw is 0 by definition,
+ * so --min-busbw is not applied there (a note says so). An inconclusive
+ * row is not judged (pass -1), never a fail. */
 void np_sweep_row_verdict(const struct np_sweep_report *r, struct np_result *res)
 {
 	double tb = r->opts->coll_min_busbw[res->coll->id], te = r->opts->coll_min_eff[res->coll->id];
 	bool busbw = tb > 0 && r->world->size > 1;
+	int vb = 1, ve = 1;
 
 	res->pass = -1;
 	if (!res->judged || (!busbw && !(te > 0)))
 		return;
-	res->pass = 1;
-	if (busbw && !(res->busbw >= tb))
-		res->pass = 0;
-	if (te > 0 && !(res->eff >= te))
-		res->pass = 0;
+	if (busbw)
+		vb = against(res, res->busbw, tb);
+	if (te > 0)
+		ve = isfinite(res->eff) ? against(res, res->eff, te) : 0;
+	res->pass = !vb || !ve ? 0 : vb < 0 || ve < 0 ? -1 : 1;
 }
 
 /* "from 8 MiB up: allreduce busbw >= 100 GB/s, eff >= 80%; alltoall ..." */
@@ -106,7 +127,7 @@ void np_sweep_verdict(struct np_sweep_report *r)
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		double tb = r->opts->coll_min_busbw[c], te = r->opts->coll_min_eff[c];
 		const struct np_result *wb = NULL, *we = NULL;
-		int judged = 0, nb = 0, ne = 0, unknown = 0;
+		int judged = 0, nb = 0, ne = 0, unknown = 0, ib = 0, ie = 0;
 		bool ran = false;
 		char sz[32];
 
@@ -120,7 +141,10 @@ void np_sweep_verdict(struct np_sweep_report *r)
 			if (!x->judged)
 				continue;
 			judged++;
-			if (tb > 0 && r->world->size > 1 && !(x->busbw >= tb)) {
+			if (tb > 0 && r->world->size > 1 && against(x, x->busbw, tb) < 0) {
+				ib++;
+				add_detail(r, "inconclusive_busbw", x->coll, x->lay.size, x->busbw, tb);
+			} else if (tb > 0 && r->world->size > 1 && !(x->busbw >= tb)) {
 				nb++;
 				if (!wb || x->busbw < wb->busbw)
 					wb = x;
@@ -130,6 +154,9 @@ void np_sweep_verdict(struct np_sweep_report *r)
 				if (!isfinite(x->eff)) {
 					unknown++;
 					add_detail(r, "eff_unknown", x->coll, x->lay.size, NAN, te);
+				} else if (against(x, x->eff, te) < 0) {
+					ie++;
+					add_detail(r, "inconclusive_eff", x->coll, x->lay.size, x->eff, te);
 				} else {
 					if (ne++, !we || x->eff < we->eff)
 						we = x;
@@ -162,8 +189,16 @@ void np_sweep_verdict(struct np_sweep_report *r)
 					     np_colls[c].name,
 					     r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
 					     unknown, te * 100);
-		if ((!judged || wb || we || unknown) && !r->exit_code)
+		if (ib)
+			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals reach it: inconclusive (more --budget, or a quieter node)",
+					     np_colls[c].name, tb, ib, judged);
+		if (ie)
+			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals reach it: inconclusive (more --budget, or a quieter node)",
+					     np_colls[c].name, te * 100, ie, judged);
+		if ((!judged || wb || we || unknown) && (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE))
 			r->exit_code = NP_EXIT_VERDICT;
+		else if ((ib || ie) && !r->exit_code)
+			r->exit_code = NP_EXIT_INCONCLUSIVE;
 	}
 	if (r->interrupted)
 		add_detail(r, "interrupted", NULL, 0, NAN, NAN);

@@ -144,6 +144,19 @@ expect_code 64 "a bad setting: exit 64" prolog
 expect_grep "configuration error: NP_DRAIN='yes' .* is not a whole number" "$TEST_ERR" "  names it"
 expect_code 64 "an unknown argument: exit 64" "$P" --frobnicate
 
+# a pass dated in the future is ignored, and said
+echo "$type = 0.0001" >"$TEST_TMP/floors"
+mkdir -m 0700 "$TEST_TMP/state"
+conf $nogdr NP_PASSED_MIN=30 "NP_STATE_DIR=$TEST_TMP/state"
+echo "1 $type" >"$TEST_TMP/state/passed"
+touch -d '1 year' "$TEST_TMP/state/passed"
+expect_success "a pass stamp dated a year ahead: exit 0" prolog
+expect_grep "note: the pass in '$TEST_TMP/state/passed' is dated [0-9]+ s in the future; ignored, measured" "$TEST_ERR" \
+	"  the stamp is ignored, and said"
+expect_grep "all-reduce on $ranks ranks \($tre\): " "$TEST_ERR" "  the all-reduce ran"
+touch -d '1 minute ago' "$TEST_TMP/state/passed"
+expect_success "a pass a minute ago: exit 0" prolog
+expect_grep "no all-reduce: it passed 1 min ago" "$TEST_ERR" "  not measured again"
 N=$srcdir/contrib/nhc/nccl-probe.nhc
 # nhc ARGS: the check as NHC runs it; prints 'die: MESSAGE' / 'log: MESSAGE'
 nhc() {
@@ -175,12 +188,31 @@ expect_success "NHC check, more ranks than slots: passes" env -u OMPI_MCA_rmaps_
 expect_grep "^log: check_nccl_probe: the all-reduce could not run: 'mpirun' exited [0-9]+ without nccl-probe's report: .*not enough slots" \
 	"$TEST_OUT" "  logged as could not run, saying what failed"
 PATH=$TEST_TMP/fail:$PATH expect_code 1 "NHC check, nvidia-smi fails: fails" nhc -b "$NP_BIN"
-expect_grep "^die: check_nccl_probe: nvidia-smi failed \(exit 18\): 'Failed to initialize NVML" "$TEST_OUT" "  names its error"
+expect_grep "^die: check_nccl_probe: nvidia-smi failed \(exit 18\):  Failed to initialize NVML" "$TEST_OUT" "  names its error"
 start=$(date +%s)
 PATH=$TEST_TMP/hang:$PATH expect_code 1 "NHC check, nvidia-smi hangs: fails" nhc -b "$NP_BIN" -a 1
 expect_grep "^die: check_nccl_probe: nvidia-smi hung: no answer within 10 s" "$TEST_OUT" "  with its own message"
 [ $(($(date +%s) - start)) -lt 25 ]
 ok $? "  before NHC's own 30 s TIMEOUT"
 expect_code 1 "NHC check, an unknown option: fails with a message" nhc -x
-expect_grep "^die: check_nccl_probe: unknown option '-x'" "$TEST_OUT" "  names it"
+expect_grep "^die: check_nccl_probe: unknown option .-x.;" "$TEST_OUT" "  names it"
+# the die of NHC itself: the message is evaluated by a shell
+mkdir -p "$TEST_TMP/quote"
+# shellcheck disable=SC2016 # the planted text is nvidia-smi's, not ours
+printf '#!/bin/sh\necho "Unable to determine the device'"'"'s handle: '"'"'\$(touch %s/pwned)'"'"' \`touch %s/pwned2\`"\nexit 18\n' \
+	"$TEST_TMP" "$TEST_TMP" >"$TEST_TMP/quote/nvidia-smi"
+chmod +x "$TEST_TMP/quote/nvidia-smi"
+nhc_eval() {
+	# shellcheck disable=SC2016 # expanded by bash -c
+	bash -c '. "$1"; shift; OFFLINE_NODE=offline; HOSTNAME=n1
+		offline() { echo "offlined: $1: $2"; }
+		die() { shift; eval $OFFLINE_NODE "'"'"'$HOSTNAME'"'"'" "'"'"'$*'"'"'"; return 1; }
+		log() { echo "log: $*"; }; check_nccl_probe "$@"' _ "$N" "$@"
+}
+PATH=$TEST_TMP/quote:$PATH expect_code 1 "NHC check under an eval-ing die, nvidia-smi's message with quotes: fails" \
+	nhc_eval -b "$NP_BIN"
+expect_grep "^offlined: n1: check_nccl_probe: nvidia-smi failed \(exit 18\): .*device s handle" "$TEST_OUT" \
+	"  the node is offlined with the message, its quotes made spaces"
+[ ! -e "$TEST_TMP/pwned" ] && [ ! -e "$TEST_TMP/pwned2" ]
+ok $? "  nothing of the message ran"
 done_testing

@@ -70,6 +70,6 @@ fi
 # ---- bad values ---------------------------------------------------------------------
 for o in G D L; do
 	expect_code 1 "-$o eight: fails with a message" nhc -b "$NP_BIN" -$o eight
-	expect_grep "^die: check_nccl_probe: -$o 'eight' is not a whole number" "$TEST_OUT" "  names it"
+	expect_grep "^die: check_nccl_probe: -$o .eight. is not a whole number" "$TEST_OUT" "  names it"
 done
 done_testing

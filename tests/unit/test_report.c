@@ -12,6 +12,7 @@
 #include "../../src/opts.h"
 #include "../../src/report.h"
 #include "../../src/sweep.h"
+#include "../../src/sweep_verdict.h"
 #include "tap.h"
 
 /* The summary line of a two-rank allreduce whose rows at 1, 4 and 16 KiB
@@ -68,6 +69,43 @@ static void peak(double b0, double b1, double b2, const char *want, const char *
 	tap_is_str(got, want, "%s", why);
 }
 
+/* The verdict of one judged two-rank allreduce row of busbw 10 GB/s whose
+ * median's 95% interval of time is [lo, hi] times the median, against
+ * --min-busbw floor (and --min-eff eff_floor with its eff at 50%). */
+static int judge(double lo, double hi, double floor, double eff_floor, int *pass)
+{
+	static struct np_opts opts;
+	static struct np_world world = { .size = 2 };
+	struct np_result row;
+	struct np_sweep_report rep;
+	int code;
+
+	memset(&opts, 0, sizeof(opts));
+	memset(&rep, 0, sizeof(rep));
+	memset(&row, 0, sizeof(row));
+	opts.colls[NP_COLL_ALLREDUCE] = true;
+	opts.coll_min_busbw[NP_COLL_ALLREDUCE] = floor;
+	opts.coll_min_eff[NP_COLL_ALLREDUCE] = eff_floor;
+	row.coll = &np_colls[NP_COLL_ALLREDUCE];
+	row.lay.size = 1 << 20;
+	row.t_med = 1e-3, row.t_ci_lo = lo * 1e-3, row.t_ci_hi = hi * 1e-3;
+	row.busbw = row.algbw = 10;
+	row.eff = 0.5;
+	row.judged = true;
+	row.slow_rank = -1;
+	rep.opts = &opts;
+	rep.world = &world;
+	rep.rows = &row;
+	rep.nrows = 1;
+	np_sweep_row_verdict(&rep, &row);
+	np_sweep_verdict(&rep);
+	*pass = row.pass;
+	code = rep.exit_code;
+	np_notes_release(&rep.verdict);
+	free(rep.details);
+	return code;
+}
+
 int main(void)
 {
 	struct np_sweep_report rep;
@@ -102,5 +140,24 @@ int main(void)
 	tap_is_dbl(sum[0].last_busbw, 4, 0, "  its busbw");
 	tap_is_int(sum[0].peak_size, 1024, "the peak is the fastest row");
 	tap_is_dbl(sum[0].peak_busbw, 9, 0, "  its busbw");
+	/* a row is below a floor only when its whole interval is (busbw and
+	 * eff go as 1/time: the interval's upper end is at its shortest time) */
+	{
+		int pass;
+		tap_is_int(judge(0.98, 1.02, 20, 0, &pass), 1, "busbw 10 [9.8, 10.2] against 20: exit 1");
+		tap_is_int(pass, 0, "  the row failed");
+		tap_is_int(judge(0.4, 2.2, 20, 0, &pass), 6,
+			   "busbw 10 with an interval up to 25 against 20 (noise-bound): inconclusive, exit 6");
+		tap_is_int(pass, -1, "  the row neither met nor failed");
+		tap_is_int(judge(0.4, 2.2, 5, 0, &pass), 0, "the median above the floor: ok");
+		tap_is_int(pass, 1, "  the row met");
+		tap_is_int(judge(0.98, 1.02, 0, 0.6, &pass), 1, "eff 50%% [49, 51] against 60%%: exit 1");
+		tap_is_int(judge(0.5, 2.0, 0, 0.6, &pass), 6, "eff 50%% up to 100%% against 60%%: exit 6");
+		tap_is_int(pass, -1, "  the row neither met nor failed");
+		tap_is_int(judge(0.9, 2.0, 20, 0.52, &pass), 1,
+			   "busbw up to 11.1 below 20, eff up to 55.5%% against 52%%: the fail wins, exit 1");
+		tap_is_int(pass, 0, "  the row failed");
+		tap_is_int(judge(1, 1, 20, 0, &pass), 1, "one sample (interval the median) below: exit 1");
+	}
 	return tap_done();
 }
