@@ -59,6 +59,10 @@ static int against(const struct np_result *x, double v, double threshold)
 {
 	if (v >= threshold)
 		return 1;
+	/* an unsteady row's busbw is a lower bound (its batches were too
+	 * short for the steady state): below, it proves nothing */
+	if (x->stop == NP_STOP_UNSTEADY)
+		return -1;
 	return isfinite(v) && best_of(x, v) >= threshold ? -1 : 0;
 }
 
@@ -190,10 +194,10 @@ void np_sweep_verdict(struct np_sweep_report *r)
 					     r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
 					     unknown, te * 100);
 		if (ib)
-			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals reach it: inconclusive (more --budget, or a quieter node)",
+			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals reach it or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
 					     np_colls[c].name, tb, ib, judged);
 		if (ie)
-			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals reach it: inconclusive (more --budget, or a quieter node)",
+			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals reach it or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
 					     np_colls[c].name, te * 100, ie, judged);
 		if ((!judged || wb || we || unknown) && (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE))
 			r->exit_code = NP_EXIT_VERDICT;

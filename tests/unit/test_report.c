@@ -72,6 +72,8 @@ static void peak(double b0, double b1, double b2, const char *want, const char *
 /* The verdict of one judged two-rank allreduce row of busbw 10 GB/s whose
  * median's 95% interval of time is [lo, hi] times the median, against
  * --min-busbw floor (and --min-eff eff_floor with its eff at 50%). */
+static enum np_stop judge_stop = NP_STOP_CONVERGED;
+
 static int judge(double lo, double hi, double floor, double eff_floor, int *pass)
 {
 	static struct np_opts opts;
@@ -93,6 +95,7 @@ static int judge(double lo, double hi, double floor, double eff_floor, int *pass
 	row.eff = 0.5;
 	row.judged = true;
 	row.slow_rank = -1;
+	row.stop = judge_stop;
 	rep.opts = &opts;
 	rep.world = &world;
 	rep.rows = &row;
@@ -158,6 +161,12 @@ int main(void)
 			   "busbw up to 11.1 below 20, eff up to 55.5%% against 52%%: the fail wins, exit 1");
 		tap_is_int(pass, 0, "  the row failed");
 		tap_is_int(judge(1, 1, 20, 0, &pass), 1, "one sample (interval the median) below: exit 1");
+		/* batches too short for the steady state: busbw is a lower bound */
+		judge_stop = NP_STOP_UNSTEADY;
+		tap_is_int(judge(0.98, 1.02, 20, 0, &pass), 6, "an unsteady row below the floor: inconclusive, exit 6");
+		tap_is_int(pass, -1, "  the row neither met nor failed");
+		tap_is_int(judge(0.98, 1.02, 5, 0, &pass), 0, "an unsteady row above it: met (the steady state is faster)");
+		judge_stop = NP_STOP_CONVERGED;
 	}
 	return tap_done();
 }
