@@ -350,6 +350,7 @@ static void run_phase(struct iso *is, const int *part, enum np_iso_fig_kind kind
 				 f.b >= 0 ? " and " : "", f.b >= 0 ? is->names[f.b] : "", all[r].msg);
 			f.busbw = f.lo = f.hi = 0;
 			f.wrong = 1;
+			f.failed = true;
 		} else {
 			f.busbw = all[r].busbw;
 			f.lo = all[r].lo;
@@ -595,7 +596,8 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 				snprintf(rt, sizeof(rt), "-");
 			fprintf(out, "  %-6d %-6s %-30s %10.4g %21s %10.4g %20s%s%s\n", f->round,
 				np_iso_fig_kind_str(f->kind), grp, f->busbw, iv, f->ref, rt,
-				f->wrong ? "  wrong data" : "", f->bad ? "  below" : "");
+				f->failed ? "  could not run" : f->wrong ? "  wrong data" : "",
+				f->bad ? "  below" : "");
 		}
 	}
 	for (int i = 0; i < is->notes.n; i++)

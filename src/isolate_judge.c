@@ -283,7 +283,8 @@ static void evidence_of(const struct np_iso_judge *j, int v, int p, char *buf, s
 			off += (size_t)n;
 		if (f->wrong)
 			n = snprintf(buf + off < buf + len ? buf + off : buf + len - 1,
-				     off < len ? len - off : 1, " (wrong data)");
+				     off < len ? len - off : 1,
+				     f->failed ? " (could not run)" : " (wrong data)");
 		else if (f->ratio > 0)
 			n = snprintf(buf + off < buf + len ? buf + off : buf + len - 1,
 				     off < len ? len - off : 1, ", %.2f [%.2f-%.2f] of its round's fleet%s",
@@ -297,6 +298,19 @@ static void evidence_of(const struct np_iso_judge *j, int v, int p, char *buf, s
 		if (n > 0)
 			off += (size_t)n;
 	}
+}
+
+/* Whether a group of node v ran and computed wrong data (not only
+ * groups that could not run). */
+static bool computed_wrong(struct np_iso_judge *j, int v)
+{
+	np_iso_index_nodes(j);
+	NP_ISO_NODE_FIGS(j, v, i) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind != NP_FIG_WORLD && f->wrong && !f->failed)
+			return true;
+	}
+	return false;
 }
 
 /* The first figure of pair a-b below the fleet, or NULL */
@@ -468,6 +482,8 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 			j->state[v] = NP_NODE_BAD_INSIDE;
 		else if (!inside(n) && net && n->late_pair_bad >= NP_ISO_CONFIRMS)
 			j->state[v] = NP_NODE_BAD_NETWORK;
+		if (j->state[v] == NP_NODE_BAD_DATA && !computed_wrong(j, v))
+			j->state[v] = NP_NODE_COULD_NOT_RUN;
 		if (j->state[v] != NP_NODE_OK) {
 			evidence_of(j, v, -1, j->evidence[v], sizeof(j->evidence[v]));
 		} else if (!final) {
@@ -711,6 +727,7 @@ const char *np_iso_node_state_str(enum np_iso_node_state s)
 	case NP_NODE_BAD_INSIDE: return "bad-inside";
 	case NP_NODE_BAD_NETWORK: return "bad-network";
 	case NP_NODE_BAD_DATA: return "wrong-data";
+	case NP_NODE_COULD_NOT_RUN: return "could-not-run";
 	}
 	return "unknown";
 }
@@ -722,6 +739,8 @@ const char *np_iso_node_state_why(enum np_iso_node_state s)
 	case NP_NODE_BAD_INSIDE: return "slow inside the node (its GPUs, NVLink, PCIe or CPU)";
 	case NP_NODE_BAD_NETWORK: return "slow with partners that are fine with others: its network (np_iso_node_why says what its figures show)";
 	case NP_NODE_BAD_DATA: return "computes wrong data";
+	case NP_NODE_COULD_NOT_RUN:
+		return "could not run, again, while its partners ran elsewhere: its GPUs, driver or setup";
 	}
 	return "unknown";
 }

@@ -64,6 +64,11 @@ struct np_iso_fig {
 	int nt;
 	bool slow, bad;       /* significantly below the fleet (or wrong data) */
 	bool ok;              /* its interval rules out a shortfall of --min-effect */
+	/* the group could not run (no figures): the caller sets wrong too,
+	 * so that it is judged as a group without right data; a node named
+	 * for such figures only is NP_NODE_COULD_NOT_RUN, not wrong data
+	 * (false, as a zeroed figure has it, keeps older callers as they were) */
+	bool failed;
 };
 
 /* What the figures prove about a node (np_iso_node_state_str() names it). */
@@ -72,6 +77,8 @@ enum np_iso_node_state {
 	NP_NODE_BAD_INSIDE,  /* slow alone, again in a confirmation round */
 	NP_NODE_BAD_NETWORK, /* fine alone, slow with two or more partners fine elsewhere */
 	NP_NODE_BAD_DATA,    /* wrong data, alone or with partners, again */
+	NP_NODE_COULD_NOT_RUN, /* as NP_NODE_BAD_DATA, but every such group of it could
+				* not run (figures with failed): no data to be wrong */
 };
 
 const char *np_iso_fig_kind_str(enum np_iso_fig_kind k);

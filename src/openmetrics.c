@@ -378,7 +378,7 @@ static void fill_isolate(FILE *f, const void *arg)
 	}
 	if (bad)
 		family(f, "isolate_node_bad",
-		       "a bad node and why (reason: bad-inside, bad-network or wrong-data, as the JSON report's state); 1");
+		       "a bad node and why (reason: bad-inside, bad-network, wrong-data or could-not-run, as the JSON report's state); 1");
 	for (int v = 0; v < iso->nnodes; v++)
 		if (!strcmp(node_class(iso->nodes[v].state), "bad"))
 			sample(f, "isolate_node_bad", 1, "node", iso->nodes[v].name, "host", iso->nodes[v].host,

@@ -234,6 +234,7 @@ struct truth {
 	double net[MAXN];        /* its network */
 	double link[MAXN][MAXN]; /* between two nodes */
 	int wrong;               /* node that computes wrong data, -1 none */
+	int failed;              /* node whose groups cannot run, -1 none */
 	double world;            /* every node together */
 };
 
@@ -245,6 +246,7 @@ static void truth_init(struct truth *t)
 			t->link[a][b] = 100;
 	}
 	t->wrong = -1;
+	t->failed = -1;
 	t->world = 100;
 }
 
@@ -276,6 +278,19 @@ static void phase(struct np_iso_judge *j, const struct truth *t, const int *part
 		if (b >= 0) {
 			bw = min2(bw, min2(t->inside[b], min2(t->net[a], t->net[b])));
 			bw = min2(bw, t->link[a][b]);
+		}
+		if (t->failed >= 0 && (t->failed == a || t->failed == b)) {
+			/* as isolate records a group that could not run: no figures */
+			struct np_iso_fig f;
+			memset(&f, 0, sizeof(f));
+			f.round = round;
+			f.kind = kind;
+			f.a = a;
+			f.b = b;
+			f.wrong = 1;
+			f.failed = true;
+			np_iso_fig_add(j, &f);
+			continue;
 		}
 		add_fig(j, round, kind, a, b, bw, t->wrong >= 0 && (t->wrong == a || t->wrong == b));
 	}
@@ -491,6 +506,25 @@ static void test_run_wrong(void)
 	tap_is_str(np_iso_node_state_str(j.state[1]), "wrong-data", "wrong data alone, twice");
 	tap_is_int(named(&j), 1, "only that node is named");
 	tap_is_int(np_iso_exit_code(&j), 2, "wrong data: exit 2");
+	np_iso_judge_release(&j);
+
+	/* a node whose groups could not run, alone and with partners: it is
+	 * named for that, not for wrong data it never computed */
+	truth_init(&t);
+	t.failed = 1;
+	setup(&j, 4, 2, 0, 0);
+	run(&j, &t);
+	{
+		char why[256];
+		np_iso_node_why(&j, 1, why, sizeof(why));
+		tap_is_str(np_iso_node_state_str(j.state[1]), "could-not-run",
+			   "could not run, again: could-not-run, not wrong-data");
+		tap_ok(strstr(j.evidence[1], "(could not run)") != NULL && strstr(j.evidence[1], "wrong data") == NULL,
+		       "its evidence says could not run: '%.80s'", j.evidence[1]);
+		tap_ok(strstr(why, "could not run") == why, "and why, for people: '%s'", why);
+	}
+	tap_is_int(named(&j), 1, "only that node is named");
+	tap_is_int(np_iso_exit_code(&j), 1, "a node named, no wrong data: exit 1");
 	np_iso_judge_release(&j);
 }
 
