@@ -377,6 +377,36 @@ static enum np_status check_reports(const struct np_opts *o, struct np_err *err)
 	return NP_OK;
 }
 
+/* What the verdict would judge, before anything runs: a threshold named
+ * for a collective the run leaves out, a --judge-from above the largest
+ * size (no row would be judged, and the gate would pass on nothing). */
+static enum np_status check_judged(const struct np_opts *o, unsigned cmd, struct np_err *err)
+{
+	uint64_t *sizes;
+	size_t n;
+
+	for (int c = 0; c < NP_COLL_COUNT; c++)
+		if (o->coll_named_by[c] && !o->colls[c])
+			return np_fail(err, NP_EUSAGE,
+				       "--%s names %s, which this run does not measure; add it to --coll, or drop %s=",
+				       o->coll_named_by[c], np_colls[c].name, np_colls[c].name);
+	if (cmd != NP_CMD_SWEEP || !o->judge_from)
+		return NP_OK;
+	sizes = malloc((NP_MAX_SIZES + 1) * sizeof(*sizes));
+	if (!sizes)
+		return np_fail(err, NP_ENOMEM, "out of memory for the sweep's sizes");
+	n = np_opts_sizes(o, sizes, NP_MAX_SIZES + 1);
+	if (n && o->judge_from > sizes[n - 1]) {
+		unsigned long long largest = (unsigned long long)sizes[n - 1];
+		free(sizes);
+		return np_fail(err, NP_EUSAGE,
+			       "--judge-from %llu is above the largest size, %llu bytes: no row would be judged; lower it or raise -e/--maxbytes",
+			       (unsigned long long)o->judge_from, largest);
+	}
+	free(sizes);
+	return NP_OK;
+}
+
 /* Options that a backend cannot honour, that a command needs, or that
  * exclude each other. */
 static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, struct np_err *err)
@@ -406,7 +436,8 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		return NP_EUSAGE;
 	if (*help || *version)
 		return NP_OK;
-	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err))
+	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err) ||
+	    check_judged(o, cmd, err))
 		return NP_EUSAGE;
 	return NP_OK;
 }
