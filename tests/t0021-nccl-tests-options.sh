@@ -131,6 +131,12 @@ ok $? "no carriage return in a log"
 NCCL_PROBE_PROGRESS=0 expect_success "--quiet" np_host 2 --sweep 1K:4K --iters 1 --samples 1 -q
 if grep -q '^progress:' "$TEST_ERR"; then false; else true; fi
 ok $? "--quiet shows no progress"
+expect_grep '^# summary: ' "$TEST_OUT" "--quiet keeps the summary"
+expect_grep '^# verdict: ' "$TEST_OUT" "--quiet keeps the verdict"
+if grep -q '^# nccl-probe ' "$TEST_OUT"; then false; else true; fi
+ok $? "--quiet drops the header"
+expect_code 1 "--quiet with a failing gate" np_host 2 --sweep 1K:4K --iters 1 --samples 1 -q --min-busbw 100000
+expect_grep '^# verdict: .*below' "$TEST_OUT" "--quiet keeps the failed verdict"
 expect_success "the default interval" np_host 2 --sweep 1K:4K --iters 1 --samples 1
 n=$(grep -c '^progress:' "$TEST_ERR")
 [ "$n" -le 1 ]
