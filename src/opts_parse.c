@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../probes/backend.h"
@@ -332,6 +333,11 @@ static enum np_status check_sizes(struct np_opts *o, unsigned cmd, struct np_err
 {
 	if (size_conflict(o, err))
 		return NP_EUSAGE;
+	/* -b/-e without -f add -i, 1 MiB by default, as nccl-tests steps */
+	if ((o->minbytes_arg || o->maxbytes_arg) && !o->stepfactor_arg && !o->stepbytes_arg) {
+		o->step_kind = NP_STEP_ADD;
+		o->step_bytes = 1ull << 20;
+	}
 	if (o->max_bytes == 0) {
 		/* the sweep lowers it to what fits (src/sweep.c) */
 		o->max_default = true;
@@ -442,6 +448,48 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 	return NP_OK;
 }
 
+/* Whether paths a and b name one file: the same name, or one existing
+ * regular file (one device and inode, whatever the spelling: a symbolic
+ * or hard link, ./x and x). Standard output and /dev, /proc are streams. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-") || !strncmp(a, "/dev/", 5) ||
+	    !strncmp(a, "/proc/", 6))
+		return false;
+	if (!strcmp(a, b))
+		return true; /* a file yet to be written, too */
+	return !stat(a, &sa) && !stat(b, &sb) && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Nothing a run was given is lost: an output that is one of the run's
+ * inputs, or two outputs that are one file under two names, is refused
+ * before anything runs. */
+static enum np_status check_same_files(const struct np_opts *o, struct np_err *err)
+{
+	const char *out[5] = { o->output, o->json_file, o->csv_file, o->metrics_file, o->export_file };
+	static const char *const on[5] = { "--output", "--json", "--csv", "--metrics", "--export" };
+	const char *in[5] = { o->input, o->files[0], o->files[1], o->baseline, o->try_file };
+	static const char *const inn[5] = { "--input", "compare's first file", "compare's second file",
+					    "--baseline", "--try-file" };
+
+	for (int i = 0; i < 5; i++) {
+		for (int k = 0; k < 5; k++)
+			if (same_file(out[i], in[k]))
+				return np_fail(err, NP_EUSAGE,
+					       "%s '%s' is %s '%s': writing it would replace what this run reads; give %s another file",
+					       on[i], out[i], inn[k], in[k], on[i]);
+		for (int k = i + 1; k < 5; k++)
+			if (same_file(out[i], out[k]))
+				return np_fail(err, NP_EUSAGE,
+					       "%s '%s' and %s '%s' are one file; give each report its own file",
+					       on[i], out[i], on[k], out[k]);
+	}
+	return NP_OK;
+}
+
 enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 {
 	if (o->output && np_outfile_check(o->output, "--output", err))
@@ -468,7 +516,7 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 		return np_fail(err, NP_EUSAGE,
 			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s' run",
 			       o->baseline, strerror(errno), o->cmd == NP_CMD_ISOLATE ? "isolate" : "--format json");
-	return NP_OK;
+	return check_same_files(o, err);
 }
 
 enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct np_err *err)

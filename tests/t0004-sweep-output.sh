@@ -168,8 +168,21 @@ expect_grep "^error: --min-eff names alltoall" "$TEST_ERR" "the message names --
 expect_code 64 "--judge-from above the largest size" np --sweep 1K:64K --judge-from 1M
 expect_grep "^error: --judge-from 1048576 is above the largest size, 65536 bytes" "$TEST_ERR" \
 	"the message names both sizes"
-expect_code 64 "--judge-from above the largest of -b/-e/-f" np -b 1K -e 8K -f 2 --judge-from 9K
+expect_code 64 "--judge-from above the largest of -b/-e/-f" np -b 1K -e 8K -i 1K --judge-from 9K
 expect_code 0 "a threshold for each collective run is taken" \
 	np_host 2 --sweep 1K:4K --iters 1 --samples 1 --warmup 0 --coll allreduce --min-busbw allreduce=0 \
 	--judge-from 4K
+# -b/-e without -f step as nccl-tests does: add -i, 1 MiB by default
+expect_success "-b 1M -e 3M steps by 1 MiB" np_host 1 -b 1M -e 3M --coll allreduce --iters 1 --samples 1 -q
+n=$(grep -c -E '^ +(1048576|2097152|3145728) ' "$TEST_OUT")
+[ "$n" -eq 3 ] && [ "$(grep -c -E '^ +[0-9]+ +[0-9]+ ' "$TEST_OUT")" -eq 3 ]
+ok $? "-b 1M -e 3M: rows 1, 2 and 3 MiB ($n)"
+expect_success "-b 1K -e 3K -i 1K steps by -i" np_host 1 -b 1K -e 3K -i 1K --coll allreduce --iters 1 --samples 1 -q
+n=$(grep -c -E '^ +(1024|2048|3072) +' "$TEST_OUT")
+[ "$n" -eq 3 ]
+ok $? "-b 1K -e 3K -i 1K: rows 1, 2 and 3 KiB ($n)"
+expect_success "-b 1K -e 8K -f 2 multiplies" np_host 1 -b 1K -e 8K -f 2 --coll allreduce --iters 1 --samples 1 -q
+n=$(grep -c -E '^ +(1024|2048|4096|8192) +' "$TEST_OUT")
+[ "$n" -eq 4 ]
+ok $? "-b 1K -e 8K -f 2: rows 1, 2, 4 and 8 KiB ($n)"
 done_testing
