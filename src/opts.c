@@ -121,7 +121,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("try", 0, "VAR=V1,V2,...", TU, opt_try, "a setting to try against the environment as launched, one candidate per value (repeatable)"),
 	OPT_STRING("try-file", 0, "FILE", TU, try_file, "candidates from FILE: one per line, VAR=VALUE settings separated by spaces"),
 	OPT_DOUBLE("under-load", 0, "SEC", TP, under_load, 0.1, 600, "sample GPU health during SEC seconds of a busy kernel on every GPU (default: 1 s idle)"),
-	OPT_VERSION("version", 'V', SW | TP | IS | CP | TU, "show the version and exit"),
+	OPT_VERSION("version", 0, SW | TP | IS | CP | TU, "show the version and exit"),
 	OPT_INT("warmup", 'w', "N", SW | IS | TU, warmup, 0, 1000000, "warm-up iterations per size (default 5)"),
 	OPT_FLAG("wide", 0, SW | TP | TU, wide, "every column in the table, lines unbroken (sweep: min, max, ci%, limit, samples, iters, stop; topo: affinity columns, BAR1, full names)"),
 };

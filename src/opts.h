@@ -60,6 +60,9 @@ struct np_opts {
 	 * min_busbw / min_eff above */
 	double coll_min_busbw[NP_COLL_COUNT];
 	double coll_min_eff[NP_COLL_COUNT];
+	/* the option that named a collective in COLL=VALUE (a threshold for a
+	 * collective not run is a usage error), NULL where none did */
+	const char *coll_named_by[NP_COLL_COUNT];
 	const char *gpu_map;       /* --gpu-map LIST or NULL */
 	const char *sweep_arg;     /* the last --sweep value, for messages */
 	/* the nccl-tests spelling of the sizes, as given (NULL: not given):

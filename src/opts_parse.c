@@ -6,7 +6,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../probes/backend.h"
@@ -106,31 +109,85 @@ static const char *cmd_help(unsigned cmd)
 	       cmd == NP_CMD_TUNE ? "tune " : "";
 }
 
-/* nccl-tests' options that nccl-probe has no row for, and what to do
- * instead; the ones it takes are rows of the option table (their help
- * says "nccl-tests -X"). */
+/* nccl-tests' options that nccl-probe has no row for, the values that
+ * leave nccl-tests as it runs by default (taken and ignored; `set` false
+ * where nccl-probe has its own spelling) and what to do instead of any
+ * other (the error says "nccl-tests -X"). The ones it takes are rows of
+ * the option table (their help says "nccl-tests -X"). */
 static const struct {
 	char short_name;
 	const char *name;
+	bool set;
+	long dflt, alt; /* nccl-tests' default; alt another value that means it */
 	const char *instead;
 } nccl_tests_opts[] = {
-	{ 'm', "agg_iters", "nccl-probe times batches of -n/--iters collectives between two events and aggregates none; drop -m" },
-	{ 'N', "run_cycles", "nccl-probe runs the sweep once; run it again for another cycle" },
-	{ 'p', "parallel_init", "every rank initializes its own communicator in its own process; drop -p" },
-	{ 'y', "stream_null", "nccl-probe issues on a stream of its own; drop -y" },
-	{ 'C', "report_cputime", "nccl-probe times on the GPU (CUDA events) or, on host memory, with MPI_Wtime; drop -C" },
-	{ 'S', "report_timestamps", "the JSON report (-J FILE) holds the start time; drop -S" },
-	{ 'x', "cta_policy", "nccl-probe leaves the CTA policy to NCCL (NCCL_CTA_POLICY in the environment); drop -x" },
-	{ 'D', "device_implementation", "nccl-probe runs NCCL's host-launched collectives only; drop -D" },
-	{ 0, "device_cta_count", "nccl-probe runs NCCL's host-launched collectives only (and -V is --version); drop it" },
-	{ 'M', "memory", "nccl-probe does not report GPU memory use; drop -M" },
-	{ 'u', "unalign", "nccl-probe's buffers are aligned; drop -u" },
-	{ 'I', "per_iter_timing", "nccl-probe times batches, not single iterations; the JSON report (-J FILE) holds every sample" },
-	{ 'K', "per_iter_skip", "nccl-probe times batches, not single iterations; warm-up is -w/--warmup" },
-	{ 0, "warmup_iters", "use -w/--warmup N" },
-	{ 0, "datatype", "use -d/--dtype TYPE" },
-	{ 0, "output_file", "use -J/--json FILE" },
+	{ 'm', "agg_iters", true, 1, 1, "nccl-probe times batches of -n/--iters collectives between two events and aggregates none; drop -m" },
+	{ 'N', "run_cycles", true, 1, 1, "nccl-probe runs the sweep once; run it again for another cycle" },
+	{ 'p', "parallel_init", true, 0, 0, "every rank initializes its own communicator in its own process; drop -p" },
+	{ 'y', "stream_null", true, 0, 0, "nccl-probe issues on a stream of its own; drop -y" },
+	{ 'C', "report_cputime", true, 0, 0, "nccl-probe times on the GPU (CUDA events) or, on host memory, with MPI_Wtime; drop -C" },
+	{ 'S', "report_timestamps", true, 0, 0, "the JSON report (-J FILE) holds the start time; drop -S" },
+	{ 'x', "cta_policy", true, -1, 0, "nccl-probe leaves the CTA policy to NCCL (NCCL_CTA_POLICY in the environment); drop -x" },
+	{ 'D', "device_implementation", true, 0, 0, "nccl-probe runs NCCL's host-launched collectives only; drop -D" },
+	{ 'V', "device_cta_count", true, 16, 16, "nccl-probe runs NCCL's host-launched collectives only; drop -V (--version shows the version)" },
+	{ 'M', "memory", true, 0, 0, "nccl-probe does not report GPU memory use; drop -M" },
+	{ 'u', "unalign", true, 0, 0, "nccl-probe's buffers are aligned; drop -u" },
+	{ 'I', "per_iter_timing", true, 0, 0, "nccl-probe times batches, not single iterations; the JSON report (-J FILE) holds every sample" },
+	{ 'K', "per_iter_skip", true, 0, 0, "nccl-probe times batches, not single iterations; warm-up is -w/--warmup" },
+	{ 0, "warmup_iters", false, 0, 0, "use -w/--warmup N" },
+	{ 0, "datatype", false, 0, 0, "use -d/--dtype TYPE" },
+	{ 0, "output_file", false, 0, 0, "use -J/--json FILE" },
 };
+
+/* The row of nccl_tests_opts that argument a names (-m, -m4, --agg_iters,
+ * --agg_iters=4), or -1. */
+static int nccl_tests_opt(const char *a)
+{
+	for (int i = 0; i < (int)(sizeof(nccl_tests_opts) / sizeof(nccl_tests_opts[0])); i++) {
+		size_t len = strlen(nccl_tests_opts[i].name);
+		if (a[0] != '-')
+			return -1;
+		if (a[1] == '-' && !strncmp(a + 2, nccl_tests_opts[i].name, len) &&
+		    (a[2 + len] == '\0' || a[2 + len] == '='))
+			return i;
+		if (a[1] != '-' && a[1] && a[1] == nccl_tests_opts[i].short_name)
+			return i;
+	}
+	return -1;
+}
+
+/* An nccl-tests option nccl-probe has no row for, at argv[*i]: its value
+ * (attached or the next argument, read as nccl-tests reads it: a C
+ * integer) taken when it is nccl-tests' default, else a usage error that
+ * says what to do. */
+static enum np_status nccl_tests_value(int k, int argc, char **argv, int *i, struct np_err *err)
+{
+	const char *a = argv[*i], *val = NULL, *eq = strchr(a, '=');
+	char shown[8] = "";
+	char *end;
+	long v;
+
+	if (a[1] == '-' && eq)
+		val = eq + 1;
+	else if (a[1] != '-' && a[2])
+		val = a + 2;
+	if (nccl_tests_opts[k].short_name)
+		snprintf(shown, sizeof(shown), "-%c/", nccl_tests_opts[k].short_name);
+	if (!nccl_tests_opts[k].set)
+		return np_fail(err, NP_EUSAGE, "unknown option '%s' (an nccl-tests option): %s", a,
+			       nccl_tests_opts[k].instead);
+	if (!val && *i + 1 >= argc)
+		return np_fail(err, NP_EUSAGE, "option '%s' (nccl-tests %s--%s) needs a value; only %ld, its default, is taken",
+			       a, shown, nccl_tests_opts[k].name, nccl_tests_opts[k].dflt);
+	if (!val)
+		val = argv[++*i];
+	errno = 0;
+	v = strtol(val, &end, 0);
+	if (!errno && end != val && !*end && (v == nccl_tests_opts[k].dflt || v == nccl_tests_opts[k].alt))
+		return NP_OK;
+	return np_fail(err, NP_EUSAGE, "nccl-tests %s--%s %s is refused (only %ld, its default, is taken): %s",
+		       shown, nccl_tests_opts[k].name, val, nccl_tests_opts[k].dflt, nccl_tests_opts[k].instead);
+}
 
 /* The message for an option nccl-probe does not know: nccl-tests' options
  * name their equivalent, and --a_b is --a-b when that exists. */
@@ -230,7 +287,13 @@ static enum np_status parse_args(struct np_opts *o, unsigned cmd, int argc, char
 		const char *a = argv[i], *val;
 		const struct np_option *opt;
 		bool is_short;
+		int nt = a[0] == '-' && a[1] && !find_short(a[1]) ? nccl_tests_opt(a) : -1;
 
+		if (nt >= 0 && (a[1] != '-' || !find_long(a + 2, strcspn(a + 2, "=")))) {
+			if (nccl_tests_value(nt, argc, argv, &i, err))
+				return NP_EUSAGE;
+			continue;
+		}
 		if (find_option(a, cmd, &opt, &val, &is_short, err))
 			return NP_EUSAGE;
 		if (!opt && cmd == NP_CMD_COMPARE && !(o->files[0] && o->files[1])) {
@@ -271,6 +334,11 @@ static enum np_status check_sizes(struct np_opts *o, unsigned cmd, struct np_err
 {
 	if (size_conflict(o, err))
 		return NP_EUSAGE;
+	/* -b/-e without -f add -i, 1 MiB by default, as nccl-tests steps */
+	if ((o->minbytes_arg || o->maxbytes_arg) && !o->stepfactor_arg && !o->stepbytes_arg) {
+		o->step_kind = NP_STEP_ADD;
+		o->step_bytes = 1ull << 20;
+	}
 	if (o->max_bytes == 0) {
 		/* the sweep lowers it to what fits (src/sweep.c) */
 		o->max_default = true;
@@ -325,6 +393,36 @@ static enum np_status check_reports(const struct np_opts *o, struct np_err *err)
 	return NP_OK;
 }
 
+/* What the verdict would judge, before anything runs: a threshold named
+ * for a collective the run leaves out, a --judge-from above the largest
+ * size (no row would be judged, and the gate would pass on nothing). */
+static enum np_status check_judged(const struct np_opts *o, unsigned cmd, struct np_err *err)
+{
+	uint64_t *sizes;
+	size_t n;
+
+	for (int c = 0; c < NP_COLL_COUNT; c++)
+		if (o->coll_named_by[c] && !o->colls[c])
+			return np_fail(err, NP_EUSAGE,
+				       "--%s names %s, which this run does not measure; add it to --coll, or drop %s=",
+				       o->coll_named_by[c], np_colls[c].name, np_colls[c].name);
+	if (cmd != NP_CMD_SWEEP || !o->judge_from)
+		return NP_OK;
+	sizes = malloc((NP_MAX_SIZES + 1) * sizeof(*sizes));
+	if (!sizes)
+		return np_fail(err, NP_ENOMEM, "out of memory for the sweep's sizes");
+	n = np_opts_sizes(o, sizes, NP_MAX_SIZES + 1);
+	if (n && o->judge_from > sizes[n - 1]) {
+		unsigned long long largest = (unsigned long long)sizes[n - 1];
+		free(sizes);
+		return np_fail(err, NP_EUSAGE,
+			       "--judge-from %llu is above the largest size, %llu bytes: no row would be judged; lower it or raise -e/--maxbytes",
+			       (unsigned long long)o->judge_from, largest);
+	}
+	free(sizes);
+	return NP_OK;
+}
+
 /* Options that a backend cannot honour, that a command needs, or that
  * exclude each other. */
 static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, struct np_err *err)
@@ -354,8 +452,51 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		return NP_EUSAGE;
 	if (*help || *version)
 		return NP_OK;
-	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err))
+	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err) ||
+	    check_judged(o, cmd, err))
 		return NP_EUSAGE;
+	return NP_OK;
+}
+
+/* Whether paths a and b name one file: the same name, or one existing
+ * regular file (one device and inode, whatever the spelling: a symbolic
+ * or hard link, ./x and x). Standard output and /dev, /proc are streams. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-") || !strncmp(a, "/dev/", 5) ||
+	    !strncmp(a, "/proc/", 6))
+		return false;
+	if (!strcmp(a, b))
+		return true; /* a file yet to be written, too */
+	return !stat(a, &sa) && !stat(b, &sb) && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Nothing a run was given is lost: an output that is one of the run's
+ * inputs, or two outputs that are one file under two names, is refused
+ * before anything runs. */
+static enum np_status check_same_files(const struct np_opts *o, struct np_err *err)
+{
+	const char *out[5] = { o->output, o->json_file, o->csv_file, o->metrics_file, o->export_file };
+	static const char *const on[5] = { "--output", "--json", "--csv", "--metrics", "--export" };
+	const char *in[5] = { o->input, o->files[0], o->files[1], o->baseline, o->try_file };
+	static const char *const inn[5] = { "--input", "compare's first file", "compare's second file",
+					    "--baseline", "--try-file" };
+
+	for (int i = 0; i < 5; i++) {
+		for (int k = 0; k < 5; k++)
+			if (same_file(out[i], in[k]))
+				return np_fail(err, NP_EUSAGE,
+					       "%s '%s' is %s '%s': writing it would replace what this run reads; give %s another file",
+					       on[i], out[i], inn[k], in[k], on[i]);
+		for (int k = i + 1; k < 5; k++)
+			if (same_file(out[i], out[k]))
+				return np_fail(err, NP_EUSAGE,
+					       "%s '%s' and %s '%s' are one file; give each report its own file",
+					       on[i], out[i], on[k], out[k]);
+	}
 	return NP_OK;
 }
 
@@ -385,7 +526,7 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 		return np_fail(err, NP_EUSAGE,
 			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s' run",
 			       o->baseline, strerror(errno), o->cmd == NP_CMD_ISOLATE ? "isolate" : "--format json");
-	return NP_OK;
+	return check_same_files(o, err);
 }
 
 enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct np_err *err)

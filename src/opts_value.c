@@ -376,6 +376,7 @@ enum np_status np_parse_threshold(const char *opt, const char *val, double hi, d
 			return tv == TV_FRACTION ? NP_EUSAGE : np_fail(err, NP_EUSAGE, "invalid --%s '%s': '%s' is not %s from 0 to %g",
 				       opt, val, eq + 1, unit, hi);
 		per[c->id] = v / div;
+		o->coll_named_by[c->id] = opt;
 	}
 	return NP_OK;
 }

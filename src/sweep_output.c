@@ -97,8 +97,8 @@ void sweep_finish_output(struct sweep *s)
 		return;
 	switch (s->o->format) {
 	case NP_FMT_TABLE:
-		if (!s->o->quiet || s->rep.verdict.n)
-			np_report_table_footer(s->out, &s->rep);
+		/* -q drops the header and progress, never the summary and verdict */
+		np_report_table_footer(s->out, &s->rep);
 		break;
 	case NP_FMT_JSON:
 		np_report_json(s->out, &s->rep);

@@ -224,9 +224,23 @@ static void table_differences(const struct tune *tu, FILE *f, int W)
 	}
 }
 
+/* Whether any candidate (not the baseline) was measured: with none, there
+ * is no winner to name and nothing to recommend. */
+static bool any_candidate_measured(const struct tune *tu)
+{
+	for (int a = 1; a < tu->narms; a++)
+		if (tu->arms[a].state == NP_TUNE_ARM_OK)
+			return true;
+	return false;
+}
+
 /* The winner of each range of consecutive points */
 static void table_winners(const struct tune *tu, FILE *f)
 {
+	if (!any_candidate_measured(tu)) {
+		fprintf(f, "# no winners: no candidate was measured (see each candidate's line above)\n");
+		return;
+	}
 	fprintf(f, "# winners (the fastest candidate significantly faster than the baseline, else the baseline):\n");
 	for (size_t i = 0; i < tu->npts;) {
 		size_t j = i;
@@ -262,6 +276,8 @@ static void table_recommended(const struct tune *tu, FILE *f, int W)
 			np_shell_quote(c->set[i].value, q, sizeof(q));
 			fprintf(f, "export %s=%s\n", c->set[i].name, q);
 		}
+	} else if (!any_candidate_measured(tu)) {
+		np_wrap(f, "# ", "#   ", "no recommendation and no export lines: no candidate was measured; keep the environment as it is", W);
 	} else {
 		np_wrap(f, "# ", "#   ", "no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is", W);
 	}

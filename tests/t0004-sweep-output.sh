@@ -115,9 +115,11 @@ ok $? "the largest quarter is judged, each row marked, one reason for alltoall, 
 NCCL_PROBE_TEST_CORRUPT=1 expect_code 2 "wrong data and --min-eff unknown: exit 2" \
 	np_host 2 --sweep 1K:4K --coll allreduce,alltoall --iters 1 --samples 1 --warmup 0 --check \
 	--min-eff 50 --format json --output "$TEST_TMP/w.json"
+# 4097 bytes is measured as 4096 (whole elements for every rank), so no row
+# reaches --judge-from 4097 although the largest size asked for does
 expect_code 1 "thresholds but no judged row: exit 1" \
-	np_host 2 --sweep 1K:4K --coll allreduce,alltoall --iters 1 --samples 1 --warmup 0 \
-	--min-eff allreduce=100 --min-busbw alltoall=1 --judge-from 1M --format json --output "$TEST_TMP/e.json"
+	np_host 2 --sweep 1K:4097:+1K --coll allreduce,alltoall --iters 1 --samples 1 --warmup 0 \
+	--min-eff allreduce=100 --min-busbw alltoall=1 --judge-from 4097 --format json --output "$TEST_TMP/e.json"
 python3 - "$TEST_TMP/w.json" "$TEST_TMP/e.json" <<'PY'
 import json, sys
 w, e = (json.load(open(p)) for p in sys.argv[1:])
@@ -132,7 +134,7 @@ ok = (wrong and [d for d in w["verdict"]["details"] if d["code"] == "data_errors
                  if d["code"] == "eff_unknown" and d["value"] is None and d["threshold"] == 0.5)
       == ["allreduce", "alltoall"])
 ok = ok and codes(e) == [("not_judged", "allreduce", None), ("not_judged", "alltoall", None)] and all(
-    d["threshold"] == 1048576 and d["value"] is None for d in e["verdict"]["details"])
+    d["threshold"] == 4097 and d["value"] is None for d in e["verdict"]["details"])
 sys.exit(0 if ok else 1)
 PY
 ok $? "verdict.details: data_errors per wrong row, eff_unknown per judged row, not_judged per collective"
@@ -155,4 +157,32 @@ expect_grep "unknown collective 'bogus'" "$TEST_ERR" "the message names it"
 expect_code 64 "--min-eff with a pair lacking '='" np --min-eff allreduce=80,70
 expect_code 64 "--min-busbw out of range" np --min-busbw alltoall=-1
 expect_code 64 "--judge-from not a size" np --judge-from lots
+# gates that gate: refused before anything runs (no rank is started: plain np)
+expect_code 64 "a --min-busbw for a collective not run" np --coll allreduce --min-busbw alltoall=90
+expect_grep "^error: --min-busbw names alltoall, which this run does not measure" "$TEST_ERR" \
+	"the message names the collective and the option"
+[ ! -s "$TEST_OUT" ]
+ok $? "nothing ran (no output)"
+expect_code 64 "a --min-eff for a collective not run" np --coll allgather --min-eff allgather=50,alltoall=80
+expect_grep "^error: --min-eff names alltoall" "$TEST_ERR" "the message names --min-eff"
+expect_code 64 "--judge-from above the largest size" np --sweep 1K:64K --judge-from 1M
+expect_grep "^error: --judge-from 1048576 is above the largest size, 65536 bytes" "$TEST_ERR" \
+	"the message names both sizes"
+expect_code 64 "--judge-from above the largest of -b/-e/-f" np -b 1K -e 8K -i 1K --judge-from 9K
+expect_code 0 "a threshold for each collective run is taken" \
+	np_host 2 --sweep 1K:4K --iters 1 --samples 1 --warmup 0 --coll allreduce --min-busbw allreduce=0 \
+	--judge-from 4K
+# -b/-e without -f step as nccl-tests does: add -i, 1 MiB by default
+expect_success "-b 1M -e 3M steps by 1 MiB" np_host 1 -b 1M -e 3M --coll allreduce --iters 1 --samples 1 -q
+n=$(grep -c -E '^ +(1048576|2097152|3145728) ' "$TEST_OUT")
+[ "$n" -eq 3 ] && [ "$(grep -c -E '^ +[0-9]+ +[0-9]+ ' "$TEST_OUT")" -eq 3 ]
+ok $? "-b 1M -e 3M: rows 1, 2 and 3 MiB ($n)"
+expect_success "-b 1K -e 3K -i 1K steps by -i" np_host 1 -b 1K -e 3K -i 1K --coll allreduce --iters 1 --samples 1 -q
+n=$(grep -c -E '^ +(1024|2048|3072) +' "$TEST_OUT")
+[ "$n" -eq 3 ]
+ok $? "-b 1K -e 3K -i 1K: rows 1, 2 and 3 KiB ($n)"
+expect_success "-b 1K -e 8K -f 2 multiplies" np_host 1 -b 1K -e 8K -f 2 --coll allreduce --iters 1 --samples 1 -q
+n=$(grep -c -E '^ +(1024|2048|4096|8192) +' "$TEST_OUT")
+[ "$n" -eq 4 ]
+ok $? "-b 1K -e 8K -f 2: rows 1, 2, 4 and 8 KiB ($n)"
 done_testing

@@ -7,7 +7,8 @@
 # descriptor; a symbolic link, a FIFO, a device, a read-only file or a
 # directory is refused (exit 64) and left as it was;
 # a path too long is a usage error; a directory where no file can be made
-# is one message and exit 3. No temporary is ever left behind.
+# is one message and exit 3. No temporary is ever left behind. An output
+# may never be an input of the same run, nor two outputs one file.
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
 
@@ -130,6 +131,48 @@ ok $? "topo --export with a link planted at FILE.tmp.<pid> succeeds"
 [ "$(cat victim)" = keep ] && [ -f planted.xml ] && [ ! -L planted.xml ]
 ok $? "the planted link was not written through; the snapshot is a regular file"
 rm -f planted.xml.tmp.*
+
+# nothing a run was given is lost: an output that is an input of the same
+# run (same device and inode, through links too) is refused up front, and
+# the input is left as it was
+same() { # DESC NEEDLE FILE ARGS...: exit 64, one error naming NEEDLE, FILE unchanged
+	desc=$1 needle=$2 file=$3
+	shift 3
+	sum=$(cksum <"$file")
+	expect_code 64 "$desc" "$@"
+	one_error "$desc" "$needle"
+	[ "$(cksum <"$file")" = "$sum" ]
+	ok $? "$desc: $file is unchanged"
+}
+ln -s snap.xml snap-link.xml
+ln snap.xml snap-hard.xml
+same "topo --input F --output F" "would replace what this run reads" snap.xml \
+	"$NP_BIN" topo -q --input snap.xml --output snap.xml
+same "topo --input LINK --output F (through a symbolic link)" "--input 'snap-link.xml'" snap.xml \
+	"$NP_BIN" topo -q --input snap-link.xml --output snap.xml
+same "topo --input HARDLINK --export F" "--export 'snap.xml' is --input" snap.xml \
+	"$NP_BIN" topo -q --input snap-hard.xml --export snap.xml
+same "topo --input F --output ./F" "--output './snap.xml'" snap.xml \
+	"$NP_BIN" topo -q --input snap.xml --output ./snap.xml
+same "topo --export F --output F" "are one file" snap.xml "$NP_BIN" topo -q --export snap.xml --output snap.xml
+same "topo --export F --metrics F" "are one file" snap.xml "$NP_BIN" topo -q --export snap.xml --metrics snap.xml
+expect_code 64 "topo --export F --output F, F not yet there" "$NP_BIN" topo -q --export new.xml --output new.xml
+[ ! -e new.xml ]
+ok $? "and nothing is written"
+expect_success "a sweep's JSON A" sweep --format json --output a.json
+expect_success "a sweep's JSON B" sweep --format json --output b.json
+ln a.json a-hard.json
+same "compare A B --output A" "compare's first file 'a.json'" a.json "$NP_BIN" compare a.json b.json --output a.json
+same "compare A B --output B (hard link)" "compare's second file 'b.json'" b.json \
+	"$NP_BIN" compare a.json b.json --output ./b.json
+same "--baseline B -J B" "--json 'a.json' is --baseline 'a.json'" a.json sweep --baseline a.json -J a.json
+same "--baseline B -J B's hard link (a failing gate never replaces its baseline)" "--baseline" a.json \
+	sweep --baseline a.json -J a-hard.json --min-busbw 100000
+same "--baseline B --output B" "--output 'a.json' is --baseline" a.json \
+	sweep --baseline a.json --format json --output a.json
+expect_success "--baseline A -J C is fine" sweep --baseline a.json -J c.json
+[ -s c.json ]
+ok $? "C is written"
 
 left=$(ls -A | grep -c '\.tmp\.')
 [ "$left" -eq 0 ]

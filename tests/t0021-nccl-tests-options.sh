@@ -15,6 +15,14 @@ for a in "-g 1" "-t 1" "--ngpus 1" "-a 3" "--average=3" "-z 0" "-R 0" "--local-r
 	# shellcheck disable=SC2086
 	expect_success "$a is accepted" run1 $a
 done
+# nccl-tests' options nccl-probe has no row for: taken at nccl-tests' default
+for a in "-m 1" "-N 1" "-p 0" "-y 0" "-C 0" "-S 0" "-x 0" "-x -1" "-D 0" "-V 16" "-M 0" \
+	"-u 0" "-I 0" "-K 0" "-m1" "-u0x0" "--agg_iters 1" "--memory=0" "--device_cta_count 16"; do
+	# shellcheck disable=SC2086
+	expect_success "nccl-tests' default $a is taken" run1 $a
+done
+expect_success "--version shows the version" np --version
+expect_grep '^nccl-probe [0-9]' "$TEST_OUT" "--version prints it"
 
 # bad_value VALUE-IN-MESSAGE ARGS...: exit 64, one error line naming it
 bad_value() {
@@ -41,6 +49,17 @@ bad_value "checks once per size" -c 5
 bad_value "aggregates none" -m 4
 bad_value "run it again" -N 3
 bad_value "every sample" -I 1
+bad_value "only 0, its default" -y 1
+bad_value "only 0, its default" -u 1
+bad_value "only 0, its default" -M 1
+bad_value "only 0, its default" -K 2
+bad_value "only 0, its default" -D 1
+bad_value "only -1, its default" -x 2
+bad_value "only 1, its default" --run_cycles=2
+bad_value "only 0, its default" -p yes
+bad_value "needs a value" -C
+# -V is nccl-tests' --device_cta_count, not --version
+bad_value "drop -V (--version shows the version)" -V 8
 bad_value "use -w/--warmup" --warmup_iters 5
 bad_value "use -d/--dtype" --datatype float
 bad_value "use -J/--json" --output_file x.json
@@ -112,6 +131,12 @@ ok $? "no carriage return in a log"
 NCCL_PROBE_PROGRESS=0 expect_success "--quiet" np_host 2 --sweep 1K:4K --iters 1 --samples 1 -q
 if grep -q '^progress:' "$TEST_ERR"; then false; else true; fi
 ok $? "--quiet shows no progress"
+expect_grep '^# summary: ' "$TEST_OUT" "--quiet keeps the summary"
+expect_grep '^# verdict: ' "$TEST_OUT" "--quiet keeps the verdict"
+if grep -q '^# nccl-probe ' "$TEST_OUT"; then false; else true; fi
+ok $? "--quiet drops the header"
+expect_code 1 "--quiet with a failing gate" np_host 2 --sweep 1K:4K --iters 1 --samples 1 -q --min-busbw 100000
+expect_grep '^# verdict: .*below' "$TEST_OUT" "--quiet keeps the failed verdict"
 expect_success "the default interval" np_host 2 --sweep 1K:4K --iters 1 --samples 1
 n=$(grep -c '^progress:' "$TEST_ERR")
 [ "$n" -le 1 ]

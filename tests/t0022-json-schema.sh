@@ -61,7 +61,7 @@ NCCL_PROBE_TEST_CORRUPT=1 run three-wrong 2 np_host 3 --sweep 1K:4K --coll allre
 	--check --min-eff 50
 unset NCCL_PROBE_TEST_CORRUPT # a function's prefix may outlive it (bash as sh)
 run four-auto 0 np_host 4 --sweep 1K:8K:x2 --coll allreduce,alltoall,sendrecv --budget 0.05 --ranks-per-node 2
-run two-not-judged 1 np_host 2 --sweep 1K --coll broadcast --iters 1 --samples 1 --judge-from 1M --min-busbw 1 \
+run two-not-judged 1 np_host 2 --sweep 1K:1025 --coll broadcast --iters 1 --samples 1 --judge-from 1025 --min-busbw 1 \
 	--op max --dtype bfloat16
 node "$TEST_TMP/root"
 NCCL_PROBE_FSROOT=$TEST_TMP/root run four-limits 1 np_mpi 4 --backend mpi --ranks-per-node 1 --sweep 64K:128K \

@@ -158,6 +158,18 @@ assert panel["not_drawn"] == [{"label": "OMPI_MCA_no_such_variable=1", "state": 
 print("# %d rows, winners %s" % (len(rep["rows"]), [w[1] for w in wins]))
 PY
 ok $? "  a line per candidate with the rows' ratios, their verdicts, each row's winner, the refused named"
+# every candidate refused: no winner is drawn, the baseline's neither
+R=$TEST_TMP/refused.json
+expect_code 64 "a tune report with every candidate refused" np_mpi 2 tune --backend mpi --sweep 1K:4K \
+	--budget 0.2 --try OMPI_MCA_no_such_variable=1 -J "$R"
+expect_success "--data of it" plot --data "$R"
+"$py" - "$TEST_OUT" <<'PY'
+import json, sys
+panel = json.load(open(sys.argv[1]))["panels"][0]
+assert panel["winners"] == [] and panel["lines"] == [], panel
+assert panel["not_drawn"] == [{"label": "OMPI_MCA_no_such_variable=1", "state": "refused"}], panel
+PY
+ok $? "  no winner drawn, the refused candidate named"
 expect_success "a PNG and an SVG of the tune report" plot -o "$TEST_TMP/u.png" "$U"
 plot -o "$TEST_TMP/u.svg" "$U" && grep -q '<svg' "$TEST_TMP/u.svg" && [ "$(head -c 4 "$TEST_TMP/u.png" | od -An -c | tr -d ' ')" = '211PNG' ]
 ok $? "  both whole"

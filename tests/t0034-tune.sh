@@ -61,9 +61,16 @@ expect_grep "candidate 2: OMPI_MCA_coll_tuned_use_dynamic_rules=1: refused: Open
 	"$TEST_OUT" "a variable Open MPI fixes at start is refused"
 expect_grep "candidate 3: OMPI_MCA_no_such_variable=1: refused: this MPI has no variable 'no_such_variable'" \
 	"$TEST_OUT" "an unknown variable is refused"
-expect_grep "^# no export lines" "$TEST_OUT" "nothing is recommended"
+expect_grep "^# no recommendation and no export lines: no candidate was measured" "$TEST_OUT" \
+	"nothing is recommended"
 ! grep -q '^export' "$TEST_OUT"
 ok $? "no export line"
+expect_grep "^# no winners: no candidate was measured" "$TEST_OUT" "no winner is named"
+! grep -q '^# winners' "$TEST_OUT"
+ok $? "no winners heading"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["recommended"] is not None)' \
+	"$TEST_TMP/refused.json"
+ok $? "the JSON recommends nothing"
 
 OMPI_MCA_coll_tuned_use_dynamic_rules=1
 export OMPI_MCA_coll_tuned_use_dynamic_rules
