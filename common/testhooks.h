@@ -65,7 +65,7 @@ int np_test_faults_source(const struct np_test_faults *f, int rank);
 struct np_test_slow {
 	bool on;      /* a SPEC names this rank here */
 	unsigned us;  /* sleep this long before each collective, or */
-	double frac;  /* sleep this fraction of each collective's time */
+	double frac;  /* sleep this fraction of the batch's shortest collective so far */
 };
 void np_test_slow_parse(const char *s, const struct np_test_where *w, struct np_test_slow *out);
 void np_test_slow_read(const struct np_test_where *w, struct np_test_slow *out);

@@ -462,21 +462,30 @@ static int batch_call(struct batch *bt, const struct np_bench *b)
 }
 
 /* test-only: a slow rank (NCCL_PROBE_TEST_SLOW), a loop of its own so
- * that the timed loop of every other run pays nothing for it */
+ * that the timed loop of every other run pays nothing for it. PCT%
+ * slower sleeps PCT% of the shortest call of the batch so far, not of
+ * the last one: a call that waited for another slow rank's sleep would
+ * otherwise make this rank sleep longer, and two slow ranks of one group
+ * would lengthen each other's calls without bound. */
 static int slow_loop(struct mpi_priv *p, struct batch *bt, const struct np_bench *b, int iters)
 {
 	size_t k = 0;
+	double shortest = -1;
 
 	for (int i = 0; i < iters; i++) {
-		double t1 = MPI_Wtime();
+		double t1;
 		int rc;
 		if (p->slow.us)
 			usleep(p->slow.us);
 		batch_at(bt, k);
+		t1 = MPI_Wtime();
 		if ((rc = batch_call(bt, b)) != MPI_SUCCESS)
 			return rc;
+		t1 = MPI_Wtime() - t1;
+		if (shortest < 0 || t1 < shortest)
+			shortest = t1;
 		if (p->slow.frac > 0) /* PCT% slower */
-			usleep((useconds_t)((MPI_Wtime() - t1) * p->slow.frac * 1e6));
+			usleep((useconds_t)(shortest * p->slow.frac * 1e6));
 		if (++k == bt->steps)
 			k = 0;
 	}

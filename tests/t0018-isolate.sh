@@ -84,11 +84,15 @@ set -- $(python3 - "$TEST_TMP/healthy8.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 pairs = [f["group"] for f in r["figures"] if f["kind"] == "pair" and f["round"] == 1]
-print(r["seed"], pairs[0][0][5:], pairs[0][1][5:], len(pairs))
+# two nodes that rounds 1 and 2 never pair (opposite each other)
+met = {tuple(sorted(int(n[5:]) for n in f["group"])) for f in r["figures"]
+       if f["kind"] == "pair" and f["round"] <= 2}
+b = next(u for u in range(1, 8) if (0, u) not in met)
+print(r["seed"], pairs[0][0][5:], pairs[0][1][5:], len(pairs), b)
 PY
 )
-seed8=$1 link_a=$2 link_b=$3
-[ -n "$seed8" ] && [ "$4" -eq 4 ]
+seed8=$1 link_a=$2 link_b=$3 opp=$5
+[ -n "$seed8" ] && [ "$4" -eq 4 ] && [ -n "$opp" ]
 ok $? "  8 nodes: 4 pairs in round 1, seed $seed8 reported in the JSON"
 # 3 nodes: one pair per round, nothing measured beside it: only a floor
 # judges (none here), and nothing is named
@@ -106,8 +110,9 @@ NCCL_PROBE_TEST_SLOW=$link_a:1000%:link=$link_b expect_verdict 1 "a slow link: e
 lo=$link_a hi=$link_b
 [ "$lo" -lt "$hi" ] || { lo=$link_b; hi=$link_a; }
 check "link vnode$lo-vnode$hi" 6
-NCCL_PROBE_TEST_SLOW=0:1000%:net,4:1000%:net expect_verdict 1 "two bad nodes opposite each other: exit 1" iso 8 1
-check "node vnode0 bad-network;node vnode4 bad-network" 6
+NCCL_PROBE_TEST_SLOW=0:1000%:net,$opp:1000%:net expect_verdict 1 "two bad nodes opposite each other: exit 1" \
+	iso 8 1 --seed "$seed8"
+check "node vnode0 bad-network;node vnode$opp bad-network" 6
 NCCL_PROBE_TEST_SLOW=2:20000 expect_verdict 1 "odd count, 5 nodes, a slow node: exit 1" iso 5 2
 check "node vnode1 bad-inside" 6
 NCCL_PROBE_TEST_SLOW=2:1000%:net expect_verdict 1 "odd count, 5 nodes, a bad network: exit 1" iso 5 2

@@ -298,7 +298,7 @@ fi
 "$srcdir/contrib/nccl-probe-validate" --virtual 4 --ppn 1 \
 	--nccl-probe "$NP_BIN" --no-topo --json "$TEST_TMP/val.json" >"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
-[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || [ "$rc" -eq 6 ]
 ok $? "validate of 4 virtual nodes: a verdict (exit $rc)" || _np_show
 expect_success "  its data" plot --data "$TEST_TMP/val.json"
 "$py" - "$TEST_TMP/val.json" "$TEST_OUT" <<'PY'
