@@ -230,5 +230,7 @@ expect_code 64 "one node: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-no
 expect_grep "at least 2 nodes" "$TEST_ERR" "  says why"
 expect_code 64 "bad --min-effect: exit 64" np_mpi 2 isolate --backend mpi --min-effect 100
 expect_code 64 "bad --size: exit 64" np_mpi 2 isolate --backend mpi --size 0
+expect_code 64 "bad --seed: exit 64" np_mpi 2 isolate --backend mpi --seed -1
+expect_grep "seed" "$TEST_ERR" "  the message names --seed"
 expect_code 64 "missing --baseline: exit 64" np_mpi 2 isolate --backend mpi --baseline /nonexistent
 done_testing
