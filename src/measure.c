@@ -173,14 +173,14 @@ static int agree_max(int (*agree)(void *, int), void *arg, int v)
 	return agree ? agree(arg, v) : v;
 }
 
-/* Two batches of k: the shorter one's time per collective (interference
- * only lengthens a batch) and their spread (longer / shorter - 1). */
-static void pair_of(double a, double b, int k, double *per, double *spread)
+/* The least time per collective that a fall from p at k to p2 at j
+ * allows, were it a fixed cost per batch spread over more collectives
+ * (t(k) = s + L/k); 0 when it leaves nothing. */
+static double floor_of(double p, int k, double p2, int j)
 {
-	double lo = a < b ? a : b, hi = a < b ? b : a;
+	double s = p2 - (p - p2) / ((double)j / k - 1);
 
-	*spread = lo > 0 ? hi / lo - 1 : 0;
-	*per = lo / k;
+	return s > 0 ? s : 0;
 }
 
 /* The shortest batch that hides a launch: batches of 1, 8, 64, ...
@@ -204,14 +204,15 @@ static int shortest_batch(const struct np_batch_rule *r, double (*batch)(void *,
 	return n < 1 ? 1 : n > cap ? cap : (int)n;
 }
 
-/* Two batches of k timed: pair_of their times; false to stop */
-static bool timed_pair(double (*batch)(void *, int), void *arg, int k, double *per, double *spread)
+/* Two batches of k timed: the shorter one's time per collective
+ * (interference only lengthens a batch); false to stop */
+static bool timed_pair(double (*batch)(void *, int), void *arg, int k, double *per)
 {
 	double a, b;
 
 	if ((a = batch(arg, k)) < 0 || (b = batch(arg, k)) < 0)
 		return false;
-	pair_of(a, b, k, per, spread);
+	*per = (a < b ? a : b) / k;
 	return true;
 }
 
@@ -221,10 +222,10 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 	int cap = r->max_iters > 0 && r->max_iters < MAX_ITERS ? r->max_iters : MAX_ITERS;
 	int k = shortest_batch(r, batch, agree, arg, cap);
 	bool searching = true;
-	double p = 0, s = 0;
+	double p = 0, fl = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!k || !timed_pair(batch, arg, k, &p, &s))
+	if (!k || !timed_pair(batch, arg, k, &p))
 		return false;
 	/* every party takes part in each step until none searches, so that
 	 * parties that decide together take the same number of steps */
@@ -239,9 +240,9 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 		 * where the noise hides a fall, doubling goes on rather than
 		 * stop short (a longer batch is never less steady; the budget
 		 * bounds it) */
-		double p2, s2;
+		double p2;
 		int j = 2 * k;
-		if (!timed_pair(batch, arg, j, &p2, &s2))
+		if (!timed_pair(batch, arg, j, &p2))
 			return false;
 		/* a short batch (few collectives: a slow transport, a large
 		 * size) is also held against 4k, since the few collectives of
@@ -249,14 +250,14 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 		if (!(1 - p2 / p > r->precision) && k < CONFIRM_BELOW && k <= cap / 4 &&
 		    4.0 * k * p <= r->max_batch) {
 			j = 4 * k;
-			if (!timed_pair(batch, arg, j, &p2, &s2))
+			if (!timed_pair(batch, arg, j, &p2))
 				return false;
 		}
 		if (1 - p2 / p > r->precision) {
 			out->doublings += j == 2 * k ? 1 : 2;
+			fl = floor_of(p, k, p2, j);
 			k = j;
 			p = p2;
-			s = s2;
 		} else {
 			searching = false;
 			out->steady = true;
@@ -264,7 +265,7 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 	} while (agree_max(agree, arg, searching));
 	out->iters = k;
 	out->t_per = p;
-	out->spread = s;
+	out->t_floor = out->steady ? p : fl;
 	return true;
 }
 
@@ -311,7 +312,7 @@ static int cal_agree(void *arg, int v)
  * in turns). *t_start moves past the search: the budget counts timed
  * samples only. */
 static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_start, bool *stop,
-		     bool *steady, int *n)
+		     bool *steady, double *floor_rel, int *n)
 {
 	struct cal c = { .m = m, .b = b, .t_start = *t_start };
 	struct np_batch_rule r = {
@@ -327,6 +328,7 @@ static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_star
 		return 0;
 	}
 	*steady = len.steady;
+	*floor_rel = len.t_per > 0 ? len.t_floor / len.t_per : 0;
 	*n = 0;
 	/* the latest pair of that length: past the pairs of 2k and 4k
 	 * tried last */
@@ -394,11 +396,12 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 			return false;
 	}
 	res->steady = -1;
+	res->floor_rel = 1;
 	if (o->iters) {
 		iters = o->iters;
 	} else {
 		bool steady = false;
-		iters = calibrate(m, b, &t_start, &stop, &steady, &n);
+		iters = calibrate(m, b, &t_start, &stop, &steady, &res->floor_rel, &n);
 		res->steady = steady;
 	}
 	if (stop)

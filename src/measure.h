@@ -55,6 +55,10 @@ struct np_result {
 	int steady;           /* 1: iters is past the point where a longer batch
 			       * lowers the time per collective; 0: the budget
 			       * ended first; -1: not searched (a fixed --iters) */
+	double floor_rel;     /* steady 0: the least its time per collective
+			       * could fall to, as a share of the search's time
+			       * at iters (np_batch_len's t_floor / t_per, in
+			       * (0, 1]); 0 when unknown. 1 otherwise */
 	enum np_stop stop;
 	bool judged;          /* at or above the sweep's --judge-from size */
 	int pass;             /* judged against a threshold: 1 met, 0 failed; -1 not judged */
@@ -127,7 +131,7 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
  * steady state. Noise that hides a fall lets the doubling go on rather
  * than stop short: a longer batch is never less steady. A batch of 2k must
  * fit max_batch and max_iters; when it does not, the search ends unsteady
- * at k.
+ * at k, with the floor its last fall implies (t_floor).
  *
  * batch(arg, iters) times one batch and returns its seconds, or a negative
  * value to stop (a signal: np_batch_find returns false). agree(arg, v),
@@ -145,7 +149,12 @@ struct np_batch_len {
 	bool steady;       /* false: max_batch or max_iters ended the search */
 	int doublings;     /* lengths tried past the shortest batch */
 	double t_per;      /* seconds per collective at iters, from the search */
-	double spread;     /* the two batches at iters: longer / shorter - 1 */
+	/* unsteady: the least the time per collective could fall to, were the
+	 * last lengthening's fall a fixed cost per batch spread over more
+	 * collectives (from k to j: t(j) - (t(k) - t(j)) / (j/k - 1)); 0 when
+	 * unknown (no lengthening, or a fall that leaves nothing). Steady:
+	 * t_per. */
+	double t_floor;
 };
 
 bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *arg, int iters),

@@ -303,6 +303,7 @@ static void test_batch_rule(void)
 	np_batch_find(&rule, series_batch, NULL, &s, &len);
 	tap_ok(len.steady && len.iters >= 4, "plateau of 1 and 2: steady past it (%d)", len.iters);
 	tap_is_dbl(len.t_per, 4.5e-3, 1e-12, "plateau: the time per collective beyond it");
+	tap_is_dbl(len.t_floor, len.t_per, 0, "steady: the floor is the time found");
 
 	/* the same fill with a budget whose batches cannot reach it */
 	rule.max_batch = 0.1;
@@ -312,6 +313,8 @@ static void test_batch_rule(void)
 	tap_ok(len.iters * 1e-3 <= 0.1 && 2 * len.iters * 1e-3 * (1 + excess(&s, len.iters)) > 0.1,
 	       "unsteady at the longest length that fits (%d)", len.iters);
 	tap_ok(s.spent < 0.5, "the search spent %.3f s, within a few budgets' batches", s.spent);
+	tap_is_dbl(len.t_floor, 1e-3, 1e-9,
+		   "unsteady: the floor its last fall implies is the steady time (a fixed cost per batch)");
 
 	/* noise: 2% a batch, 200 seeds; the length found is within 5% of the
 	 * steady state in every one, steady in nearly all */

@@ -73,6 +73,7 @@ static void peak(double b0, double b1, double b2, const char *want, const char *
  * median's 95% interval of time is [lo, hi] times the median, against
  * --min-busbw floor (and --min-eff eff_floor with its eff at 50%). */
 static enum np_stop judge_stop = NP_STOP_CONVERGED;
+static double judge_floor_rel = 1; /* unsteady rows: measure.h's floor_rel */
 
 static int judge(double lo, double hi, double floor, double eff_floor, int *pass)
 {
@@ -96,6 +97,8 @@ static int judge(double lo, double hi, double floor, double eff_floor, int *pass
 	row.judged = true;
 	row.slow_rank = -1;
 	row.stop = judge_stop;
+	row.steady = judge_stop == NP_STOP_UNSTEADY ? 0 : 1;
+	row.floor_rel = judge_floor_rel;
 	rep.opts = &opts;
 	rep.world = &world;
 	rep.rows = &row;
@@ -163,10 +166,22 @@ int main(void)
 		tap_is_int(judge(1, 1, 20, 0, &pass), 1, "one sample (interval the median) below: exit 1");
 		/* batches too short for the steady state: busbw is a lower bound */
 		judge_stop = NP_STOP_UNSTEADY;
-		tap_is_int(judge(0.98, 1.02, 20, 0, &pass), 6, "an unsteady row below the floor: inconclusive, exit 6");
+		judge_floor_rel = 0;
+		tap_is_int(judge(0.98, 1.02, 20, 0, &pass), 6,
+			   "an unsteady row below the floor, no floor of its time known: inconclusive, exit 6");
 		tap_is_int(pass, -1, "  the row neither met nor failed");
 		tap_is_int(judge(0.98, 1.02, 5, 0, &pass), 0, "an unsteady row above it: met (the steady state is faster)");
+		/* its last lengthening's fall bounds the steady time: busbw at
+		 * best 10.2 / 0.8 = 12.75 (below 20), or 10.2 / 0.4 = 25.5 */
+		judge_floor_rel = 0.8;
+		tap_is_int(judge(0.98, 1.02, 20, 0, &pass), 1,
+			   "an unsteady row whose steady busbw is at best 12.75, against 20: below, exit 1");
+		tap_is_int(pass, 0, "  the row failed");
+		judge_floor_rel = 0.4;
+		tap_is_int(judge(0.98, 1.02, 20, 0, &pass), 6,
+			   "an unsteady row whose steady busbw could reach 25.5, against 20: inconclusive, exit 6");
 		judge_stop = NP_STOP_CONVERGED;
+		judge_floor_rel = 1;
 	}
 	return tap_done();
 }
