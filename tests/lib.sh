@@ -187,6 +187,25 @@ timing_alone() {
 	return 0
 }
 
+# schema_ok NAME FILE DESC: FILE holds to contrib/nccl-probe-NAME.schema.json
+# (one TAP line; a SKIP where python3-jsonschema is missing)
+schema_ok() {
+	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+		ok 0 "$3 # SKIP python3-jsonschema not installed"
+		return
+	fi
+	python3 - "$srcdir/contrib/nccl-probe-$1.schema.json" "$2" <<'PY'
+import json, sys
+import jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+errs = list(v.iter_errors(json.load(open(sys.argv[2]))))
+for e in errs:
+    print("# %s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message[:200]))
+sys.exit(1 if errs else 0)
+PY
+	ok $? "$3"
+}
+
 expect_grep() {
 	grep -Eq -- "$1" "$2"
 	local rc=$?

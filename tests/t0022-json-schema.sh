@@ -175,6 +175,14 @@ for f in "$T"/topology/hwloc/aws-p4d.xml "$T"/topology/nccl/*.xml; do
 	[ -f "$f" ] || continue
 	doc topo "topo-$(basename "$f" .xml)" 0 np topo --input "$f" --format json
 done
+# live: this machine's topology with its health object, and under mpirun
+# with the fleet's summaries
+doc topo topo-live 0 np topo --format json
+doc topo topo-live-fleet 0 np_mpi 2 topo --format json
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if "health" in d and "fleet" in d else 1)' "$J/topo-live-fleet.json"
+ok $? "  the live documents carry health and fleet, which the schema describes"
 # a verdict (1) or inconclusive (6) on a busy host is an answer too: the
 # document is what is held
 doc isolate isolate-4 "0 1 6" np_mpi 4 isolate --backend mpi --ranks-per-node 1 --budget 0.05 --format json

@@ -101,6 +101,7 @@ print("\n".join("# " + b for b in bad))
 sys.exit(1 if bad else 0)
 PY
 	ok $? "  the JSON has the planted figures, null for the unreported one, no health finding"
+	schema_ok topo "$TEST_TMP/h.json" "  the JSON with health figures holds to the topo schema"
 fi
 
 plant 'error +health-gpu-slowdown \[GPU0\]: GPU0: clocks held down, thermal slowdown active' \

@@ -46,6 +46,7 @@ writer=$!
 expect_success "symbol errors and link downs growing during the run" topo --format json --output "$TEST_TMP/g.json"
 kill "$writer" 2>/dev/null
 wait "$writer" 2>/dev/null
+schema_ok topo "$TEST_TMP/g.json" "  the JSON with NIC counters holds to the topo schema"
 if PY=$(command -v python3); then
 	"$PY" - "$TEST_TMP/g.json" <<'PY'
 import json, sys
@@ -87,6 +88,7 @@ ok $? "  no width finding at 4X"
 # counters unreadable: unknown, no finding
 rm -r "$R/sys/class/infiniband/mlx5_0/ports/1/counters"
 expect_success "no counters for mlx5_0" topo --format json --output "$TEST_TMP/u.json"
+schema_ok topo "$TEST_TMP/u.json" "  the JSON with unknown counters holds to the topo schema"
 if [ -n "${PY:-}" ]; then
 	"$PY" -c '
 import json, sys

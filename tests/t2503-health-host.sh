@@ -67,6 +67,7 @@ expect_grep 'warning +health-iommu-dma \[iommu\]: the IOMMU translates the GPUs.
 	"  translation is the finding"
 echo identity >"$R/sys/kernel/iommu_groups/7/type"
 expect_success "in identity (pass-through) mode" topo --format json --output "$TEST_TMP/i.json"
+schema_ok topo "$TEST_TMP/i.json" "  the JSON with the host's figures holds to the topo schema"
 if PY=$(command -v python3); then
 	"$PY" -c '
 import json, sys

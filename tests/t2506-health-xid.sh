@@ -58,6 +58,7 @@ if [ -n "$PY" ]; then
 	[ "$(jget '[(g["bus_id"], g["gpu"], [(x["xid"], x["count"]) for x in g["xids"]]) for g in d["health"]["xid"]["gpus"]]')" = \
 		"[('0000:19:00.0', 0, [(48, 1), (79, 2)])]" ] && [ "$(jget 'd["health"]["xid"]["since_boot"]')" = True ]
 	ok $? "  JSON: the GPU, each XID and its count, since boot"
+	schema_ok topo "$TEST_TMP/out.json" "  the JSON with XID records holds to the topo schema"
 fi
 
 # 3. an application's XID in a log whose oldest records were dropped, and
