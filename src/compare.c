@@ -18,6 +18,7 @@
 #include "../common/coll.h"
 #include "cmds.h"
 #include "compare.h"
+#include "compare_judge.h"
 #include "compare_read.h"
 #include "json.h"
 #include "msg.h"
@@ -27,65 +28,9 @@
 #include "stats.h"
 #include "version.h"
 
-#define CMP_ALPHA 0.05
-#define CMP_MIN_SAMPLES 3
-
-enum cverdict { CV_NONE, CV_FASTER, CV_SLOWER, CV_FEW };
-
-static const char *cverdict_str(enum cverdict v)
-{
-	switch (v) {
-	case CV_NONE: return "no significant difference";
-	case CV_FASTER: return "faster";
-	case CV_SLOWER: return "slower";
-	case CV_FEW: return "too few samples";
-	}
-	return "unknown";
-}
-
-/* A pair of matching rows and what compare makes of them. */
-struct cpair {
-	const struct np_cmp_row *a, *b;
-	bool bw_bound;
-	struct np_shift sh;              /* of log(tB) - log(tA) */
-	double speed, speed_lo, speed_hi; /* B/A = exp(-shift) */
-	enum cverdict v;
-	bool regression;                 /* beyond --max-regression */
-};
-
-struct csummary {
-	const char *coll, *type, *redop;
-	long long root;
-	bool inplace;
-	uint64_t from;                   /* smallest bandwidth-bound size */
-	int nrows, nbelow, below_faster, below_slower, below_few;
-	bool have;                       /* a bandwidth-bound row with samples */
-	struct np_shift sh;
-	double speed, speed_lo, speed_hi;
-	enum cverdict v;
-};
-
 static const char *or_unknown(const char *s)
 {
 	return s ? s : "unknown";
-}
-
-/* Runs that cannot be compared: NULL or the reason. */
-static const char *incomparable(const struct np_cmp_run *a, const struct np_cmp_run *b, char *buf,
-				size_t len)
-{
-	if (a->ranks != b->ranks)
-		snprintf(buf, len, "A ran on %lld ranks and B on %lld", a->ranks, b->ranks);
-	else if (a->nodes != b->nodes)
-		snprintf(buf, len, "A ran on %lld nodes and B on %lld", a->nodes, b->nodes);
-	else if (!a->backend || !b->backend || strcmp(a->backend, b->backend))
-		snprintf(buf, len, "A ran on the %s backend and B on the %s backend", or_unknown(a->backend),
-			 or_unknown(b->backend));
-	else if (a->dtype && b->dtype && strcmp(a->dtype, b->dtype))
-		snprintf(buf, len, "A's data type is %.30s and B's %.30s", a->dtype, b->dtype);
-	else
-		return NULL;
-	return buf;
 }
 
 /* Differences that do not prevent a comparison but may explain one:
@@ -135,109 +80,6 @@ static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, c
 	return n;
 }
 
-static void speed_of(const struct np_shift *sh, double *s, double *lo, double *hi)
-{
-	*s = exp(-sh->est);
-	*lo = exp(-sh->hi); /* exp(-inf) = 0 */
-	*hi = exp(-sh->lo);
-}
-
-/* Faster or slower: the interval excludes 1 and the estimate is at least
- * min_change away from it. Two runs of the same settings on one machine
- * differ by a few percent (its load, its clocks, where the buffers fell):
- * each run's interval holds its own noise, not the drift between runs. */
-static enum cverdict verdict_of(double speed, double lo, double hi, double min_change)
-{
-	if (hi < 1 && speed <= 1 - min_change)
-		return CV_SLOWER;
-	if (lo > 1 && speed >= 1 + min_change)
-		return CV_FASTER;
-	return CV_NONE;
-}
-
-
-
-/* The bandwidth-bound rows: the reports' "judged" (the sizes the sweep's
- * verdict judges: --judge-from, or the largest quarter of its sizes),
- * in both runs; without it, sizes from the larger of the two judge_from;
- * without that, the largest quarter of the group's common sizes. The
- * pairs are in key order: a group's sizes are contiguous and ascending. */
-static void mark_bw_bound(struct cpair *p, size_t np, const struct np_cmp_run *a,
-			  const struct np_cmp_run *b)
-{
-	uint64_t from = a->judge_from > b->judge_from ? a->judge_from : b->judge_from;
-
-	for (size_t g = 0, end; g < np; g = end) {
-		for (end = g + 1; end < np && !np_cmp_row_group(p[g].a, p[end].a); end++)
-			;
-		for (size_t i = g; i < end; i++) {
-			if (p[i].a->judged >= 0 && p[i].b->judged >= 0)
-				p[i].bw_bound = p[i].a->judged && p[i].b->judged;
-			else if (from)
-				p[i].bw_bound = p[i].a->size >= from;
-			else
-				p[i].bw_bound = end - 1 - i < (end - g + 3) / 4;
-		}
-	}
-}
-
-static int summarize(struct cpair *p, size_t np, struct csummary *sum, double min_change)
-{
-	int ns = 0;
-	size_t *first = calloc(np + 1, sizeof(*first));
-
-	if (!first)
-		np_die(NP_EXIT_RUNTIME, "out of memory for the summary");
-	for (size_t i = 0; i < np; i++) {
-		struct csummary *s = &sum[ns - 1];
-		if (!ns || np_cmp_row_group(p[first[ns - 1]].a, p[i].a)) {
-			s = &sum[ns];
-			first[ns++] = i;
-			memset(s, 0, sizeof(*s));
-			s->coll = p[i].a->coll;
-			s->type = p[i].a->type;
-			s->redop = p[i].a->redop;
-			s->root = p[i].a->root;
-			s->inplace = p[i].a->inplace;
-			s->from = UINT64_MAX;
-		}
-		if (p[i].bw_bound) {
-			s->nrows++;
-			if (p[i].a->size < s->from)
-				s->from = p[i].a->size;
-		} else {
-			s->nbelow++;
-			s->below_faster += p[i].v == CV_FASTER;
-			s->below_slower += p[i].v == CV_SLOWER;
-			s->below_few += p[i].v == CV_FEW;
-		}
-	}
-	first[ns] = np;
-	/* one common shift over each group's bandwidth-bound rows (their
-	 * pairs pooled within rows), Bonferroni over the groups */
-	for (int g = 0; g < ns; g++) {
-		struct np_shift_stratum *st = calloc((size_t)sum[g].nrows + 1, sizeof(*st));
-		int n = 0;
-		if (!st)
-			np_die(NP_EXIT_RUNTIME, "out of memory for the summary");
-		for (size_t i = first[g]; i < first[g + 1]; i++)
-			if (p[i].bw_bound && p[i].v != CV_FEW)
-				st[n++] = (struct np_shift_stratum){ p[i].a->logt, p[i].a->nsamples, p[i].b->logt,
-								     p[i].b->nsamples };
-		sum[g].v = CV_FEW;
-		if (n) {
-			sum[g].have = true;
-			np_shift_compute(st, n, CMP_ALPHA / ns, &sum[g].sh);
-			speed_of(&sum[g].sh, &sum[g].speed, &sum[g].speed_lo, &sum[g].speed_hi);
-			sum[g].v = isinf(sum[g].sh.lo) ? CV_FEW :
-							   verdict_of(sum[g].speed, sum[g].speed_lo, sum[g].speed_hi, min_change);
-		}
-		free(st);
-	}
-	free(first);
-	return ns;
-}
-
 static void group_name(char *buf, size_t len, const char *coll, const char *type, const char *redop, long long root,
 		       bool inplace, const struct np_cmp_run *a)
 {
@@ -254,7 +96,7 @@ static void group_name(char *buf, size_t len, const char *coll, const char *type
 }
 
 /* "B is 7.0% +/- 1.0% faster from 64 MiB up; no difference below" */
-static void summary_line(char *buf, size_t len, const struct csummary *s)
+static void summary_line(char *buf, size_t len, const struct np_cmp_summary *s)
 {
 	char from[32], below[160] = "";
 	int w;
@@ -271,11 +113,11 @@ static void summary_line(char *buf, size_t len, const struct csummary *s)
 		snprintf(buf, len, "no bandwidth-bound sizes in common%s", below);
 		return;
 	}
-	if (s->v == CV_FEW) {
+	if (s->v == NP_CV_FEW) {
 		snprintf(buf, len, "too few samples from %s up to tell%s", from, below);
 		return;
 	}
-	if (s->v == CV_NONE) {
+	if (s->v == NP_CV_NONE) {
 		snprintf(buf, len, "no significant difference from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", from, s->speed,
 			 s->speed_lo, s->speed_hi, below);
 		return;
@@ -283,17 +125,17 @@ static void summary_line(char *buf, size_t len, const struct csummary *s)
 	{
 		/* the interval as it is: slower by 1 - hi to 1 - lo, faster by
 		 * lo - 1 to hi - 1 (it need not be symmetric about the estimate) */
-		double lo = s->v == CV_FASTER ? (s->speed_lo - 1) * 100 : (1 - s->speed_hi) * 100;
-		double hi = s->v == CV_FASTER ? (s->speed_hi - 1) * 100 : (1 - s->speed_lo) * 100;
+		double lo = s->v == NP_CV_FASTER ? (s->speed_lo - 1) * 100 : (1 - s->speed_hi) * 100;
+		double hi = s->v == NP_CV_FASTER ? (s->speed_hi - 1) * 100 : (1 - s->speed_lo) * 100;
 		w = snprintf(buf, len, "B is %.1f%% to %.1f%% %s from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", lo, hi,
-			     s->v == CV_FASTER ? "faster" : "slower", from, s->speed, s->speed_lo, s->speed_hi, below);
+			     s->v == NP_CV_FASTER ? "faster" : "slower", from, s->speed, s->speed_lo, s->speed_hi, below);
 		(void)w;
 	}
 }
 
 static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b,
-			 const struct cpair *p, size_t np, int ncompared,
-			 const struct csummary *sum, int ns, char (*diff)[256], int ndiff,
+			 const struct np_cmp_pair *p, size_t np, int ncompared,
+			 const struct np_cmp_summary *sum, int ns, char (*diff)[256], int ndiff,
 			 bool quiet)
 {
 	int napprox = 0;
@@ -313,18 +155,18 @@ static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cm
 	for (size_t i = 0; i < np; i++) {
 		char name[96], ci[40] = "-", ratio[16] = "-", n[24];
 		group_name(name, sizeof(name), p[i].a->coll, p[i].a->type, p[i].a->redop, p[i].a->root, p[i].a->inplace, a);
-		if (p[i].v != CV_FEW) {
+		if (p[i].v != NP_CV_FEW) {
 			snprintf(ratio, sizeof(ratio), "%.3f", p[i].speed);
 			snprintf(ci, sizeof(ci), "%.3f-%.3f", p[i].speed_lo, p[i].speed_hi);
 		}
 		snprintf(n, sizeof(n), "%d,%d", p[i].a->nsamples, p[i].b->nsamples);
 		/* the normal approximation is poor when one side has few samples */
 		{
-			bool approx = p[i].v != CV_FEW && !p[i].sh.exact && (p[i].a->nsamples < 10 || p[i].b->nsamples < 10);
+			bool approx = p[i].v != NP_CV_FEW && !p[i].sh.exact && (p[i].a->nsamples < 10 || p[i].b->nsamples < 10);
 			napprox += approx;
 			fprintf(f, "%-13s %12llu %9.2f %9.2f %6s %13s %8s  %s%s\n", name, (unsigned long long)p[i].a->size,
 				p[i].a->busbw, p[i].b->busbw, ratio, ci, n,
-				p[i].v == CV_NONE ? "not significant" : cverdict_str(p[i].v), approx ? " *" : "");
+				p[i].v == NP_CV_NONE ? "not significant" : np_cmp_verdict_str(p[i].v), approx ? " *" : "");
 		}
 	}
 	if (napprox)
@@ -355,7 +197,7 @@ static void json_num_or_null(struct np_json *j, const char *key, bool ok, double
 }
 
 static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b,
-			const struct cpair *p, size_t np, int ncompared, const struct csummary *sum,
+			const struct np_cmp_pair *p, size_t np, int ncompared, const struct np_cmp_summary *sum,
 			int ns, char (*diff)[256], int ndiff, int code, double min_change,
 			const struct np_run_record *rec)
 {
@@ -366,7 +208,7 @@ static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp
 	np_json_envelope(&j, NP_COMPARE_SCHEMA, NP_COMPARE_SCHEMA_VERSION, rec, NULL);
 	np_json_str(&j, "a", a->path);
 	np_json_str(&j, "b", b->path);
-	np_json_num(&j, "confidence", 1 - CMP_ALPHA);
+	np_json_num(&j, "confidence", 1 - NP_CMP_ALPHA);
 	np_json_num(&j, "min_change", min_change);
 	np_json_int(&j, "rows_compared", ncompared);
 	np_json_arr_begin(&j, "differences");
@@ -375,7 +217,7 @@ static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp
 	np_json_arr_end(&j);
 	np_json_arr_begin(&j, "rows");
 	for (size_t i = 0; i < np; i++) {
-		bool have = p[i].v != CV_FEW;
+		bool have = p[i].v != NP_CV_FEW;
 		np_json_obj_begin(&j, NULL);
 		np_json_str(&j, "coll", p[i].a->coll);
 		np_json_uint(&j, "size", p[i].a->size);
@@ -394,7 +236,7 @@ static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp
 		else
 			np_json_null(&j, "exact");
 		np_json_bool(&j, "bw_bound", p[i].bw_bound);
-		np_json_str(&j, "result", cverdict_str(p[i].v));
+		np_json_str(&j, "result", np_cmp_verdict_str(p[i].v));
 		np_json_bool(&j, "regression", p[i].regression);
 		np_json_obj_end(&j);
 	}
@@ -402,7 +244,7 @@ static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp
 	np_json_arr_begin(&j, "summary");
 	for (int g = 0; g < ns; g++) {
 		char line[512];
-		bool have = sum[g].have && sum[g].v != CV_FEW;
+		bool have = sum[g].have && sum[g].v != NP_CV_FEW;
 		summary_line(line, sizeof(line), &sum[g]);
 		np_json_obj_begin(&j, NULL);
 		np_json_str(&j, "coll", sum[g].coll);
@@ -416,7 +258,7 @@ static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp
 		json_num_or_null(&j, "speed", have, sum[g].speed);
 		json_num_or_null(&j, "speed_lo", have, sum[g].speed_lo);
 		json_num_or_null(&j, "speed_hi", have, sum[g].speed_hi);
-		np_json_str(&j, "result", cverdict_str(sum[g].v));
+		np_json_str(&j, "result", np_cmp_verdict_str(sum[g].v));
 		np_json_str(&j, "text", line);
 		np_json_obj_end(&j);
 	}
@@ -446,52 +288,8 @@ struct cargs {
 	const struct np_run_record *rec;
 };
 
-/* The rows of A and B with the same key, merged from their sorted rows */
-static size_t pair_rows(const struct np_cmp_run *a, const struct np_cmp_run *b, struct cpair *p)
-{
-	size_t np = 0;
-
-	for (size_t i = 0, k = 0; i < a->nrows && k < b->nrows;) {
-		int c = np_cmp_row_key(a->sorted[i], b->sorted[k]);
-		if (c < 0) {
-			i++;
-		} else if (c > 0) {
-			k++;
-		} else {
-			p[np].a = a->sorted[i++];
-			p[np].b = b->sorted[k++];
-			np++;
-		}
-	}
-	return np;
-}
-
-/* Each pair's shift, speed and verdict, Bonferroni-corrected over the
- * pairs with enough samples on both sides; returns how many those are */
-static int judge_pairs(struct cpair *p, size_t np, const struct cargs *ca)
-{
-	int ncompared = 0;
-
-	for (size_t i = 0; i < np; i++)
-		if (p[i].a->nsamples >= CMP_MIN_SAMPLES && p[i].b->nsamples >= CMP_MIN_SAMPLES)
-			ncompared++;
-	for (size_t i = 0; i < np; i++) {
-		struct np_shift_stratum s = { p[i].a->logt, p[i].a->nsamples, p[i].b->logt, p[i].b->nsamples };
-		p[i].v = CV_FEW;
-		if (s.m < CMP_MIN_SAMPLES || s.n < CMP_MIN_SAMPLES)
-			continue;
-		np_shift_compute(&s, 1, CMP_ALPHA / ncompared, &p[i].sh);
-		if (isinf(p[i].sh.lo))
-			continue;
-		speed_of(&p[i].sh, &p[i].speed, &p[i].speed_lo, &p[i].speed_hi);
-		p[i].v = verdict_of(p[i].speed, p[i].speed_lo, p[i].speed_hi, ca->min_change);
-		p[i].regression = p[i].v == CV_SLOWER && p[i].speed_hi < 1 - ca->max_regression;
-	}
-	return ncompared;
-}
-
 /* Each regression, one error line; NP_EXIT_VERDICT when there is one */
-static int name_regressions(const struct cpair *p, size_t np, double max_regression)
+static int name_regressions(const struct np_cmp_pair *p, size_t np, double max_regression)
 {
 	int code = NP_EXIT_OK;
 
@@ -507,7 +305,7 @@ static int name_regressions(const struct cpair *p, size_t np, double max_regress
 }
 
 /* The notes of a comparison: rows not compared, how A and B differ */
-static void compare_notes(const struct np_cmp_run *run, const struct cpair *p, size_t np,
+static void compare_notes(const struct np_cmp_run *run, const struct np_cmp_pair *p, size_t np,
 			  int ncompared, char (*diff)[256], int ndiff)
 {
 	size_t only_a = run[0].nrows - np, only_b = run[1].nrows - np;
@@ -518,7 +316,7 @@ static void compare_notes(const struct np_cmp_run *run, const struct cpair *p, s
 		np_note("A and B differ: %s", diff[i]);
 	if (ncompared < (int)np)
 		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared", (int)np - ncompared,
-			np, CMP_MIN_SAMPLES,
+			np, NP_CMP_MIN_SAMPLES,
 			p[0].a->nsamples == 0 || p[0].b->nsamples == 0 ? " (reports without \"sample_times\" have none)" : "");
 }
 
@@ -527,14 +325,14 @@ static void compare_notes(const struct np_cmp_run *run, const struct cpair *p, s
 static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 {
 	struct np_err err = { 0 };
-	struct cpair *p = NULL;
-	struct csummary *sum = NULL;
+	struct np_cmp_pair *p = NULL;
+	struct np_cmp_summary *sum = NULL;
 	char why[256], (*diff)[256] = NULL;
 	size_t np;
 	int ncompared, ns, ndiff, code;
 	struct np_outfile out;
 
-	if (incomparable(&run[0], &run[1], why, sizeof(why))) {
+	if (np_cmp_incomparable(&run[0], &run[1], why, sizeof(why))) {
 		np_error("cannot compare '%s' and '%s': %s; compare runs of the same world, backend and data type",
 			 run[0].path, run[1].path, why);
 		return NP_EXIT_USAGE;
@@ -547,7 +345,7 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 		code = NP_EXIT_RUNTIME;
 		goto out_free;
 	}
-	np = pair_rows(&run[0], &run[1], p);
+	np = np_cmp_pair_rows(&run[0], &run[1], p);
 	if (!np) {
 		np_error("cannot compare '%s' and '%s': no collective and size in common; run B with A's --coll and --sweep",
 			 run[0].path, run[1].path);
@@ -555,11 +353,15 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 		goto out_free;
 	}
 	ndiff = differences(&run[0], &run[1], diff, 64);
-	ncompared = judge_pairs(p, np, ca);
+	ncompared = np_cmp_judge_pairs(p, np, ca->min_change, ca->max_regression);
 	if (!ca->quiet)
 		compare_notes(run, p, np, ncompared, diff, ndiff);
-	mark_bw_bound(p, np, &run[0], &run[1]);
-	ns = summarize(p, np, sum, ca->min_change);
+	np_cmp_mark_bw_bound(p, np, &run[0], &run[1]);
+	if ((ns = np_cmp_summarize(p, np, sum, ca->min_change)) < 0) {
+		np_error("out of memory for the summary");
+		code = NP_EXIT_RUNTIME;
+		goto out_free;
+	}
 	code = name_regressions(p, np, ca->max_regression);
 	if (ca->to) {
 		report_table(ca->to, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff,

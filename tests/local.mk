@@ -110,7 +110,10 @@ tests/fakenvml/libfakenvml.so: $(top_srcdir)/tests/fakenvml/fake_nvml.c
 check_PROGRAMS += tests/unit/test_compare
 tests_unit_test_compare_SOURCES = tests/unit/test_compare.c tests/unit/tap.h
 tests_unit_test_compare_LDADD = $(UNIT_LDADD)
-TESTS += tests/unit/test_compare tests/t0032-compare.sh
+check_PROGRAMS += tests/unit/test_compare_judge
+tests_unit_test_compare_judge_SOURCES = tests/unit/test_compare_judge.c tests/unit/tap.h
+tests_unit_test_compare_judge_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_compare tests/unit/test_compare_judge tests/t0032-compare.sh
 EXTRA_DIST += tests/t0032-compare.sh
 # contrib/nccl-probe-plot on this build's reports
 TESTS += tests/t0033-plot.sh
