@@ -144,13 +144,6 @@ static enum np_status group_world(struct iso *is, MPI_Comm gc, struct np_world *
 	return NP_OK;
 }
 
-static enum np_status group_agree(MPI_Comm gc, enum np_status st)
-{
-	int mine = (int)st, worst = 0;
-
-	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, gc);
-	return (enum np_status)worst;
-}
 
 /* Measure one group on this rank's side; fills out. */
 static void measure_group(struct iso *is, MPI_Comm gc, const char *what, struct phase_out *out)
@@ -176,7 +169,7 @@ static void measure_group(struct iso *is, MPI_Comm gc, const char *what, struct 
 		out->status = st;
 		snprintf(out->msg, sizeof(out->msg), "%.255s", be.err.msg);
 	}
-	if ((st = group_agree(gc, st)) == NP_OK) {
+	if ((st = np_status_worst(gc, st)) == NP_OK) {
 		memset(&b, 0, sizeof(b));
 		b.coll = &np_colls[NP_COLL_ALLREDUCE];
 		b.dtype = is->o->dtype;
@@ -187,7 +180,7 @@ static void measure_group(struct iso *is, MPI_Comm gc, const char *what, struct 
 			out->status = st;
 			snprintf(out->msg, sizeof(out->msg), "%.255s", be.err.msg);
 		}
-		if ((st = group_agree(gc, st)) == NP_OK) {
+		if ((st = np_status_worst(gc, st)) == NP_OK) {
 			is->meas.be = &be;
 			is->meas.what = what;
 			if (!np_measure(&is->meas, &b, &res))
@@ -668,8 +661,7 @@ static bool every_node_failed(struct iso *is, bool failed, const char *msg)
 static void start_backend(struct iso *is)
 {
 	struct np_backend be;
-	int mine, worst;
-	enum np_status st;
+	enum np_status st, worst;
 
 	memset(&be, 0, sizeof(be));
 	be.ops = is->ops;
@@ -678,8 +670,7 @@ static void start_backend(struct iso *is)
 	np_watchdog_arm("%s backend initialization (start-up, every node)", is->ops->name);
 	st = is->ops->init(&be);
 	np_watchdog_disarm();
-	mine = (int)st;
-	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, is->w->comm);
+	worst = np_status_worst(is->w->comm, st);
 	if (worst && every_node_failed(is, st != NP_OK && !be.err.secondary, be.err.msg)) {
 		/* one error, from rank 0: naming every node would accuse them all */
 	} else if (st && !be.err.secondary) {

@@ -68,13 +68,7 @@ static void stall_if_asked(struct np_meas *m)
  * ranks say why. */
 static enum np_status meas_agree(struct np_meas *m, enum np_status st, const char *what)
 {
-	int mine = (int)st, worst = 0;
-
-	np_watchdog_arrive(m->be->world.comm, "the end of %s", what);
-	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, m->be->world.comm);
-	if (st != NP_OK && !m->be->err.secondary)
-		np_rank_error("%s", m->be->err.msg);
-	return (enum np_status)worst;
+	return np_step_agree(m->be->world.comm, st, &m->be->err, what);
 }
 
 /* The slots from..to-1 of one step of turns: each ends when every rank of

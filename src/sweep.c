@@ -50,13 +50,7 @@ static void step(struct sweep *s, const char *fmt, ...)
 /* All ranks learn the worst status of the step; the failing ranks say why. */
 static enum np_status agree(struct sweep *s, enum np_status st, const struct np_err *err)
 {
-	int mine = (int)st, worst = 0;
-
-	np_watchdog_arrive(s->w->comm, "the end of %s", s->step);
-	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, s->w->comm);
-	if (st != NP_OK && err && !err->secondary)
-		np_rank_error("%s", err->msg);
-	return (enum np_status)worst;
+	return np_step_agree(s->w->comm, st, err, s->step);
 }
 
 static _Noreturn void fail_all(struct sweep *s, enum np_status st)

@@ -325,9 +325,7 @@ static bool arm_init(struct tune *tu, int a, bool env, long *off)
 	if (env)
 		env_restore(c, &sv);
 	arm->up = true;
-	mine = (int)st;
-	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, tu->w->comm);
-	if (!all)
+	if (np_status_worst(tu->w->comm, st) == NP_OK)
 		return true;
 	arm->state = NP_TUNE_ARM_ERROR;
 	snprintf(why, sizeof(why), "its communicator did not start: %.400s", st ? arm->be.err.msg : "");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "watchdog.h"
 #include "../probes/backend.h"
 #include "world.h"
 
@@ -104,6 +105,22 @@ void np_world_release(struct np_world *w)
 		MPI_Comm_free(&w->node_comm);
 	free(w->hosts);
 	w->hosts = NULL;
+}
+
+enum np_status np_status_worst(MPI_Comm comm, enum np_status st)
+{
+	int mine = (int)st, worst = 0;
+
+	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm);
+	return (enum np_status)worst;
+}
+
+enum np_status np_step_agree(MPI_Comm comm, enum np_status st, const struct np_err *err, const char *what)
+{
+	np_watchdog_arrive(comm, "the end of %s", what);
+	if (st != NP_OK && err && !err->secondary)
+		np_rank_error("%s", err->msg);
+	return np_status_worst(comm, st);
 }
 
 void np_world_usage_agree(const struct np_world *w, enum np_status st, const struct np_err *err)

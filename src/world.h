@@ -36,6 +36,14 @@ struct np_world {
 /* MPI must be initialized. ranks_per_node 0 = real nodes. */
 enum np_status np_world_init(struct np_world *w, int ranks_per_node, struct np_err *err);
 void np_world_release(struct np_world *w);
+/* The worst status over the ranks of COMM (the largest: NP_OK is 0). */
+enum np_status np_status_worst(MPI_Comm comm, enum np_status st);
+/* A step's end agreed over COMM: this rank arrives (the watchdog names
+ * "the end of WHAT" where one does not), every rank learns the worst
+ * status, and a rank that failed first (not as a consequence of another's
+ * failure, err->secondary) says why. ERR may be NULL when st is NP_OK. */
+enum np_status np_step_agree(MPI_Comm comm, enum np_status st, const struct np_err *err, const char *what);
+
 /* A check of the user's input that every rank of w made (st, err): when
  * any rank failed, every rank exits 64 and the message is printed once,
  * by rank 0, or by each failing rank when rank 0 passed (a file that one
