@@ -164,11 +164,13 @@ enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err);
 /* Parse "MIN:MAX[:xFACTOR|:+STEP]" or "SIZE" into o. */
 enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *err);
 
-/* The default largest size: on GPUs 8G, the largest of the series whose
- * buffers fit in the tightest rank's free memory (NVLink and InfiniBand
- * saturate from about 1 GiB); on host memory 128M. */
-#define NP_DEFAULT_MAX_GPU (8ull << 30)
-#define NP_DEFAULT_MAX_HOST (128ull << 20)
+/* The default largest size, before the sweep lowers it to the largest of
+ * the series whose buffers fit in the tightest rank's free memory: the
+ * sweep's on GPUs 8G (NVLink and InfiniBand saturate from about 1 GiB),
+ * on host memory 128M; tune's 1G and 4M (every arm holds its own buffers,
+ * and each size is measured in every arm and round). Never below
+ * o->min_bytes. */
+uint64_t np_opts_default_max(const struct np_opts *o, bool device);
 
 #define NP_MAX_SIZES 10000
 /* Rows of one sweep (collectives x sizes): its JSON report (about 800

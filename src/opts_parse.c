@@ -49,6 +49,14 @@ size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
 	return n;
 }
 
+uint64_t np_opts_default_max(const struct np_opts *o, bool device)
+{
+	uint64_t cap = o->cmd == NP_CMD_TUNE ? (device ? 1ull << 30 : 4ull << 20)
+					     : (device ? 8ull << 30 : 128ull << 20);
+
+	return cap > o->min_bytes ? cap : o->min_bytes;
+}
+
 void np_opts_defaults(struct np_opts *o, unsigned cmd)
 {
 	memset(o, 0, sizeof(*o));
@@ -342,7 +350,7 @@ static enum np_status check_sizes(struct np_opts *o, unsigned cmd, struct np_err
 	if (o->max_bytes == 0) {
 		/* the sweep lowers it to what fits (src/sweep.c) */
 		o->max_default = true;
-		o->max_bytes = NP_DEFAULT_MAX_GPU > o->min_bytes ? NP_DEFAULT_MAX_GPU : o->min_bytes;
+		o->max_bytes = np_opts_default_max(o, true);
 	}
 	if (o->min_bytes == 0)
 		return np_fail(err, NP_EUSAGE, "the smallest size must be at least 1 byte; raise --minbytes");

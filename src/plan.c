@@ -8,9 +8,7 @@
 #include "msg.h"
 #include "plan.h"
 
-/* Buffer bytes per rank of a point: send and receive, or in place the
- * larger of the two. */
-static uint64_t plan_need(const struct np_layout *lay, bool inplace)
+uint64_t np_plan_need(const struct np_layout *lay, bool inplace)
 {
 	size_t big = lay->send_bytes > lay->recv_bytes ? lay->send_bytes : lay->recv_bytes;
 	return inplace ? big : (uint64_t)lay->send_bytes + lay->recv_bytes;
@@ -27,7 +25,7 @@ static bool point_fits(const struct np_plan_limits *lim, bool inplace, const str
 		sk.why = NP_PLAN_NO_ELEMENT;
 	else if (lim->max_count && lay->count > lim->max_count)
 		sk.why = NP_PLAN_COUNT;
-	else if ((sk.need = plan_need(lay, inplace)) > lim->mem)
+	else if ((sk.need = np_plan_need(lay, inplace)) > lim->mem)
 		sk.why = NP_PLAN_MEMORY;
 	else
 		return true;
@@ -39,7 +37,7 @@ static bool point_fits(const struct np_plan_limits *lim, bool inplace, const str
 static void grow_buffers(const struct np_layout *lay, bool inplace, size_t *max_send, size_t *max_recv)
 {
 	size_t s = inplace ? 0 : lay->send_bytes;
-	size_t r = inplace ? (size_t)plan_need(lay, true) : lay->recv_bytes;
+	size_t r = inplace ? (size_t)np_plan_need(lay, true) : lay->recv_bytes;
 
 	if (s > *max_send)
 		*max_send = s;

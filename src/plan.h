@@ -44,6 +44,10 @@ struct np_plan_limits {
 	void *ctx;
 };
 
+/* Buffer bytes per rank of a point: send and receive, or in place the
+ * larger of the two. */
+uint64_t np_plan_need(const struct np_layout *lay, bool inplace);
+
 /* The points of o's collectives and sizes under lim, in order
  * (collective, then size); *n of them, calloc'd (the caller frees).
  * *max_send and *max_recv are the buffers the largest needs. Aborts when

@@ -139,7 +139,7 @@ static void default_range(struct sweep *s)
 {
 	struct np_opts *o = s->o;
 	size_t elt = np_dtypes[o->dtype].size, n;
-	uint64_t mem = s->be.info.mem_avail, *sizes, cap, fit = 0;
+	uint64_t mem = s->be.info.mem_avail, *sizes, fit = 0;
 	bool device = (s->be.ops->caps & NP_CAP_DEVICE) != 0;
 	char a[32], b[32];
 
@@ -147,8 +147,7 @@ static void default_range(struct sweep *s)
 		return;
 	np_watchdog_arrive(s->w->comm, "choosing the default sizes");
 	MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_UINT64_T, MPI_MIN, s->w->comm);
-	cap = device ? NP_DEFAULT_MAX_GPU : NP_DEFAULT_MAX_HOST;
-	o->max_bytes = cap > o->min_bytes ? cap : o->min_bytes;
+	o->max_bytes = np_opts_default_max(o, device);
 	n = np_opts_sizes(o, NULL, 0);
 	sizes = calloc(n, sizeof(*sizes));
 	if (!sizes)
@@ -161,8 +160,7 @@ static void default_range(struct sweep *s)
 			if (!o->colls[c])
 				continue;
 			np_coll_layout(&np_colls[c], sizes[i], elt, s->w->size, &lay);
-			if ((o->inplace ? (lay.send_bytes > lay.recv_bytes ? lay.send_bytes : lay.recv_bytes)
-					: lay.send_bytes + lay.recv_bytes) > mem)
+			if (np_plan_need(&lay, o->inplace) > mem)
 				fits = false;
 		}
 		if (fits)

@@ -27,8 +27,6 @@
 #include "watchdog.h"
 
 #define TUNE_FILE_MAX (64 * 1024)
-#define TUNE_DEFAULT_MAX_GPU (1ull << 30)
-#define TUNE_DEFAULT_MAX_HOST (4ull << 20)
 
 static struct tune tune_run;
 
@@ -134,10 +132,8 @@ static void plan(struct tune *tu)
 	}
 	MPI_Allreduce(MPI_IN_PLACE, &lim.mem, 1, MPI_UINT64_T, MPI_MIN, tu->w->comm);
 	lim.mem /= (uint64_t)tu->nlive; /* every arm holds its own buffers */
-	if (o->max_default) {
-		uint64_t cap = device ? TUNE_DEFAULT_MAX_GPU : TUNE_DEFAULT_MAX_HOST;
-		o->max_bytes = cap > o->min_bytes ? cap : o->min_bytes;
-	}
+	if (o->max_default)
+		o->max_bytes = np_opts_default_max(o, device);
 	pp = np_plan(o, &lim, &tu->npts, &tu->max_send, &tu->max_recv);
 	tu->pts = calloc(tu->npts + 1, sizeof(*tu->pts));
 	if (!tu->pts)
