@@ -17,6 +17,7 @@
 
 #include "../probes/nccl_log.h"
 #include "cmds.h"
+#include "launch.h"
 #include "measure.h"
 #include "msg.h"
 #include "opts.h"
@@ -42,75 +43,8 @@ static const struct np_cmd {
 	  NP_NEEDS_WORLD | NP_NEEDS_VNODES | NP_NEEDS_BACKEND, NP_CMD_TUNE, np_tune_check, NULL, 0 },
 };
 
-static bool mpi_launched(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-					    "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS" };
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (getenv(vars[i]))
-			return true;
-	return false;
-}
-
-/* The launcher's idea of the job, from its environment: how many
- * processes it started (0 = no launcher variable says) and this one's rank
- * (-1 = unknown). MPI launchers' variables first; Slurm's only without
- * them, since mpirun under Slurm starts its daemons with srun and the
- * ranks inherit the daemons' step. */
-struct launch {
-	long size, rank;
-	const char *size_var;
-};
-
-static long env_long(const char *name)
-{
-	const char *v = getenv(name);
-	char *end;
-	long n;
-
-	if (!v || !*v)
-		return -1;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	return *end || errno || n < 0 ? -1 : n;
-}
-
-/* Read before MPI_Init, which sets some of these variables itself (Open
- * MPI's singleton sets PMIX_RANK and OMPI_COMM_WORLD_SIZE). */
-static struct launch launch_env;
-
-static struct launch launcher(void)
-{
-	static const char *const mpi_vars[][2] = {
-		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK" },
-		{ "PMI_SIZE", "PMI_RANK" },
-		{ "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK" },
-	};
-	struct launch l = { 0, -1, NULL };
-
-	for (size_t i = 0; i < sizeof(mpi_vars) / sizeof(mpi_vars[0]); i++) {
-		long n = env_long(mpi_vars[i][0]), r = env_long(mpi_vars[i][1]);
-		if (r >= 0 && l.rank < 0)
-			l.rank = r;
-		if (n > 0 && !l.size_var) {
-			l.size = n;
-			l.size_var = mpi_vars[i][0];
-		}
-	}
-	if (l.rank < 0)
-		l.rank = env_long("PMIX_RANK");
-	if (!l.size_var && getenv("SLURM_STEP_ID")) {
-		long n = env_long("SLURM_STEP_NUM_TASKS");
-		if (n > 0) {
-			l.size = n;
-			l.size_var = "SLURM_STEP_NUM_TASKS";
-			if (l.rank < 0)
-				l.rank = env_long("SLURM_PROCID");
-		}
-	}
-	return l;
-}
+/* Read before MPI_Init: a process-wide fact of how it was started */
+static struct np_launch launch_env;
 
 /* Messages before MPI is up: from the launcher's rank 0 alone (or from
  * every process when no launcher says which is which). */
@@ -124,7 +58,7 @@ static bool first_process(void)
  * error from the launcher's rank 0 instead of N one-rank reports. */
 static bool launch_mismatch(void)
 {
-	struct launch l = launch_env;
+	struct np_launch l = launch_env;
 	char ver[MPI_MAX_LIBRARY_VERSION_STRING], *nl;
 	int len = 0;
 
@@ -152,7 +86,7 @@ static int start_mpi(const struct np_cmd *cmd, int *argc, char ***argv, bool *mp
 {
 	int provided = MPI_THREAD_SINGLE;
 
-	*mpi = (cmd->needs & NP_NEEDS_MPI) || ((cmd->needs & NP_NEEDS_MPI_LAUNCHED) && mpi_launched());
+	*mpi = (cmd->needs & NP_NEEDS_MPI) || ((cmd->needs & NP_NEEDS_MPI_LAUNCHED) && launch_env.launched);
 	if (cmd->needs & NP_NEEDS_NCCL_LOG) {
 		/* before MPI_Init: MPI, CUDA and NCCL start threads that read
 		 * the environment, and setenv is not safe beside them */
@@ -210,7 +144,7 @@ static void start_world(const struct np_cmd *cmd, struct np_run *run)
 	enum np_status st;
 
 	if (cmd->needs & NP_NEEDS_WATCHDOG)
-		np_watchdog_startup(run->o.timeout); /* from here on a rank that stops is named */
+		np_watchdog_startup(run->o.timeout, launch_env.local_size); /* from here on a rank that stops is named */
 	if (np_world_init(&run->w, 0, &err))
 		np_abort_err(&err);
 	run->world_up = true;
@@ -413,7 +347,7 @@ int main(int argc, char **argv)
 	const char *name = "sweep";
 	int first = 1, at;
 
-	launch_env = launcher();
+	np_launch_read(&launch_env);
 	if (argc > 1 && !strcmp(argv[1], "help"))
 		return help_cmd(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "version")) {

@@ -73,6 +73,7 @@ static struct {
 	char (*hosts)[NP_HOSTLEN];   /* by world rank, as last reported; "" unknown */
 	int *lsize;                  /* by world rank: its host's local size, 0 unknown */
 	int nworld;
+	int local_size;              /* this host's, from the launcher (launch.h) */
 } ar = { .sreq = { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
 
 /* The other ranks on this host, watched by the thread: one that ends
@@ -526,52 +527,6 @@ void np_watchdog_arm(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The number of ranks the launcher started on this host, 0 unknown: Open
- * MPI's, MPICH's (Hydra) or srun's variables. */
-static int launcher_local_size(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS" };
-	const char *s, *tpn;
-	char *end;
-	long v, node;
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if ((s = getenv(vars[i])) && *s) {
-			errno = 0;
-			v = strtol(s, &end, 10);
-			if (!*end && !errno && v > 0 && v <= INT32_MAX)
-				return (int)v;
-		}
-	/* srun: SLURM_STEP_TASKS_PER_NODE="2(x3),1", this host node SLURM_NODEID */
-	if (!(tpn = getenv("SLURM_STEP_TASKS_PER_NODE")) || !(s = getenv("SLURM_NODEID")) || !*s)
-		return 0;
-	errno = 0;
-	node = strtol(s, &end, 10);
-	if (*end || errno || node < 0)
-		return 0;
-	for (s = tpn; *s;) {
-		long rep = 1;
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (end == s || errno || v <= 0 || v > INT32_MAX)
-			return 0;
-		s = end;
-		if (!strncmp(s, "(x", 2)) {
-			rep = strtol(s + 2, &end, 10);
-			if (end == s + 2 || *end != ')' || rep <= 0)
-				return 0;
-			s = end + 1;
-		}
-		if (*s && *s != ',')
-			return 0;
-		if (node < rep)
-			return (int)v;
-		node -= rep;
-		s += *s == ',';
-	}
-	return 0;
-}
-
 /* Where a rank that never reported is, by elimination: when every rank
  * not heard of fits the hosts that are short of the ranks their launcher
  * started there, and those are one host, that host; else NULL. */
@@ -749,7 +704,7 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 		MPI_Waitall(2, ar.sreq, MPI_STATUSES_IGNORE);
 		for (int i = 0; i < 2; i++) {
 			ar.out[i].wrank = np_msg_rank;
-			ar.out[i].local_size = launcher_local_size();
+			ar.out[i].local_size = ar.local_size;
 			snprintf(ar.out[i].host, sizeof(ar.out[i].host), "%.*s", NP_HOSTLEN - 1, np_msg_host);
 		}
 		/* this rank is heard of, by itself */
@@ -773,10 +728,11 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 	pthread_mutex_unlock(&wd.lock);
 }
 
-void np_watchdog_startup(double timeout)
+void np_watchdog_startup(double timeout, int local_size)
 {
 	struct np_test_stall st;
 
+	ar.local_size = local_size;
 	np_test_stall_read(&st);
 	np_watchdog_start(timeout);
 	if (np_msg_rank >= 0 && np_test_stall_rank_at(&st, NP_STALL_START) == np_msg_rank)
