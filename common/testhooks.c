@@ -11,6 +11,21 @@
 
 #include "testhooks.h"
 
+/* The one getenv() of the switches: none where the build leaves them out
+ * (configure --disable-test-hooks; NP_TEST_HOOKS_OFF builds the unit test
+ * of that) */
+#if NP_TEST_HOOKS && !defined(NP_TEST_HOOKS_OFF)
+#define HOOKS true
+#else
+#define HOOKS false
+#endif
+#define test_env(name) (HOOKS ? getenv(name) : NULL)
+
+bool np_test_hooks_built(void)
+{
+	return HOOKS;
+}
+
 /* A decimal integer in [0, max] at s, the end in *end; -1 if none. */
 static long dec(const char *s, char **end, long max)
 {
@@ -54,7 +69,7 @@ void np_test_stall_parse(const char *s, struct np_test_stall *out)
 
 void np_test_stall_read(struct np_test_stall *out)
 {
-	np_test_stall_parse(getenv("NCCL_PROBE_TEST_STALL"), out);
+	np_test_stall_parse(test_env("NCCL_PROBE_TEST_STALL"), out);
 }
 
 int np_test_stall_rank_at(const struct np_test_stall *st, enum np_test_stall_at at)
@@ -101,7 +116,7 @@ void np_test_faults_parse(const char *corrupt, const char *misroute, struct np_t
 
 void np_test_faults_read(struct np_test_faults *f)
 {
-	np_test_faults_parse(getenv("NCCL_PROBE_TEST_CORRUPT"), getenv("NCCL_PROBE_TEST_MISROUTE"), f);
+	np_test_faults_parse(test_env("NCCL_PROBE_TEST_CORRUPT"), test_env("NCCL_PROBE_TEST_MISROUTE"), f);
 }
 
 int np_test_faults_source(const struct np_test_faults *f, int rank)
@@ -171,7 +186,7 @@ void np_test_slow_parse(const char *s, const struct np_test_where *w, struct np_
 
 void np_test_slow_read(const struct np_test_where *w, struct np_test_slow *out)
 {
-	np_test_slow_parse(getenv("NCCL_PROBE_TEST_SLOW"), w, out);
+	np_test_slow_parse(test_env("NCCL_PROBE_TEST_SLOW"), w, out);
 }
 
 bool np_test_fail_parse(const char *s, const struct np_test_where *w)
@@ -203,7 +218,7 @@ bool np_test_fail_parse(const char *s, const struct np_test_where *w)
 
 bool np_test_fail_read(const struct np_test_where *w)
 {
-	return np_test_fail_parse(getenv("NCCL_PROBE_TEST_FAIL"), w);
+	return np_test_fail_parse(test_env("NCCL_PROBE_TEST_FAIL"), w);
 }
 
 bool np_test_no_native_parse(const char *s)
@@ -213,7 +228,7 @@ bool np_test_no_native_parse(const char *s)
 
 bool np_test_no_native_read(void)
 {
-	return np_test_no_native_parse(getenv("NCCL_PROBE_TEST_NO_NATIVE"));
+	return np_test_no_native_parse(test_env("NCCL_PROBE_TEST_NO_NATIVE"));
 }
 
 int np_test_tune_parse(const char *s, int arm, struct np_test_setting *out, int max)
@@ -243,7 +258,7 @@ int np_test_tune_parse(const char *s, int arm, struct np_test_setting *out, int 
 void np_test_tune_switches(int arm, bool on)
 {
 	struct np_test_setting set[NP_TEST_TUNE_MAX];
-	int n = np_test_tune_parse(getenv("NCCL_PROBE_TEST_TUNE"), arm, set, NP_TEST_TUNE_MAX);
+	int n = np_test_tune_parse(test_env("NCCL_PROBE_TEST_TUNE"), arm, set, NP_TEST_TUNE_MAX);
 
 	for (int i = 0; i < n; i++) {
 		if (on)

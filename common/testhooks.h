@@ -9,6 +9,10 @@
 
 #include <stdbool.h>
 
+/* Whether this build honours the switches (configure --disable-test-hooks
+ * leaves them out: each then reads as unset). */
+bool np_test_hooks_built(void);
+
 /* Where a rank stands, for the switches that name job ranks and groups
  * (nccl-probe isolate measures groups of the job). */
 struct np_test_where {

@@ -26,3 +26,9 @@ check_PROGRAMS += tests/unit/test_testhooks
 tests_unit_test_testhooks_SOURCES = tests/unit/test_testhooks.c tests/unit/tap.h
 tests_unit_test_testhooks_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_testhooks
+# the switches left out (configure --disable-test-hooks): testhooks.c built
+# here on its own with NP_TEST_HOOKS_OFF
+check_PROGRAMS += tests/unit/test_testhooks_off
+tests_unit_test_testhooks_off_SOURCES = tests/unit/test_testhooks_off.c common/testhooks.c tests/unit/tap.h
+tests_unit_test_testhooks_off_CPPFLAGS = $(AM_CPPFLAGS) -DNP_TEST_HOOKS_OFF
+TESTS += tests/unit/test_testhooks_off

@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include "../common/testhooks.h"
 #include "../probes/nccl_log.h"
 #include "cmds.h"
 #include "launch.h"
@@ -133,6 +134,7 @@ static void print_version(const struct np_cmd *cmd)
 #else
 	printf("nccl backend: no\n");
 #endif
+	printf("test switches: %s\n", np_test_hooks_built() ? "yes" : "no");
 }
 
 /* The world and the checks that every rank makes alike: the files named
