@@ -430,6 +430,22 @@ static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, 
 	if (o->graph && np_backend_find(o->backend) && np_backend_find(o->backend)->ops &&
 	    !(np_backend_find(o->backend)->ops->caps & NP_CAP_GRAPHS))
 		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
+	if (o->program_coll) {
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			if (o->colls[c] && c != (int)o->program_coll->id)
+				return np_fail(err, NP_EUSAGE,
+					       "called as %s, the run measures %s alone; drop --coll, or run %s",
+					       o->program_coll->program, o->program_coll->name,
+					       np_colls[c].program);
+	}
+	if (o->format == NP_FMT_NCCLTESTS) {
+		int n = 0;
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			n += o->colls[c];
+		if (n > 1)
+			return np_fail(err, NP_EUSAGE,
+				       "--format nccl-tests is one collective per run, as each nccl-tests binary is; run once per collective with --coll (e.g. --coll allreduce)");
+	}
 	if (cmd == NP_CMD_TUNE && !o->ntries && !o->try_file)
 		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
 	if (cmd == NP_CMD_COMPARE && !o->files[1])
@@ -448,6 +464,13 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 {
 	np_opts_defaults(o, cmd);
 	*help = *version = false;
+	/* a link named all_reduce_perf runs as nccl-tests' binary: its
+	 * collective, in its format (options may choose another format) */
+	if (cmd == NP_CMD_SWEEP && first == 1 && argc > 0 && (o->program_coll = np_coll_by_program(argv[0]))) {
+		memset(o->colls, 0, sizeof(o->colls));
+		o->colls[o->program_coll->id] = true;
+		o->format = NP_FMT_NCCLTESTS;
+	}
 	if (parse_args(o, cmd, argc, argv, first, help, version, err))
 		return NP_EUSAGE;
 	if (*help || *version)

@@ -14,22 +14,6 @@
 #include "report.h"
 #include "version.h"
 
-/* nccl-tests' binary of each collective */
-static const char *program_of(const struct np_coll *c)
-{
-	static const struct { const char *coll, *prog; } map[] = {
-		{ "allreduce", "all_reduce_perf" },   { "allgather", "all_gather_perf" },
-		{ "reducescatter", "reduce_scatter_perf" }, { "alltoall", "alltoall_perf" },
-		{ "broadcast", "broadcast_perf" },    { "reduce", "reduce_perf" },
-		{ "gather", "gather_perf" },          { "scatter", "scatter_perf" },
-		{ "sendrecv", "sendrecv_perf" },
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(map[i].coll, c->name))
-			return map[i].prog;
-	return c->name;
-}
-
 /* nccl-tests' type names: fp8 types are f8e4m3 and f8e5m2 there */
 static const char *type_of(enum np_dtype d)
 {
@@ -90,7 +74,7 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		const struct np_coll *coll = &np_colls[c];
-		const char *prog = program_of(coll);
+		const char *prog = coll->program;
 		double bw = 0;
 		int nbw = 0, errors = 0;
 
@@ -255,7 +239,7 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		json_body(&j, "out_of_place", r->inplace ? NULL : r);
 		json_body(&j, "in_place", r->inplace ? r : NULL);
 		np_json_int(&j, "actual_iterations", r->iters);
-		np_json_str(&j, "experiment_name", program_of(r->coll));
+		np_json_str(&j, "experiment_name", r->coll->program);
 		np_json_obj_end(&j);
 		bw += r->busbw;
 		nbw++;

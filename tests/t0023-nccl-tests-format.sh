@@ -54,9 +54,10 @@ for t in p:
 PY
 }
 for mode in outofplace inplace; do
+for coll in allreduce reducescatter; do
 	flag=""
 	[ "$mode" = inplace ] && flag=--inplace
-	expect_success "$mode: --format nccl-tests" np_host 2 --sweep 1K:1M --coll allreduce,broadcast,reducescatter \
+	expect_success "$mode $coll: --format nccl-tests" np_host 2 --sweep 1K:1M --coll $coll \
 		--iters 2 --samples 3 $flag --format nccl-tests --json "$TEST_TMP/ntj.json" --csv "$TEST_TMP/c.csv"
 	# the run's own figures, from its CSV
 	python3 - "$TEST_TMP/c.csv" "$TEST_TMP/j.json" <<'PY'
@@ -69,7 +70,7 @@ for r in csv.DictReader(open(sys.argv[1])):
 json.dump({"results": rows}, open(sys.argv[2], "w"))
 PY
 	check "$mode"
-	ok $? "$mode: nccl-tests' parser reads the table; every row and the footer are the run's"
+	ok $? "$mode $coll: nccl-tests' parser reads the table; every row and the footer are the run's"
 	$parse json "$TEST_TMP/ntj.json" >"$TEST_TMP/pj.json" && python3 - "$TEST_TMP/pj.json" "$TEST_TMP/p.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
@@ -85,7 +86,44 @@ for t in b["tests"]:
                 else:
                     assert abs(x[part][k] - y[part][k]) <= max(0.006, y[part][k] * 1e-3), (x, y)
 PY
-	ok $? "$mode: -J is nccl-tests' JSON layout, with the table's figures"
+	ok $? "$mode $coll: -J is nccl-tests' JSON layout, with the table's figures"
+done
 done
 expect_code 64 "--format nccl-tests is the sweep's alone" np topo --format nccl-tests
+
+# one run, one collective, as nccl-tests is one binary per collective
+expect_code 64 "--format nccl-tests with several collectives (the default two) is refused" \
+	np --format nccl-tests --backend mpi
+expect_grep '^error: --format nccl-tests is one collective per run.*run once per collective with --coll' \
+	"$TEST_ERR" "... in one line that says to run one per collective"
+expect_code 64 "--format nccl-tests --coll allreduce,alltoall is refused" \
+	np --format nccl-tests --coll allreduce,alltoall --backend mpi
+mkdir -p "$TEST_TMP/bin"
+for p in all_reduce_perf all_gather_perf alltoall_perf broadcast_perf reduce_perf reduce_scatter_perf sendrecv_perf; do
+	ln -s "$NP_BIN" "$TEST_TMP/bin/$p"
+done
+expect_success "a link named all_reduce_perf runs allreduce in nccl-tests' format" \
+	mpirun -np 2 --oversubscribe --bind-to none "$TEST_TMP/bin/all_reduce_perf" -b 1K -e 4K -f 2 \
+	--backend mpi --iters 2 --samples 3
+[ "$(grep -c '^# Collective test starting: all_reduce_perf$' "$TEST_OUT")" = 1 ] &&
+	[ "$(grep -c '^# Collective test starting' "$TEST_OUT")" = 1 ] &&
+	[ "$(grep -vc '^#' "$TEST_OUT")" = 3 ] &&
+	awk '!/^#/ && ($3 != "float" || $4 != "sum") { exit 1 }' "$TEST_OUT"
+ok $? "... one block of allreduce, one line per size (1K, 2K, 4K)"
+for p in all_gather_perf alltoall_perf reduce_scatter_perf sendrecv_perf broadcast_perf reduce_perf; do
+	expect_success "a link named $p runs its collective alone" \
+		mpirun -np 2 --oversubscribe --bind-to none "$TEST_TMP/bin/$p" -b 4K -e 4K --backend mpi --iters 2 \
+		--samples 3
+	[ "$(grep -c "^# Collective test starting: $p\$" "$TEST_OUT")" = 1 ] &&
+		[ "$(grep -c '^# Collective test starting' "$TEST_OUT")" = 1 ]
+	ok $? "... in one block named $p"
+done
+expect_code 64 "all_reduce_perf --coll alltoall is refused: the name chose the collective" \
+	"$TEST_TMP/bin/all_reduce_perf" --coll alltoall --backend mpi
+expect_grep "^error: called as all_reduce_perf, the run measures allreduce alone; drop --coll" "$TEST_ERR" \
+	"... saying so"
+expect_success "all_reduce_perf --format table prints nccl-probe's table of allreduce" \
+	"$TEST_TMP/bin/all_reduce_perf" -b 4K -e 4K --backend mpi --iters 2 --samples 3 --format table
+! grep -q 'Collective test starting' "$TEST_OUT" && grep -q allreduce "$TEST_OUT"
+ok $? "... not nccl-tests' layout"
 done_testing
