@@ -41,10 +41,15 @@ static void float_str(double v, int width, char *buf, size_t len)
 	snprintf(buf, len, width >= 7 ? "%*.1e" : "%*.0e", width, v);
 }
 
+/* One form's time, algbw, busbw and #wrong; N/A for a form not run */
 static void body(FILE *f, const struct np_result *r)
 {
 	char t[32], a[32], b[32];
 
+	if (!r) {
+		fprintf(f, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
+		return;
+	}
 	float_str(r->t_med * 1e6, 7, t, sizeof(t));
 	float_str(r->algbw, 6, a, sizeof(a));
 	float_str(r->busbw, 6, b, sizeof(b));
@@ -54,17 +59,40 @@ static void body(FILE *f, const struct np_result *r)
 		fprintf(f, "  %7s  %6s  %6s    N/A", t, a, b);
 }
 
-static void not_run(FILE *f)
-{
-	fprintf(f, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
-}
-
 static bool coll_has_rows(const struct np_sweep_report *rep, const struct np_coll *c)
 {
 	for (size_t i = 0; i < rep->nrows; i++)
 		if (rep->rows[i].coll == c)
 			return true;
 	return false;
+}
+
+/* The two forms of the line of row i: out of place, and the in-place row
+ * of its size right after it (the plan measures both in that order);
+ * false for an in-place row that the out-of-place row before it already
+ * holds. */
+static bool line_of(const struct np_sweep_report *rep, size_t i, const struct np_result **oop,
+		    const struct np_result **ip)
+{
+	const struct np_result *r = &rep->rows[i], *prev = i ? &rep->rows[i - 1] : NULL;
+	const struct np_result *next = i + 1 < rep->nrows ? &rep->rows[i + 1] : NULL;
+
+	if (r->inplace && prev && !prev->inplace && prev->coll == r->coll && prev->lay.size == r->lay.size)
+		return false;
+	*oop = r->inplace ? NULL : r;
+	*ip = r->inplace ? r : next && next->inplace && next->coll == r->coll && next->lay.size == r->lay.size
+					? next : NULL;
+	return true;
+}
+
+/* The forms measured, said where nccl-tests would have figures: a comment
+ * line that parsers skip */
+static void forms_line(FILE *f, const struct np_opts *o, const struct np_coll *coll)
+{
+	if (o->inplace)
+		fprintf(f, "# in place only (--inplace): the out-of-place columns are N/A\n");
+	else if (!(coll->flags & NP_COLL_F_INPLACE))
+		fprintf(f, "# %s has no in-place form here: the in-place columns are N/A\n", coll->name);
 }
 
 void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
@@ -89,6 +117,7 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 						       : (unsigned long long)o->step_bytes,
 			o->step_kind == NP_STEP_FACTOR ? "factor" : "bytes", o->warmup, o->iters, o->check ? 1 : 0,
 			o->graph ? 1 : 0);
+		forms_line(f, o, coll);
 		fprintf(f, "#\n# Using devices\n");
 		for (int r = 0; r < w->size && rep->ranks; r++) {
 			const struct np_rank_info *ri = &rep->ranks[r];
@@ -107,24 +136,25 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 		fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
 			"(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
 		for (size_t i = 0; i < rep->nrows; i++) {
-			const struct np_result *r = &rep->rows[i];
+			const struct np_result *r = &rep->rows[i], *oop, *ip;
 			char root[16];
-			if (r->coll != coll)
+			if (r->coll != coll || !line_of(rep, i, &oop, &ip))
 				continue;
 			snprintf(root, sizeof(root), "%6i", r->root);
 			fprintf(f, "%12llu  %12llu  %8s  %6s  %6s", (unsigned long long)r->lay.size,
 				(unsigned long long)r->lay.count, type_of(r->dtype), op_of(r), root);
-			if (r->inplace) {
-				not_run(f);
-				body(f, r);
-			} else {
-				body(f, r);
-				not_run(f);
-			}
+			body(f, oop);
+			body(f, ip);
 			fprintf(f, "\n");
-			bw += r->busbw;
-			nbw++;
-			errors += r->checked && r->wrong;
+			/* nccl-tests' average counts each form measured */
+			for (int k = 0; k < 2; k++) {
+				const struct np_result *x = k ? ip : oop;
+				if (!x)
+					continue;
+				bw += x->busbw;
+				nbw++;
+				errors += x->checked && x->wrong;
+			}
 		}
 		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
 		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", nbw ? bw / nbw : 0.0, "");
@@ -227,8 +257,10 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_obj_end(&j);
 	np_json_arr_begin(&j, "results");
 	for (size_t i = 0; i < rep->nrows; i++) {
-		const struct np_result *r = &rep->rows[i];
+		const struct np_result *r = &rep->rows[i], *oop, *ip;
 		char root[16];
+		if (!line_of(rep, i, &oop, &ip))
+			continue;
 		snprintf(root, sizeof(root), "%6i", r->root);
 		np_json_obj_begin(&j, NULL);
 		np_json_uint(&j, "size", r->lay.size);
@@ -236,14 +268,19 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_str(&j, "type", type_of(r->dtype));
 		np_json_str(&j, "redop", op_of(r));
 		np_json_str(&j, "root", root);
-		json_body(&j, "out_of_place", r->inplace ? NULL : r);
-		json_body(&j, "in_place", r->inplace ? r : NULL);
+		json_body(&j, "out_of_place", oop);
+		json_body(&j, "in_place", ip);
 		np_json_int(&j, "actual_iterations", r->iters);
 		np_json_str(&j, "experiment_name", r->coll->program);
 		np_json_obj_end(&j);
-		bw += r->busbw;
-		nbw++;
-		errors += r->checked && r->wrong;
+		for (int k = 0; k < 2; k++) {
+			const struct np_result *x = k ? ip : oop;
+			if (!x)
+				continue;
+			bw += x->busbw;
+			nbw++;
+			errors += x->checked && x->wrong;
+		}
 	}
 	np_json_arr_end(&j);
 	np_json_obj_begin(&j, "out_of_bounds");

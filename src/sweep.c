@@ -468,7 +468,7 @@ static void run_points(struct sweep *s, const struct np_plan_point *pts, size_t 
 
 	for (size_t i = 0; i < npts; i++) {
 		struct np_bench b = { .coll = pts[i].coll, .dtype = o->dtype, .op = o->op,
-				      .root = o->root, .inplace = o->inplace, .lay = pts[i].lay };
+				      .root = o->root, .inplace = pts[i].inplace, .lay = pts[i].lay };
 		struct np_result res;
 		bool whole, judged = pts[i].lay.size >= s->rep.judge_from;
 

@@ -24,39 +24,57 @@ assert t[0]["oob"] == 0 and t[0]["avg_busbw"] == 0
 PY
 ok $? "the parser reads nccl-tests' own output (all_reduce_perf on an H200)"
 
-check() { # NAME: the parser's reading of $TEST_OUT against the JSON in $TEST_TMP/j.json
-	$parse table "$TEST_OUT" >"$TEST_TMP/p.json" && python3 - "$TEST_TMP/p.json" "$TEST_TMP/j.json" "$1" <<'PY'
+check() { # MODE COLL: the parser's reading of $TEST_OUT against the run's CSV in $TEST_TMP/j.json
+	$parse table "$TEST_OUT" >"$TEST_TMP/p.json" && python3 - "$TEST_TMP/p.json" "$TEST_TMP/j.json" "$1" "$2" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))["tests"]
 j = json.load(open(sys.argv[2]))
-inplace = sys.argv[3] == "inplace"
-names = {"allreduce": "all_reduce_perf", "broadcast": "broadcast_perf", "alltoall": "alltoall_perf",
-         "reducescatter": "reduce_scatter_perf", "allgather": "all_gather_perf"}
+inplace_only, coll = sys.argv[3] == "inplace", sys.argv[4]
+names = {"allreduce": "all_reduce_perf", "alltoall": "alltoall_perf", "reducescatter": "reduce_scatter_perf"}
+assert [t["name"] for t in p] == [names[coll]], p
+# nccl-tests measures both forms; here the in-place form runs where the
+# collective has one, and only it with --inplace
+has_ip = coll != "alltoall"
 want = {}
 for r in j["results"]:
-    want.setdefault(names[r["coll"]], []).append(r)
-assert sorted(t["name"] for t in p) == sorted(want), (p, want.keys())
-for t in p:
-    rows = want[t["name"]]
-    assert len(t["rows"]) == len(rows), (t["name"], len(t["rows"]), len(rows))
-    for got, r in zip(t["rows"], rows):
-        run, other = (got["ip"], got["oop"]) if inplace else (got["oop"], got["ip"])
-        assert got["size"] == r["size"] and got["count"] == r["count"] and got["type"] == r["type"]
+    assert r["coll"] == coll
+    want.setdefault(r["size"], {})["ip" if r["inplace"] else "oop"] = r
+t = p[0]
+assert [x["size"] for x in t["rows"]] == sorted(want), (t["rows"], sorted(want))
+used = []
+none = {"time": None, "algbw": None, "busbw": None, "wrong": None}
+for got in t["rows"]:
+    forms = want[got["size"]]
+    assert sorted(forms) == (["ip"] if inplace_only else ["ip", "oop"] if has_ip else ["oop"]), forms
+    for part in ("oop", "ip"):
+        r = forms.get(part)
+        if r is None:
+            assert got[part] == none, got
+            continue
+        run = got[part]
+        assert got["count"] == r["count"] and got["type"] == r["type"]
         assert got["root"] == (r["root"] if r["root"] is not None else -1)
         assert got["redop"] == (r["redop"] or "none")
         assert abs(run["time"] - r["time"] * 1e6) <= max(0.006, r["time"] * 1e6 * 1e-3), (run, r["time"])
         assert abs(run["busbw"] - r["busbw"]) <= max(0.006, r["busbw"] * 1e-3), (run, r["busbw"])
         assert run["wrong"] == r["wrong"] == 0
-        assert other == {"time": None, "algbw": None, "busbw": None, "wrong": None}, other
-    assert t["oob"] == 0
-    avg = sum(r["busbw"] for r in rows) / len(rows)
-    assert abs(t["avg_busbw"] - avg) <= avg * 1e-5 + 1e-9, (t["avg_busbw"], avg)
+        used.append(r)
+assert len(used) == len(j["results"])
+assert t["oob"] == 0
+# nccl-tests' average: every form measured, at every size
+avg = sum(r["busbw"] for r in used) / len(used)
+assert abs(t["avg_busbw"] - avg) <= avg * 1e-5 + 1e-9, (t["avg_busbw"], avg)
 PY
 }
-for mode in outofplace inplace; do
-for coll in allreduce reducescatter; do
+for mode in default inplace; do
+for coll in allreduce reducescatter alltoall; do
 	flag=""
 	[ "$mode" = inplace ] && flag=--inplace
+	if [ "$mode$coll" = inplacealltoall ]; then
+		expect_code 64 "--inplace alltoall: no in-place form, nothing to run" np_host 2 --sweep 1K:4K \
+			--coll alltoall --iters 2 --samples 3 --inplace --format nccl-tests
+		continue
+	fi
 	expect_success "$mode $coll: --format nccl-tests" np_host 2 --sweep 1K:1M --coll $coll \
 		--iters 2 --samples 3 $flag --format nccl-tests --json "$TEST_TMP/ntj.json" --csv "$TEST_TMP/c.csv"
 	# the run's own figures, from its CSV
@@ -66,11 +84,20 @@ rows = []
 for r in csv.DictReader(open(sys.argv[1])):
     rows.append({"coll": r["coll"], "size": int(r["size"]), "count": int(r["count"]), "type": r["type"],
                  "redop": r["redop"] or None, "root": int(r["root"]) if r["root"] else None,
+                 "inplace": r["inplace"] == "true",
                  "time": float(r["time"]), "busbw": float(r["busbw"]), "wrong": int(r["wrong"])})
 json.dump({"results": rows}, open(sys.argv[2], "w"))
 PY
-	check "$mode"
-	ok $? "$mode $coll: nccl-tests' parser reads the table; every row and the footer are the run's"
+	check "$mode" "$coll"
+	ok $? "$mode $coll: nccl-tests' parser reads the table; every row, both forms, and the footer are the run's"
+	case $mode$coll in
+	inplace*) expect_grep '^# in place only \(--inplace\): the out-of-place columns are N/A$' "$TEST_OUT" \
+		"... the header says that in place alone ran" ;;
+	*alltoall) expect_grep '^# alltoall has no in-place form here: the in-place columns are N/A$' "$TEST_OUT" \
+		"... the header says that alltoall has no in-place form" ;;
+	*) ! grep -q 'N/A' "$TEST_OUT"
+		ok $? "... no N/A: both forms measured, every element checked" ;;
+	esac
 	$parse json "$TEST_TMP/ntj.json" >"$TEST_TMP/pj.json" && python3 - "$TEST_TMP/pj.json" "$TEST_TMP/p.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
@@ -78,6 +105,7 @@ b = json.load(open(sys.argv[2]))
 assert a["version"] == 3
 ta = {t["name"]: t["rows"] for t in a["tests"]}
 for t in b["tests"]:
+    assert len(ta[t["name"]]) == len(t["rows"])
     for x, y in zip(ta[t["name"]], t["rows"]):
         for part in ("oop", "ip"):
             for k in ("time", "busbw"):
@@ -90,6 +118,22 @@ PY
 done
 done
 expect_code 64 "--format nccl-tests is the sweep's alone" np topo --format nccl-tests
+expect_success "both forms with --metrics" np_host 2 --sweep 1K:4K --coll allreduce --iters 2 --samples 3 \
+	--format nccl-tests --metrics "$TEST_TMP/m.prom"
+python3 - "$TEST_TMP/m.prom" <<'PY'
+import re, sys
+seen, ip = set(), 0
+for line in open(sys.argv[1]):
+    if line.startswith("#") or not line.strip():
+        continue
+    series = line.rsplit(" ", 1)[0]
+    assert series not in seen, series
+    seen.add(series)
+    if re.search(r'_busbw_bytes_per_second\{.*size_bytes="\d+".*inplace="true"', series):
+        ip += 1
+assert ip == 2, ip  # 1K and 4K
+PY
+ok $? "... OpenMetrics labels the in-place samples inplace=\"true\": every series once"
 
 # one run, one collective, as nccl-tests is one binary per collective
 expect_code 64 "--format nccl-tests with several collectives (the default two) is refused" \
