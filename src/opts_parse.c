@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ void np_opts_defaults(struct np_opts *o, unsigned cmd)
 	o->fail_on = 2; /* NP_SEV_ERROR */
 	o->min_effect = 0.05;
 	o->seed = -1;
+	o->nt_min_bw = -1;
 	o->min_change = 0.05;
 	if (cmd == NP_CMD_ISOLATE)
 		o->budget = 1.0;
@@ -459,6 +461,25 @@ static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, 
 	return NP_OK;
 }
 
+/* NCCL_TESTS_MIN_BW, which nccl-tests reads (GB/s; its atof read a
+ * word as 0 and checked nothing): a number, or a usage error */
+static enum np_status nt_min_bw(struct np_opts *o, struct np_err *err)
+{
+	const char *v = getenv("NCCL_TESTS_MIN_BW");
+	char *end;
+
+	o->nt_min_bw = -1;
+	if (!v || !*v || o->format != NP_FMT_NCCLTESTS)
+		return NP_OK; /* the sweep notes that other formats leave it */
+	errno = 0;
+	o->nt_min_bw = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(o->nt_min_bw) || o->nt_min_bw < 0)
+		return np_fail(err, NP_EUSAGE,
+			       "NCCL_TESTS_MIN_BW '%.40s' is not a bandwidth in GB/s; give a number such as 100, or unset it",
+			       v);
+	return NP_OK;
+}
+
 enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
 			     bool *help, bool *version, struct np_err *err)
 {
@@ -475,6 +496,8 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		return NP_EUSAGE;
 	if (*help || *version)
 		return NP_OK;
+	if (cmd == NP_CMD_SWEEP && nt_min_bw(o, err))
+		return NP_EUSAGE;
 	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err) ||
 	    check_judged(o, cmd, err))
 		return NP_EUSAGE;

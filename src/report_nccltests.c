@@ -12,6 +12,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "sweep_verdict.h"
 #include "version.h"
 
 /* nccl-tests' type names: fp8 types are f8e4m3 and f8e5m2 there */
@@ -102,7 +103,7 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		const struct np_coll *coll = &np_colls[c];
-		const char *prog = coll->program;
+		const char *prog = coll->program, *mark;
 		double bw = 0;
 		int nbw = 0, errors = 0;
 
@@ -156,13 +157,19 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 				errors += x->checked && x->wrong;
 			}
 		}
+		if (rep->interrupted) {
+			/* no clean end's footer: a reader finds no "OK" and no
+			 * "concluded" in a run that did not finish */
+			fprintf(f, "# interrupted: the rows above are complete, the rest did not run (exit %d)\n",
+				rep->exit_code);
+			continue;
+		}
+		mark = np_sweep_avg_mark(rep, coll);
 		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
-		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", nbw ? bw / nbw : 0.0, "");
+		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", nbw ? bw / nbw : 0.0, mark ? mark : "");
 		fprintf(f, "#\n");
 		fprintf(f, "# Collective test concluded: %s\n", prog);
 	}
-	if (rep->interrupted)
-		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
 }
 
 static void json_body(struct np_json *j, const char *key, const struct np_result *r)
@@ -289,7 +296,13 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_obj_end(&j);
 	np_json_obj_begin(&j, "average_bus_bandwidth");
 	np_json_num(&j, "bandwidth", nbw ? bw / nbw : 0.0);
-	np_json_str(&j, "okay", "unchecked");
+	{
+		/* nccl-tests writes its booleans as the strings "true" and
+		 * "false", and "unchecked" without a threshold */
+		const struct np_coll *c = rep->nrows ? rep->rows[0].coll : NULL;
+		const char *mark = c ? np_sweep_avg_mark(rep, c) : NULL;
+		np_json_str(&j, "okay", !mark ? "unchecked" : !strcmp(mark, "OK") ? "true" : "false");
+	}
 	np_json_obj_end(&j);
 	np_json_obj_end(&j);
 	fputc('\n', f);

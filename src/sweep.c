@@ -301,6 +301,8 @@ static void host_notes(struct sweep *s)
 	if (w->virtual_nodes)
 		np_notes_add(&s->rep.notes, "virtual nodes: every %d consecutive ranks count as one node (--ranks-per-node)",
 			 w->ranks_per_node);
+	if (getenv("NCCL_TESTS_MIN_BW") && *getenv("NCCL_TESTS_MIN_BW") && s->o->format != NP_FMT_NCCLTESTS)
+		np_notes_add(&s->rep.notes, "NCCL_TESTS_MIN_BW is not judged: it checks the Avg bus bandwidth line of --format nccl-tests; use --min-busbw");
 	if (s->o->gpu_map && !(s->be.ops->caps & NP_CAP_DEVICE))
 		np_notes_add(&s->rep.notes, "--gpu-map %s is not used: the %s backend runs on host memory, no GPU", s->o->gpu_map,
 			 s->be.ops->name);

@@ -135,6 +135,50 @@ assert ip == 2, ip  # 1K and 4K
 PY
 ok $? "... OpenMetrics labels the in-place samples inplace=\"true\": every series once"
 
+# nccl-tests' check of its average: NCCL_TESTS_MIN_BW marks the "Avg bus
+# bandwidth" line FAILED below 0.9 x it and the run fails; --min-busbw
+# marks the same line with its verdict
+avg_line() { # FILE: the Avg line's value and mark
+	sed -n 's/^# Avg bus bandwidth *: \([^ ]*\) *\(.*\)$/\1 \2/p' "$1"
+}
+okay_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["average_bus_bandwidth"]["okay"])' "$1"; }
+nt_run() { np_host 2 --sweep 1K:4K --coll allreduce --iters 2 --samples 3 --format nccl-tests -J "$TEST_TMP/g.json" "$@"; }
+NCCL_TESTS_MIN_BW=1000 expect_code 1 "NCCL_TESTS_MIN_BW=1000 (GB/s), far above a host's busbw: exit 1" nt_run
+set -- $(avg_line "$TEST_OUT")
+python3 -c 'import sys; sys.exit(not (float(sys.argv[1]) < 900 and sys.argv[2] == "FAILED"))' "$1" "${2:-}" &&
+	[ "$(okay_of "$TEST_TMP/g.json")" = false ]
+ok $? "... its Avg bus bandwidth line says FAILED ($*), -J's average_bus_bandwidth.okay \"false\""
+expect_grep '^error: allreduce average busbw .* below 0.9 x NCCL_TESTS_MIN_BW 1000 GB/s' "$TEST_ERR" "... and the verdict says why"
+NCCL_TESTS_MIN_BW=0.001 expect_code 0 "NCCL_TESTS_MIN_BW=0.001: exit 0" nt_run
+set -- $(avg_line "$TEST_OUT")
+[ "${2:-}" = OK ] && [ "$(okay_of "$TEST_TMP/g.json")" = true ]
+ok $? "... the line says OK ($*), okay \"true\""
+expect_code 0 "without a threshold" nt_run
+set -- $(avg_line "$TEST_OUT")
+[ $# -eq 1 ] && [ "$(okay_of "$TEST_TMP/g.json")" = unchecked ]
+ok $? "... the line has no mark ($*), okay \"unchecked\", as nccl-tests"
+expect_code 1 "--min-busbw 1000: exit 1" nt_run --min-busbw 1000
+set -- $(avg_line "$TEST_OUT")
+[ "${2:-}" = FAILED ] && [ "$(okay_of "$TEST_TMP/g.json")" = false ]
+ok $? "... --min-busbw marks the Avg line FAILED ($*)"
+expect_code 0 "--min-busbw 0.001: exit 0" nt_run --min-busbw 0.001
+set -- $(avg_line "$TEST_OUT")
+[ "${2:-}" = OK ]
+ok $? "... --min-busbw marks the Avg line OK ($*)"
+NCCL_TESTS_MIN_BW=fast expect_code 64 "NCCL_TESTS_MIN_BW=fast is a usage error" nt_run
+expect_grep "^error: NCCL_TESTS_MIN_BW 'fast' is not a bandwidth in GB/s" "$TEST_ERR" "... naming it"
+NCCL_TESTS_MIN_BW=1000 expect_code 0 "the table format does not judge NCCL_TESTS_MIN_BW" \
+	np_host 2 --sweep 1K:4K --coll allreduce --iters 2 --samples 3
+expect_grep 'NCCL_TESTS_MIN_BW is not judged' "$TEST_OUT" "... and says so"
+
+# an interrupted run ends its block without nccl-tests' clean end
+NCCL_PROBE_TEST_STALL=1@7 expect_code 4 "a stall after rows finished, --timeout 2: exit 4" \
+	np_host 2 --sweep 1K:64K --coll allreduce --iters 1 --samples 3 --timeout 2 --format nccl-tests
+grep -q '^# interrupted: the rows above are complete, the rest did not run (exit 4)$' "$TEST_OUT" &&
+	! grep -q 'Collective test concluded' "$TEST_OUT" && ! grep -Eq '(OK|FAILED) *$' "$TEST_OUT" &&
+	! grep -q 'Avg bus bandwidth' "$TEST_OUT" && [ "$(grep -vc '^#' "$TEST_OUT")" -ge 1 ]
+ok $? "... its block has the finished rows and '# interrupted', no 'concluded', no OK"
+
 # one run, one collective, as nccl-tests is one binary per collective
 expect_code 64 "--format nccl-tests with several collectives (the default two) is refused" \
 	np --format nccl-tests --backend mpi
