@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* --format nccl-tests: the table (and with -J, the JSON) laid out as
- * nccl-tests 2.19 prints them, one block per collective as each of its
- * binaries prints one, so that a parser written for nccl-tests' output
- * reads nccl-probe's unchanged. The columns of the form that did not run
- * (in place without --inplace, out of place with it) hold N/A. */
+ * nccl-tests 2.19 prints them, one collective per run as each of its
+ * binaries runs one, so that a parser written for nccl-tests' output
+ * reads nccl-probe's unchanged. Each line holds both forms as nccl-tests
+ * measures them; a form that did not run (out of place with --inplace, in
+ * place for a collective without that form) holds N/A. */
+#define _DEFAULT_SOURCE /* timegm */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "json.h"
 #include "report.h"
@@ -189,8 +192,36 @@ static void json_body(struct np_json *j, const char *key, const struct np_result
 	np_json_obj_end(j);
 }
 
-/* nccl-tests' -J layout (its JSON file version 3) for the sweep's rows of
- * every collective: one document; "env" holds the NCCL_* variables alone. */
+/* nccl-tests' time stamps: "%Y-%m-%d %H:%M:%S", local time */
+static void local_stamp(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "1970-01-01 00:00:00");
+}
+
+/* The run's start (its record's ISO 8601 UTC stamp) in nccl-tests' form */
+static void start_stamp(const char *iso, char *buf, size_t len)
+{
+	struct tm tm = { 0 };
+
+	if (sscanf(iso, "%d-%d-%dT%d:%d:%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+		   &tm.tm_sec) == 6) {
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		local_stamp(timegm(&tm), buf, len);
+	} else {
+		local_stamp(time(NULL), buf, len);
+	}
+}
+
+/* nccl-tests 2.19's -J layout (its JSON file version 3), key for key in
+ * its order: version, start_time, args, env, nccl_version, config (with
+ * devices), results, out_of_bounds, average_bus_bandwidth, errors,
+ * end_time; its booleans are the strings "true" and "false". One
+ * collective per run (src/opts_parse.c). env holds the NCCL_* variables
+ * alone; nccl_version is 0 without NCCL (the host backend). */
 void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 {
 	const struct np_opts *o = rep->opts;
@@ -198,11 +229,13 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	struct np_json j;
 	double bw = 0;
 	int nbw = 0, errors = 0;
+	char stamp[64];
 
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
 	np_json_int(&j, "version", 3);
-	np_json_str(&j, "start_time", rep->run.start_time);
+	start_stamp(rep->run.start_time, stamp, sizeof(stamp));
+	np_json_str(&j, "start_time", stamp);
 	np_json_arr_begin(&j, "args");
 	for (int i = 0; i < rep->run.argc; i++)
 		np_json_str(&j, NULL, rep->run.argv[i]);
@@ -212,23 +245,22 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_str(&j, NULL, *e);
 	np_json_arr_end(&j);
 	{
-		/* nccl-tests' NCCL_VERSION_CODE: 22803 for NCCL 2.28.3; null
-		 * on the host backend */
+		/* nccl-tests' NCCL_VERSION_CODE: 22803 for NCCL 2.28.3 */
 		int a, b, c;
 		if (sscanf(rep->info.library, "NCCL %d.%d.%d", &a, &b, &c) == 3)
 			np_json_int(&j, "nccl_version", a * 10000 + b * 100 + c);
 		else
-			np_json_null(&j, "nccl_version");
+			np_json_int(&j, "nccl_version", 0);
 	}
-	np_json_str(&j, "nccl_library", rep->info.library);
-	np_json_str(&j, "writer", "nccl-probe " PACKAGE_VERSION);
 	np_json_obj_begin(&j, "config");
 	np_json_int(&j, "nthreads", 1);
 	np_json_int(&j, "ngpus", 1);
 	np_json_uint(&j, "minimum_bytes", o->min_bytes);
 	np_json_uint(&j, "maximum_bytes", o->max_bytes);
-	if (o->step_kind == NP_STEP_FACTOR)
-		np_json_num(&j, "step_factor", o->step_factor);
+	if (o->step_kind == NP_STEP_FACTOR && o->step_factor == (double)(uint64_t)o->step_factor)
+		np_json_uint(&j, "step_factor", (uint64_t)o->step_factor);
+	else if (o->step_kind == NP_STEP_FACTOR)
+		np_json_num(&j, "step_factor", o->step_factor); /* -f 1.5: nccl-tests has none */
 	else
 		np_json_uint(&j, "step_bytes", o->step_bytes);
 	np_json_int(&j, "warmup_iters", o->warmup);
@@ -236,10 +268,10 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_int(&j, "aggregated_iterations", 1);
 	np_json_int(&j, "validation", o->check ? 1 : 0);
 	np_json_int(&j, "graph", o->graph ? 1 : 0);
-	np_json_bool(&j, "blocking_collectives", false);
-	np_json_bool(&j, "per_iter_timing", false);
+	np_json_str(&j, "blocking_collectives", "false");
+	np_json_str(&j, "per_iter_timing", "false");
 	np_json_int(&j, "per_iter_skip", 0);
-	np_json_bool(&j, "parallel_init", false);
+	np_json_str(&j, "parallel_init", "false");
 	np_json_arr_begin(&j, "devices");
 	for (int r = 0; r < w->size && rep->ranks; r++) {
 		const struct np_rank_info *ri = &rep->ranks[r];
@@ -252,9 +284,10 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		{
 			/* nccl-tests' [domain:bus:device] */
 			unsigned dom = 0, bus = 0, dev = 0;
-			char hex[32] = "";
-			if (ri->bus_id[0] && sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev) == 3)
-				snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
+			char hex[32];
+			if (ri->bus_id[0])
+				sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev);
+			snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
 			np_json_str(&j, "device_hex", hex);
 		}
 		np_json_str(&j, "device_info", ri->device_name);
@@ -278,7 +311,7 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		json_body(&j, "out_of_place", oop);
 		json_body(&j, "in_place", ip);
 		np_json_int(&j, "actual_iterations", r->iters);
-		np_json_str(&j, "experiment_name", r->coll->program);
+		np_json_str(&j, "experiment_name", "");
 		np_json_obj_end(&j);
 		for (int k = 0; k < 2; k++) {
 			const struct np_result *x = k ? ip : oop;
@@ -292,18 +325,28 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_arr_end(&j);
 	np_json_obj_begin(&j, "out_of_bounds");
 	np_json_int(&j, "count", errors);
-	np_json_bool(&j, "okay", errors == 0);
+	np_json_str(&j, "okay", errors == 0 ? "true" : "false");
 	np_json_obj_end(&j);
 	np_json_obj_begin(&j, "average_bus_bandwidth");
 	np_json_num(&j, "bandwidth", nbw ? bw / nbw : 0.0);
 	{
-		/* nccl-tests writes its booleans as the strings "true" and
-		 * "false", and "unchecked" without a threshold */
+		/* "unchecked" without a threshold, as nccl-tests */
 		const struct np_coll *c = rep->nrows ? rep->rows[0].coll : NULL;
 		const char *mark = c ? np_sweep_avg_mark(rep, c) : NULL;
 		np_json_str(&j, "okay", !mark ? "unchecked" : !strcmp(mark, "OK") ? "true" : "false");
 	}
 	np_json_obj_end(&j);
+	/* nccl-tests' last NCCL error; here what stopped a run early */
+	np_json_arr_begin(&j, "errors");
+	if (rep->interrupted) {
+		char why[128];
+		snprintf(why, sizeof(why), "interrupted: %zu rows finished, the rest did not run (exit %d)", rep->nrows,
+			 rep->exit_code);
+		np_json_str(&j, NULL, why);
+	}
+	np_json_arr_end(&j);
+	local_stamp(time(NULL), stamp, sizeof(stamp));
+	np_json_str(&j, "end_time", stamp);
 	np_json_obj_end(&j);
 	fputc('\n', f);
 }

@@ -103,10 +103,11 @@ import json, sys
 a = json.load(open(sys.argv[1]))
 b = json.load(open(sys.argv[2]))
 assert a["version"] == 3
-ta = {t["name"]: t["rows"] for t in a["tests"]}
-for t in b["tests"]:
-    assert len(ta[t["name"]]) == len(t["rows"])
-    for x, y in zip(ta[t["name"]], t["rows"]):
+assert len(a["tests"]) == len(b["tests"]) == 1
+for ta, t in zip(a["tests"], b["tests"]):
+    assert len(ta["rows"]) == len(t["rows"])
+    assert abs(ta["avg_busbw"] - t["avg_busbw"]) <= t["avg_busbw"] * 1e-5 + 1e-9
+    for x, y in zip(ta["rows"], t["rows"]):
         for part in ("oop", "ip"):
             for k in ("time", "busbw"):
                 if y[part][k] is None:
@@ -115,6 +116,46 @@ for t in b["tests"]:
                     assert abs(x[part][k] - y[part][k]) <= max(0.006, y[part][k] * 1e-3), (x, y)
 PY
 	ok $? "$mode $coll: -J is nccl-tests' JSON layout, with the table's figures"
+	python3 - "$TEST_TMP/ntj.json" "$mode" "$coll" <<'PY'
+import json, re, sys
+raw = open(sys.argv[1]).read()
+d = json.loads(raw)
+mode, coll = sys.argv[2], sys.argv[3]
+# nccl-tests 2.19's writer (src/util.cu, src/common.cu): these keys, in
+# this order, and no other at the top level
+assert list(d) == ["version", "start_time", "args", "env", "nccl_version", "config", "results",
+                   "out_of_bounds", "average_bus_bandwidth", "errors", "end_time"], list(d)
+stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
+assert stamp.match(d["start_time"]) and stamp.match(d["end_time"]), (d["start_time"], d["end_time"])
+assert d["start_time"] <= d["end_time"]
+assert d["version"] == 3 and isinstance(d["nccl_version"], int) and d["errors"] == []
+assert all(e.startswith("NCCL_") for e in d["env"])
+c = d["config"]
+assert list(c) == ["nthreads", "ngpus", "minimum_bytes", "maximum_bytes", "step_factor", "warmup_iters",
+                   "iterations", "aggregated_iterations", "validation", "graph", "blocking_collectives",
+                   "per_iter_timing", "per_iter_skip", "parallel_init", "devices"], list(c)
+# its booleans are the strings "true" and "false"
+assert c["blocking_collectives"] == c["per_iter_timing"] == c["parallel_init"] == "false"
+assert c["step_factor"] == 4 and type(c["step_factor"]) is int
+assert len(c["devices"]) == 2
+assert all(list(x) == ["rank", "group", "pid", "hostname", "device", "device_hex", "device_info"]
+           and re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}$", x["device_hex"]) for x in c["devices"])
+assert d["out_of_bounds"] == {"count": 0, "okay": "true"}
+assert list(d["average_bus_bandwidth"]) == ["bandwidth", "okay"] and d["average_bus_bandwidth"]["okay"] == "unchecked"
+assert "true" not in re.findall(r":\s*(true|false)\b", raw) and not re.findall(r":\s*(true|false)\b", raw)
+for r in d["results"]:
+    assert list(r) == ["size", "count", "type", "redop", "root", "out_of_place", "in_place",
+                       "actual_iterations", "experiment_name"], list(r)
+    assert re.match(r"^ {4}-1$", r["root"]) and r["experiment_name"] == ""
+    # an object for each form measured; null (nccl-tests' own null body)
+    # only for the form that did not run
+    oop_null, ip_null = r["out_of_place"] is None, r["in_place"] is None
+    assert (oop_null, ip_null) == ((True, False) if mode == "inplace" else (False, coll == "alltoall")), r
+    for p in (r["out_of_place"], r["in_place"]):
+        if p is not None:
+            assert list(p) == ["time", "alg_bw", "bus_bw", "nwrong"] and p["nwrong"] == 0
+PY
+	ok $? "$mode $coll: -J has nccl-tests 2.19's keys in its order, its string booleans and time stamps"
 done
 done
 expect_code 64 "--format nccl-tests is the sweep's alone" np topo --format nccl-tests
@@ -173,11 +214,19 @@ expect_grep 'NCCL_TESTS_MIN_BW is not judged' "$TEST_OUT" "... and says so"
 
 # an interrupted run ends its block without nccl-tests' clean end
 NCCL_PROBE_TEST_STALL=1@7 expect_code 4 "a stall after rows finished, --timeout 2: exit 4" \
-	np_host 2 --sweep 1K:64K --coll allreduce --iters 1 --samples 3 --timeout 2 --format nccl-tests
+	np_host 2 --sweep 1K:64K --coll allreduce --iters 1 --samples 3 --timeout 2 --format nccl-tests \
+	-J "$TEST_TMP/int.json"
 grep -q '^# interrupted: the rows above are complete, the rest did not run (exit 4)$' "$TEST_OUT" &&
 	! grep -q 'Collective test concluded' "$TEST_OUT" && ! grep -Eq '(OK|FAILED) *$' "$TEST_OUT" &&
 	! grep -q 'Avg bus bandwidth' "$TEST_OUT" && [ "$(grep -vc '^#' "$TEST_OUT")" -ge 1 ]
 ok $? "... its block has the finished rows and '# interrupted', no 'concluded', no OK"
+python3 - "$TEST_TMP/int.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["errors"]) == 1 and d["errors"][0].startswith("interrupted: ") and "exit 4" in d["errors"][0], d["errors"]
+assert len(d["results"]) >= 1 and "end_time" in d
+PY
+ok $? "... its -J says so in nccl-tests' errors list"
 
 # one run, one collective, as nccl-tests is one binary per collective
 expect_code 64 "--format nccl-tests with several collectives (the default two) is refused" \
