@@ -89,6 +89,25 @@ static bool line_of(const struct np_sweep_report *rep, size_t i, const struct np
 	return true;
 }
 
+/* The footer's figures: nccl-tests' average counts each form measured at
+ * each size; its out-of-bounds count, each form with wrong elements */
+struct sums {
+	double bw;
+	int n, errors;
+};
+
+static void sums_add(struct sums *s, const struct np_result *oop, const struct np_result *ip)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct np_result *x = k ? ip : oop;
+		if (!x)
+			continue;
+		s->bw += x->busbw;
+		s->n++;
+		s->errors += x->checked && x->wrong;
+	}
+}
+
 /* The forms measured, said where nccl-tests would have figures: a comment
  * line that parsers skip */
 static void forms_line(FILE *f, const struct np_opts *o, const struct np_coll *coll)
@@ -107,8 +126,7 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		const struct np_coll *coll = &np_colls[c];
 		const char *prog = coll->program, *mark;
-		double bw = 0;
-		int nbw = 0, errors = 0;
+		struct sums sum = { 0 };
 
 		if (!coll_has_rows(rep, coll))
 			continue;
@@ -150,15 +168,7 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 			body(f, oop);
 			body(f, ip);
 			fprintf(f, "\n");
-			/* nccl-tests' average counts each form measured */
-			for (int k = 0; k < 2; k++) {
-				const struct np_result *x = k ? ip : oop;
-				if (!x)
-					continue;
-				bw += x->busbw;
-				nbw++;
-				errors += x->checked && x->wrong;
-			}
+			sums_add(&sum, oop, ip);
 		}
 		if (rep->interrupted) {
 			/* no clean end's footer: a reader finds no "OK" and no
@@ -168,8 +178,8 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 			continue;
 		}
 		mark = np_sweep_avg_mark(rep, coll);
-		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
-		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", nbw ? bw / nbw : 0.0, mark ? mark : "");
+		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", sum.errors, sum.errors ? "FAILED" : "OK");
+		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", sum.n ? sum.bw / sum.n : 0.0, mark ? mark : "");
 		fprintf(f, "#\n");
 		fprintf(f, "# Collective test concluded: %s\n", prog);
 	}
@@ -227,8 +237,7 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	const struct np_opts *o = rep->opts;
 	const struct np_world *w = rep->world;
 	struct np_json j;
-	double bw = 0;
-	int nbw = 0, errors = 0;
+	struct sums sum = { 0 };
 	char stamp[64];
 
 	np_json_init(&j, f, true);
@@ -313,22 +322,15 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_int(&j, "actual_iterations", r->iters);
 		np_json_str(&j, "experiment_name", "");
 		np_json_obj_end(&j);
-		for (int k = 0; k < 2; k++) {
-			const struct np_result *x = k ? ip : oop;
-			if (!x)
-				continue;
-			bw += x->busbw;
-			nbw++;
-			errors += x->checked && x->wrong;
-		}
+		sums_add(&sum, oop, ip);
 	}
 	np_json_arr_end(&j);
 	np_json_obj_begin(&j, "out_of_bounds");
-	np_json_int(&j, "count", errors);
-	np_json_str(&j, "okay", errors == 0 ? "true" : "false");
+	np_json_int(&j, "count", sum.errors);
+	np_json_str(&j, "okay", sum.errors == 0 ? "true" : "false");
 	np_json_obj_end(&j);
 	np_json_obj_begin(&j, "average_bus_bandwidth");
-	np_json_num(&j, "bandwidth", nbw ? bw / nbw : 0.0);
+	np_json_num(&j, "bandwidth", sum.n ? sum.bw / sum.n : 0.0);
 	{
 		/* "unchecked" without a threshold, as nccl-tests */
 		const struct np_coll *c = rep->nrows ? rep->rows[0].coll : NULL;
