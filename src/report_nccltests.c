@@ -84,8 +84,9 @@ static bool line_of(const struct np_sweep_report *rep, size_t i, const struct np
 	if (r->inplace && prev && !prev->inplace && prev->coll == r->coll && prev->lay.size == r->lay.size)
 		return false;
 	*oop = r->inplace ? NULL : r;
-	*ip = r->inplace ? r : next && next->inplace && next->coll == r->coll && next->lay.size == r->lay.size
-					? next : NULL;
+	*ip = r->inplace ? r : NULL;
+	if (!r->inplace && next && next->inplace && next->coll == r->coll && next->lay.size == r->lay.size)
+		*ip = next;
 	return true;
 }
 
