@@ -13,44 +13,44 @@ static double factor_gather(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }
 static double factor_one(int n) { (void)n; return 1.0; }
 
 const struct np_coll np_colls[NP_COLL_COUNT] = {
-	[NP_COLL_ALLREDUCE] = { .name = "allreduce", .id = NP_COLL_ALLREDUCE,
+	[NP_COLL_ALLREDUCE] = { .name = "allreduce", .id = NP_COLL_ALLREDUCE, .program = "all_reduce_perf",
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE | NP_COLL_F_DEFAULT,
 		.busbw_factor = factor_allreduce, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_REDUCE } },
-	[NP_COLL_ALLGATHER] = { .name = "allgather", .id = NP_COLL_ALLGATHER,
+	[NP_COLL_ALLGATHER] = { .name = "allgather", .id = NP_COLL_ALLGATHER, .program = "all_gather_perf",
 		.flags = NP_COLL_F_INPLACE, .recv_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_BLOCK }, .inplace_at = NP_INPLACE_SEND_AT_RANK },
-	[NP_COLL_REDUCESCATTER] = { .name = "reducescatter", .id = NP_COLL_REDUCESCATTER,
+	[NP_COLL_REDUCESCATTER] = { .name = "reducescatter", .id = NP_COLL_REDUCESCATTER, .program = "reduce_scatter_perf",
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE, .send_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_REDUCE, .rank_offset = 1 },
 		.inplace_at = NP_INPLACE_RECV_AT_RANK },
-	[NP_COLL_ALLTOALL] = { .name = "alltoall", .id = NP_COLL_ALLTOALL,
+	[NP_COLL_ALLTOALL] = { .name = "alltoall", .id = NP_COLL_ALLTOALL, .program = "alltoall_perf",
 		.flags = NP_COLL_F_DEFAULT, .send_n = true, .recv_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_ALLTOALL,
 		.expect = { .src = NP_SRC_BLOCK, .rank_offset = 1 } },
-	[NP_COLL_BROADCAST] = { .name = "broadcast", .id = NP_COLL_BROADCAST,
+	[NP_COLL_BROADCAST] = { .name = "broadcast", .id = NP_COLL_BROADCAST, .program = "broadcast_perf",
 		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE,
 		.busbw_factor = factor_one, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_ROOT } },
-	[NP_COLL_REDUCE] = { .name = "reduce", .id = NP_COLL_REDUCE,
+	[NP_COLL_REDUCE] = { .name = "reduce", .id = NP_COLL_REDUCE, .program = "reduce_perf",
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_ROOTED | NP_COLL_F_INPLACE,
 		.busbw_factor = factor_one, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_REDUCE, .root_only = 1 } },
 	/* gather and scatter: size counts the root's count*n buffer, busbw
 	 * (n-1)/n as nccl-tests; the root's link is the bottleneck */
-	[NP_COLL_GATHER] = { .name = "gather", .id = NP_COLL_GATHER,
+	[NP_COLL_GATHER] = { .name = "gather", .id = NP_COLL_GATHER, .program = "gather_perf",
 		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE, .recv_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_BLOCK, .root_only = 1 },
 		.inplace_at = NP_INPLACE_SEND_AT_RANK },
-	[NP_COLL_SCATTER] = { .name = "scatter", .id = NP_COLL_SCATTER,
+	[NP_COLL_SCATTER] = { .name = "scatter", .id = NP_COLL_SCATTER, .program = "scatter_perf",
 		.flags = NP_COLL_F_ROOTED | NP_COLL_F_INPLACE, .send_n = true,
 		.busbw_factor = factor_gather, .limit = NP_LIMIT_SHARED,
 		.expect = { .src = NP_SRC_ROOT, .rank_offset = 1 },
 		.inplace_at = NP_INPLACE_RECV_AT_RANK },
-	[NP_COLL_SENDRECV] = { .name = "sendrecv", .id = NP_COLL_SENDRECV,
+	[NP_COLL_SENDRECV] = { .name = "sendrecv", .id = NP_COLL_SENDRECV, .program = "sendrecv_perf",
 		.busbw_factor = factor_one, .limit = NP_LIMIT_P2P,
 		.expect = { .src = NP_SRC_PREV } },
 };
@@ -59,6 +59,17 @@ const struct np_coll *np_coll_find(const char *name)
 {
 	for (int i = 0; i < NP_COLL_COUNT; i++)
 		if (!strcmp(np_colls[i].name, name))
+			return &np_colls[i];
+	return NULL;
+}
+
+const struct np_coll *np_coll_by_program(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	for (int i = 0; base && i < NP_COLL_COUNT; i++)
+		if (!strcmp(np_colls[i].program, base))
 			return &np_colls[i];
 	return NULL;
 }

@@ -67,6 +67,7 @@ enum np_inplace_at {
 
 struct np_coll {
 	const char *name;
+	const char *program; /* nccl-tests' binary of it: all_reduce_perf */
 	enum np_coll_id id;
 	unsigned flags;
 	bool send_n;   /* send buffer holds count*n elements (else count) */
@@ -79,6 +80,9 @@ struct np_coll {
 
 extern const struct np_coll np_colls[NP_COLL_COUNT];
 const struct np_coll *np_coll_find(const char *name); /* NULL if unknown */
+/* The collective whose nccl-tests binary is named PATH's last component
+ * (/usr/bin/all_reduce_perf: allreduce); NULL for any other name. */
+const struct np_coll *np_coll_by_program(const char *path);
 const char *np_coll_str(enum np_coll_id id);
 
 enum np_dtype {

@@ -350,6 +350,10 @@ int main(int argc, char **argv)
 	int first = 1, at;
 
 	np_launch_read(&launch_env);
+	/* called as all_reduce_perf and the like: the sweep, as nccl-tests'
+	 * binary (src/opts_parse.c); every argument is an option */
+	if (argc > 0 && np_coll_by_program(argv[0]))
+		return run_cmd(find_cmd("sweep"), argc, argv, 1);
 	if (argc > 1 && !strcmp(argv[1], "help"))
 		return help_cmd(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "version")) {

@@ -195,8 +195,10 @@ static void fill_sweep(FILE *f, const void *arg)
 				family(f, rf->name, rf->help);
 			head = true;
 			snprintf(size, sizeof(size), "%llu", (unsigned long long)r->lay.size);
+			/* a run of both forms (--format nccl-tests) labels the
+			 * in-place rows, one sample per label set */
 			sample(f, rf->name, v, "coll", r->coll->name, "size_bytes", size, "dtype", np_dtype_str(r->dtype),
-			       NULL);
+			       r->inplace && !rep->opts->inplace ? "inplace" : NULL, "true", NULL);
 		}
 	}
 	family(f, "sweep_judged", "1 when a threshold (--min-busbw, --min-eff, --baseline) judged the run, 0 when it was not judged");

@@ -63,6 +63,13 @@ struct np_opts {
 	/* the option that named a collective in COLL=VALUE (a threshold for a
 	 * collective not run is a usage error), NULL where none did */
 	const char *coll_named_by[NP_COLL_COUNT];
+	/* called as an nccl-tests binary (all_reduce_perf, a link to
+	 * nccl-probe): its collective, the only one the run measures; NULL
+	 * otherwise */
+	const struct np_coll *program_coll;
+	/* NCCL_TESTS_MIN_BW in GB/s, -1 unset: --format nccl-tests fails a
+	 * collective whose Avg bus bandwidth is below 0.9 x it, as nccl-tests */
+	double nt_min_bw;
 	const char *gpu_map;       /* --gpu-map LIST or NULL */
 	const char *sweep_arg;     /* the last --sweep value, for messages */
 	/* the nccl-tests spelling of the sizes, as given (NULL: not given):

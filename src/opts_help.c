@@ -47,7 +47,7 @@ static const char *option_help(const struct np_option *o, unsigned cmd, const st
 			       char *buf, size_t n)
 {
 	if (!strcmp(o->name, "format"))
-		return cmd == NP_CMD_SWEEP ? "output format (default table; nccl-tests: its table, and with -J its JSON)"
+		return cmd == NP_CMD_SWEEP ? "output format (default table; nccl-tests: its table of one collective, and with -J its JSON)"
 					   : "output format (default table)";
 	if (!strcmp(o->name, "budget")) {
 		snprintf(buf, n, "%s (default %g)", o->help, d->budget);

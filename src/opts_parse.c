@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ void np_opts_defaults(struct np_opts *o, unsigned cmd)
 	o->fail_on = 2; /* NP_SEV_ERROR */
 	o->min_effect = 0.05;
 	o->seed = -1;
+	o->nt_min_bw = -1;
 	o->min_change = 0.05;
 	if (cmd == NP_CMD_ISOLATE)
 		o->budget = 1.0;
@@ -438,6 +440,22 @@ static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, 
 	if (o->graph && np_backend_find(o->backend) && np_backend_find(o->backend)->ops &&
 	    !(np_backend_find(o->backend)->ops->caps & NP_CAP_GRAPHS))
 		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
+	if (o->program_coll) {
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			if (o->colls[c] && c != (int)o->program_coll->id)
+				return np_fail(err, NP_EUSAGE,
+					       "called as %s, the run measures %s alone; drop --coll, or run %s",
+					       o->program_coll->program, o->program_coll->name,
+					       np_colls[c].program);
+	}
+	if (o->format == NP_FMT_NCCLTESTS) {
+		int n = 0;
+		for (int c = 0; c < NP_COLL_COUNT; c++)
+			n += o->colls[c];
+		if (n > 1)
+			return np_fail(err, NP_EUSAGE,
+				       "--format nccl-tests is one collective per run, as each nccl-tests binary is; run once per collective with --coll (e.g. --coll allreduce)");
+	}
 	if (cmd == NP_CMD_TUNE && !o->ntries && !o->try_file)
 		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
 	if (cmd == NP_CMD_COMPARE && !o->files[1])
@@ -451,15 +469,43 @@ static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, 
 	return NP_OK;
 }
 
+/* NCCL_TESTS_MIN_BW, which nccl-tests reads (GB/s; its atof read a
+ * word as 0 and checked nothing): a number, or a usage error */
+static enum np_status nt_min_bw(struct np_opts *o, struct np_err *err)
+{
+	const char *v = getenv("NCCL_TESTS_MIN_BW");
+	char *end;
+
+	o->nt_min_bw = -1;
+	if (!v || !*v || o->format != NP_FMT_NCCLTESTS)
+		return NP_OK; /* the sweep notes that other formats leave it */
+	errno = 0;
+	o->nt_min_bw = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(o->nt_min_bw) || o->nt_min_bw < 0)
+		return np_fail(err, NP_EUSAGE,
+			       "NCCL_TESTS_MIN_BW '%.40s' is not a bandwidth in GB/s; give a number such as 100, or unset it",
+			       v);
+	return NP_OK;
+}
+
 enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
 			     bool *help, bool *version, struct np_err *err)
 {
 	np_opts_defaults(o, cmd);
 	*help = *version = false;
+	/* a link named all_reduce_perf runs as nccl-tests' binary: its
+	 * collective, in its format (options may choose another format) */
+	if (cmd == NP_CMD_SWEEP && first == 1 && argc > 0 && (o->program_coll = np_coll_by_program(argv[0]))) {
+		memset(o->colls, 0, sizeof(o->colls));
+		o->colls[o->program_coll->id] = true;
+		o->format = NP_FMT_NCCLTESTS;
+	}
 	if (parse_args(o, cmd, argc, argv, first, help, version, err))
 		return NP_EUSAGE;
 	if (*help || *version)
 		return NP_OK;
+	if (cmd == NP_CMD_SWEEP && nt_min_bw(o, err))
+		return NP_EUSAGE;
 	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err) ||
 	    check_judged(o, cmd, err))
 		return NP_EUSAGE;

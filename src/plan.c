@@ -45,12 +45,18 @@ static void grow_buffers(const struct np_layout *lay, bool inplace, size_t *max_
 		*max_recv = r;
 }
 
+bool np_plan_both_forms(const struct np_opts *o)
+{
+	return o->format == NP_FMT_NCCLTESTS && !o->inplace;
+}
+
 struct np_plan_point *np_plan(const struct np_opts *o, const struct np_plan_limits *lim, size_t *n,
 			      size_t *max_send, size_t *max_recv)
 {
 	size_t elt = np_dtypes[o->dtype].size, nsizes = np_opts_sizes(o, NULL, 0), np = 0;
 	uint64_t *sizes = calloc(nsizes ? nsizes : 1, sizeof(*sizes));
-	struct np_plan_point *pts = calloc(nsizes * NP_COLL_COUNT + 1, sizeof(*pts));
+	struct np_plan_point *pts = calloc(2 * nsizes * NP_COLL_COUNT + 1, sizeof(*pts));
+	bool both = np_plan_both_forms(o);
 
 	if (!sizes || !pts)
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %zu sizes", nsizes);
@@ -69,7 +75,8 @@ struct np_plan_point *np_plan(const struct np_opts *o, const struct np_plan_limi
 		for (size_t i = 0; i < nsizes; i++) {
 			struct np_layout lay;
 			np_coll_layout(coll, sizes[i], elt, lim->nranks, &lay);
-			if (np > 0 && pts[np - 1].coll == coll && pts[np - 1].lay.size == lay.size) {
+			size_t last = both && np > 1 && pts[np - 1].inplace ? np - 2 : np - 1;
+			if (np > 0 && pts[last].coll == coll && pts[last].lay.size == lay.size) {
 				/* a step below the collective's granularity: one point */
 				struct np_plan_skipped sk = { .why = NP_PLAN_SAME_SIZE, .coll = coll,
 							      .size = sizes[i], .lay = &lay };
@@ -81,8 +88,15 @@ struct np_plan_point *np_plan(const struct np_opts *o, const struct np_plan_limi
 				continue;
 			pts[np].coll = coll;
 			pts[np].lay = lay;
+			pts[np].inplace = o->inplace;
 			np++;
 			grow_buffers(&lay, o->inplace, max_send, max_recv);
+			if (both && (coll->flags & NP_COLL_F_INPLACE)) {
+				/* out of place needs the larger buffers: it fits */
+				pts[np] = pts[np - 1];
+				pts[np++].inplace = true;
+				grow_buffers(&lay, true, max_send, max_recv);
+			}
 		}
 	}
 	free(sizes);

@@ -16,6 +16,7 @@
 struct np_plan_point {
 	const struct np_coll *coll;
 	struct np_layout lay;
+	bool inplace;
 };
 
 enum np_plan_skip {
@@ -48,8 +49,14 @@ struct np_plan_limits {
  * larger of the two. */
 uint64_t np_plan_need(const struct np_layout *lay, bool inplace);
 
+/* Whether a run measures both forms of each collective that has an
+ * in-place one: --format nccl-tests without --inplace, as nccl-tests
+ * measures out of place then in place at every size. */
+bool np_plan_both_forms(const struct np_opts *o);
+
 /* The points of o's collectives and sizes under lim, in order
- * (collective, then size); *n of them, calloc'd (the caller frees).
+ * (collective, then size; out of place before in place where a run
+ * measures both); *n of them, calloc'd (the caller frees).
  * *max_send and *max_recv are the buffers the largest needs. Aborts when
  * out of memory. */
 struct np_plan_point *np_plan(const struct np_opts *o, const struct np_plan_limits *lim, size_t *n,

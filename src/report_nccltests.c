@@ -1,34 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /* --format nccl-tests: the table (and with -J, the JSON) laid out as
- * nccl-tests 2.19 prints them, one block per collective as each of its
- * binaries prints one, so that a parser written for nccl-tests' output
- * reads nccl-probe's unchanged. The columns of the form that did not run
- * (in place without --inplace, out of place with it) hold N/A. */
+ * nccl-tests 2.19 prints them, one collective per run as each of its
+ * binaries runs one, so that a parser written for nccl-tests' output
+ * reads nccl-probe's unchanged. Each line holds both forms as nccl-tests
+ * measures them; a form that did not run (out of place with --inplace, in
+ * place for a collective without that form) holds N/A. */
+#define _DEFAULT_SOURCE /* timegm */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "json.h"
 #include "report.h"
+#include "sweep_verdict.h"
 #include "version.h"
-
-/* nccl-tests' binary of each collective */
-static const char *program_of(const struct np_coll *c)
-{
-	static const struct { const char *coll, *prog; } map[] = {
-		{ "allreduce", "all_reduce_perf" },   { "allgather", "all_gather_perf" },
-		{ "reducescatter", "reduce_scatter_perf" }, { "alltoall", "alltoall_perf" },
-		{ "broadcast", "broadcast_perf" },    { "reduce", "reduce_perf" },
-		{ "gather", "gather_perf" },          { "scatter", "scatter_perf" },
-		{ "sendrecv", "sendrecv_perf" },
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(map[i].coll, c->name))
-			return map[i].prog;
-	return c->name;
-}
 
 /* nccl-tests' type names: fp8 types are f8e4m3 and f8e5m2 there */
 static const char *type_of(enum np_dtype d)
@@ -57,10 +45,15 @@ static void float_str(double v, int width, char *buf, size_t len)
 	snprintf(buf, len, width >= 7 ? "%*.1e" : "%*.0e", width, v);
 }
 
+/* One form's time, algbw, busbw and #wrong; N/A for a form not run */
 static void body(FILE *f, const struct np_result *r)
 {
 	char t[32], a[32], b[32];
 
+	if (!r) {
+		fprintf(f, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
+		return;
+	}
 	float_str(r->t_med * 1e6, 7, t, sizeof(t));
 	float_str(r->algbw, 6, a, sizeof(a));
 	float_str(r->busbw, 6, b, sizeof(b));
@@ -68,11 +61,6 @@ static void body(FILE *f, const struct np_result *r)
 		fprintf(f, "  %7s  %6s  %6s  %6g", t, a, b, (double)r->wrong);
 	else
 		fprintf(f, "  %7s  %6s  %6s    N/A", t, a, b);
-}
-
-static void not_run(FILE *f)
-{
-	fprintf(f, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
 }
 
 static bool coll_has_rows(const struct np_sweep_report *rep, const struct np_coll *c)
@@ -83,6 +71,54 @@ static bool coll_has_rows(const struct np_sweep_report *rep, const struct np_col
 	return false;
 }
 
+/* The two forms of the line of row i: out of place, and the in-place row
+ * of its size right after it (the plan measures both in that order);
+ * false for an in-place row that the out-of-place row before it already
+ * holds. */
+static bool line_of(const struct np_sweep_report *rep, size_t i, const struct np_result **oop,
+		    const struct np_result **ip)
+{
+	const struct np_result *r = &rep->rows[i], *prev = i ? &rep->rows[i - 1] : NULL;
+	const struct np_result *next = i + 1 < rep->nrows ? &rep->rows[i + 1] : NULL;
+
+	if (r->inplace && prev && !prev->inplace && prev->coll == r->coll && prev->lay.size == r->lay.size)
+		return false;
+	*oop = r->inplace ? NULL : r;
+	*ip = r->inplace ? r : NULL;
+	if (!r->inplace && next && next->inplace && next->coll == r->coll && next->lay.size == r->lay.size)
+		*ip = next;
+	return true;
+}
+
+/* The footer's figures: nccl-tests' average counts each form measured at
+ * each size; its out-of-bounds count, each form with wrong elements */
+struct sums {
+	double bw;
+	int n, errors;
+};
+
+static void sums_add(struct sums *s, const struct np_result *oop, const struct np_result *ip)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct np_result *x = k ? ip : oop;
+		if (!x)
+			continue;
+		s->bw += x->busbw;
+		s->n++;
+		s->errors += x->checked && x->wrong;
+	}
+}
+
+/* The forms measured, said where nccl-tests would have figures: a comment
+ * line that parsers skip */
+static void forms_line(FILE *f, const struct np_opts *o, const struct np_coll *coll)
+{
+	if (o->inplace)
+		fprintf(f, "# in place only (--inplace): the out-of-place columns are N/A\n");
+	else if (!(coll->flags & NP_COLL_F_INPLACE))
+		fprintf(f, "# %s has no in-place form here: the in-place columns are N/A\n", coll->name);
+}
+
 void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 {
 	const struct np_opts *o = rep->opts;
@@ -90,9 +126,8 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		const struct np_coll *coll = &np_colls[c];
-		const char *prog = program_of(coll);
-		double bw = 0;
-		int nbw = 0, errors = 0;
+		const char *prog = coll->program, *mark;
+		struct sums sum = { 0 };
 
 		if (!coll_has_rows(rep, coll))
 			continue;
@@ -105,6 +140,7 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 						       : (unsigned long long)o->step_bytes,
 			o->step_kind == NP_STEP_FACTOR ? "factor" : "bytes", o->warmup, o->iters, o->check ? 1 : 0,
 			o->graph ? 1 : 0);
+		forms_line(f, o, coll);
 		fprintf(f, "#\n# Using devices\n");
 		for (int r = 0; r < w->size && rep->ranks; r++) {
 			const struct np_rank_info *ri = &rep->ranks[r];
@@ -123,32 +159,31 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 		fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
 			"(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
 		for (size_t i = 0; i < rep->nrows; i++) {
-			const struct np_result *r = &rep->rows[i];
+			const struct np_result *r = &rep->rows[i], *oop, *ip;
 			char root[16];
-			if (r->coll != coll)
+			if (r->coll != coll || !line_of(rep, i, &oop, &ip))
 				continue;
 			snprintf(root, sizeof(root), "%6i", r->root);
 			fprintf(f, "%12llu  %12llu  %8s  %6s  %6s", (unsigned long long)r->lay.size,
 				(unsigned long long)r->lay.count, type_of(r->dtype), op_of(r), root);
-			if (r->inplace) {
-				not_run(f);
-				body(f, r);
-			} else {
-				body(f, r);
-				not_run(f);
-			}
+			body(f, oop);
+			body(f, ip);
 			fprintf(f, "\n");
-			bw += r->busbw;
-			nbw++;
-			errors += r->checked && r->wrong;
+			sums_add(&sum, oop, ip);
 		}
-		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
-		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", nbw ? bw / nbw : 0.0, "");
+		if (rep->interrupted) {
+			/* no clean end's footer: a reader finds no "OK" and no
+			 * "concluded" in a run that did not finish */
+			fprintf(f, "# interrupted: the rows above are complete, the rest did not run (exit %d)\n",
+				rep->exit_code);
+			continue;
+		}
+		mark = np_sweep_avg_mark(rep, coll);
+		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", sum.errors, sum.errors ? "FAILED" : "OK");
+		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", sum.n ? sum.bw / sum.n : 0.0, mark ? mark : "");
 		fprintf(f, "#\n");
 		fprintf(f, "# Collective test concluded: %s\n", prog);
 	}
-	if (rep->interrupted)
-		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
 }
 
 static void json_body(struct np_json *j, const char *key, const struct np_result *r)
@@ -168,20 +203,49 @@ static void json_body(struct np_json *j, const char *key, const struct np_result
 	np_json_obj_end(j);
 }
 
-/* nccl-tests' -J layout (its JSON file version 3) for the sweep's rows of
- * every collective: one document; "env" holds the NCCL_* variables alone. */
+/* nccl-tests' time stamps: "%Y-%m-%d %H:%M:%S", local time */
+static void local_stamp(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "1970-01-01 00:00:00");
+}
+
+/* The run's start (its record's ISO 8601 UTC stamp) in nccl-tests' form */
+static void start_stamp(const char *iso, char *buf, size_t len)
+{
+	struct tm tm = { 0 };
+
+	if (sscanf(iso, "%d-%d-%dT%d:%d:%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+		   &tm.tm_sec) == 6) {
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		local_stamp(timegm(&tm), buf, len);
+	} else {
+		local_stamp(time(NULL), buf, len);
+	}
+}
+
+/* nccl-tests 2.19's -J layout (its JSON file version 3), key for key in
+ * its order: version, start_time, args, env, nccl_version, config (with
+ * devices), results, out_of_bounds, average_bus_bandwidth, errors,
+ * end_time; its booleans are the strings "true" and "false". One
+ * collective per run (src/opts_parse.c). env holds the NCCL_* variables
+ * alone; nccl_version is 0 without NCCL (the host backend). */
 void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 {
 	const struct np_opts *o = rep->opts;
 	const struct np_world *w = rep->world;
 	struct np_json j;
-	double bw = 0;
-	int nbw = 0, errors = 0;
+	struct sums sum = { 0 };
+	char stamp[64];
 
 	np_json_init(&j, f, true);
 	np_json_obj_begin(&j, NULL);
 	np_json_int(&j, "version", 3);
-	np_json_str(&j, "start_time", rep->run.start_time);
+	start_stamp(rep->run.start_time, stamp, sizeof(stamp));
+	np_json_str(&j, "start_time", stamp);
 	np_json_arr_begin(&j, "args");
 	for (int i = 0; i < rep->run.argc; i++)
 		np_json_str(&j, NULL, rep->run.argv[i]);
@@ -191,23 +255,22 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_str(&j, NULL, *e);
 	np_json_arr_end(&j);
 	{
-		/* nccl-tests' NCCL_VERSION_CODE: 22803 for NCCL 2.28.3; null
-		 * on the host backend */
+		/* nccl-tests' NCCL_VERSION_CODE: 22803 for NCCL 2.28.3 */
 		int a, b, c;
 		if (sscanf(rep->info.library, "NCCL %d.%d.%d", &a, &b, &c) == 3)
 			np_json_int(&j, "nccl_version", a * 10000 + b * 100 + c);
 		else
-			np_json_null(&j, "nccl_version");
+			np_json_int(&j, "nccl_version", 0);
 	}
-	np_json_str(&j, "nccl_library", rep->info.library);
-	np_json_str(&j, "writer", "nccl-probe " PACKAGE_VERSION);
 	np_json_obj_begin(&j, "config");
 	np_json_int(&j, "nthreads", 1);
 	np_json_int(&j, "ngpus", 1);
 	np_json_uint(&j, "minimum_bytes", o->min_bytes);
 	np_json_uint(&j, "maximum_bytes", o->max_bytes);
-	if (o->step_kind == NP_STEP_FACTOR)
-		np_json_num(&j, "step_factor", o->step_factor);
+	if (o->step_kind == NP_STEP_FACTOR && o->step_factor == (double)(uint64_t)o->step_factor)
+		np_json_uint(&j, "step_factor", (uint64_t)o->step_factor);
+	else if (o->step_kind == NP_STEP_FACTOR)
+		np_json_num(&j, "step_factor", o->step_factor); /* -f 1.5: nccl-tests has none */
 	else
 		np_json_uint(&j, "step_bytes", o->step_bytes);
 	np_json_int(&j, "warmup_iters", o->warmup);
@@ -215,10 +278,10 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_int(&j, "aggregated_iterations", 1);
 	np_json_int(&j, "validation", o->check ? 1 : 0);
 	np_json_int(&j, "graph", o->graph ? 1 : 0);
-	np_json_bool(&j, "blocking_collectives", false);
-	np_json_bool(&j, "per_iter_timing", false);
+	np_json_str(&j, "blocking_collectives", "false");
+	np_json_str(&j, "per_iter_timing", "false");
 	np_json_int(&j, "per_iter_skip", 0);
-	np_json_bool(&j, "parallel_init", false);
+	np_json_str(&j, "parallel_init", "false");
 	np_json_arr_begin(&j, "devices");
 	for (int r = 0; r < w->size && rep->ranks; r++) {
 		const struct np_rank_info *ri = &rep->ranks[r];
@@ -231,9 +294,10 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		{
 			/* nccl-tests' [domain:bus:device] */
 			unsigned dom = 0, bus = 0, dev = 0;
-			char hex[32] = "";
-			if (ri->bus_id[0] && sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev) == 3)
-				snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
+			char hex[32];
+			if (ri->bus_id[0])
+				sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev);
+			snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
 			np_json_str(&j, "device_hex", hex);
 		}
 		np_json_str(&j, "device_info", ri->device_name);
@@ -243,8 +307,10 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_obj_end(&j);
 	np_json_arr_begin(&j, "results");
 	for (size_t i = 0; i < rep->nrows; i++) {
-		const struct np_result *r = &rep->rows[i];
+		const struct np_result *r = &rep->rows[i], *oop, *ip;
 		char root[16];
+		if (!line_of(rep, i, &oop, &ip))
+			continue;
 		snprintf(root, sizeof(root), "%6i", r->root);
 		np_json_obj_begin(&j, NULL);
 		np_json_uint(&j, "size", r->lay.size);
@@ -252,24 +318,38 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_str(&j, "type", type_of(r->dtype));
 		np_json_str(&j, "redop", op_of(r));
 		np_json_str(&j, "root", root);
-		json_body(&j, "out_of_place", r->inplace ? NULL : r);
-		json_body(&j, "in_place", r->inplace ? r : NULL);
+		json_body(&j, "out_of_place", oop);
+		json_body(&j, "in_place", ip);
 		np_json_int(&j, "actual_iterations", r->iters);
-		np_json_str(&j, "experiment_name", program_of(r->coll));
+		np_json_str(&j, "experiment_name", "");
 		np_json_obj_end(&j);
-		bw += r->busbw;
-		nbw++;
-		errors += r->checked && r->wrong;
+		sums_add(&sum, oop, ip);
 	}
 	np_json_arr_end(&j);
 	np_json_obj_begin(&j, "out_of_bounds");
-	np_json_int(&j, "count", errors);
-	np_json_bool(&j, "okay", errors == 0);
+	np_json_int(&j, "count", sum.errors);
+	np_json_str(&j, "okay", sum.errors == 0 ? "true" : "false");
 	np_json_obj_end(&j);
 	np_json_obj_begin(&j, "average_bus_bandwidth");
-	np_json_num(&j, "bandwidth", nbw ? bw / nbw : 0.0);
-	np_json_str(&j, "okay", "unchecked");
+	np_json_num(&j, "bandwidth", sum.n ? sum.bw / sum.n : 0.0);
+	{
+		/* "unchecked" without a threshold, as nccl-tests */
+		const struct np_coll *c = rep->nrows ? rep->rows[0].coll : NULL;
+		const char *mark = c ? np_sweep_avg_mark(rep, c) : NULL;
+		np_json_str(&j, "okay", !mark ? "unchecked" : !strcmp(mark, "OK") ? "true" : "false");
+	}
 	np_json_obj_end(&j);
+	/* nccl-tests' last NCCL error; here what stopped a run early */
+	np_json_arr_begin(&j, "errors");
+	if (rep->interrupted) {
+		char why[128];
+		snprintf(why, sizeof(why), "interrupted: %zu rows finished, the rest did not run (exit %d)", rep->nrows,
+			 rep->exit_code);
+		np_json_str(&j, NULL, why);
+	}
+	np_json_arr_end(&j);
+	local_stamp(time(NULL), stamp, sizeof(stamp));
+	np_json_str(&j, "end_time", stamp);
 	np_json_obj_end(&j);
 	fputc('\n', f);
 }

@@ -293,6 +293,8 @@ static void host_notes(struct sweep *s)
 	if (w->virtual_nodes)
 		np_notes_add(&s->rep.notes, "virtual nodes: every %d consecutive ranks count as one node (--ranks-per-node)",
 			 w->ranks_per_node);
+	if (getenv("NCCL_TESTS_MIN_BW") && *getenv("NCCL_TESTS_MIN_BW") && s->o->format != NP_FMT_NCCLTESTS)
+		np_notes_add(&s->rep.notes, "NCCL_TESTS_MIN_BW is not judged: it checks the Avg bus bandwidth line of --format nccl-tests; use --min-busbw");
 	if (s->o->gpu_map && !(s->be.ops->caps & NP_CAP_DEVICE))
 		np_notes_add(&s->rep.notes, "--gpu-map %s is not used: the %s backend runs on host memory, no GPU", s->o->gpu_map,
 			 s->be.ops->name);
@@ -460,7 +462,7 @@ static void run_points(struct sweep *s, const struct np_plan_point *pts, size_t 
 
 	for (size_t i = 0; i < npts; i++) {
 		struct np_bench b = { .coll = pts[i].coll, .dtype = o->dtype, .op = o->op,
-				      .root = o->root, .inplace = o->inplace, .lay = pts[i].lay };
+				      .root = o->root, .inplace = pts[i].inplace, .lay = pts[i].lay };
 		struct np_result res;
 		bool whole, judged = pts[i].lay.size >= s->rep.judge_from;
 

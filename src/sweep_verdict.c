@@ -111,6 +111,49 @@ static void judged_add(struct np_sweep_report *r, int c, double busbw, double ef
 		snprintf(r->judged + n, sizeof(r->judged) - n, " eff >= %g%%", eff * 100);
 }
 
+double np_sweep_avg_busbw(const struct np_sweep_report *r, const struct np_coll *c)
+{
+	double bw = 0;
+	int n = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].coll == c) {
+			bw += r->rows[i].busbw;
+			n++;
+		}
+	return n ? bw / n : 0.0;
+}
+
+/* nccl-tests' check of its average: below 0.9 x NCCL_TESTS_MIN_BW fails */
+static bool nt_min_bw_fails(const struct np_sweep_report *r, const struct np_coll *c)
+{
+	const struct np_opts *o = r->opts;
+
+	return o->format == NP_FMT_NCCLTESTS && o->nt_min_bw >= 0 &&
+	       np_sweep_avg_busbw(r, c) < o->nt_min_bw * 0.9;
+}
+
+const char *np_sweep_avg_mark(const struct np_sweep_report *r, const struct np_coll *c)
+{
+	const struct np_opts *o = r->opts;
+	bool busbw = o->coll_min_busbw[c->id] > 0 && r->world->size > 1, inconclusive = false;
+
+	if (nt_min_bw_fails(r, c))
+		return "FAILED";
+	if (busbw) {
+		for (size_t i = 0; i < r->ndetails; i++) {
+			const struct np_verdict_detail *d = &r->details[i];
+			if (d->coll != c)
+				continue;
+			if (!strcmp(d->code, "min_busbw") || !strcmp(d->code, "not_judged"))
+				return "FAILED";
+			inconclusive |= !strcmp(d->code, "inconclusive_busbw");
+		}
+		return inconclusive ? "INCONCLUSIVE" : "OK";
+	}
+	return o->format == NP_FMT_NCCLTESTS && o->nt_min_bw >= 0 ? "OK" : NULL;
+}
+
 void np_sweep_verdict(struct np_sweep_report *r)
 {
 	uint64_t wrong = 0;
@@ -204,6 +247,17 @@ void np_sweep_verdict(struct np_sweep_report *r)
 			r->exit_code = NP_EXIT_VERDICT;
 		else if ((ib || ie) && !r->exit_code)
 			r->exit_code = NP_EXIT_INCONCLUSIVE;
+	}
+	for (int c = 0; c < NP_COLL_COUNT; c++) {
+		bool ran = false;
+		for (size_t i = 0; i < r->nrows && !ran; i++)
+			ran = r->rows[i].coll == &np_colls[c];
+		if (!ran || !nt_min_bw_fails(r, &np_colls[c]))
+			continue;
+		np_sweep_add_verdict(r, "%s average busbw %.2f GB/s is below 0.9 x NCCL_TESTS_MIN_BW %g GB/s (nccl-tests' check of its Avg bus bandwidth)",
+				     np_colls[c].name, np_sweep_avg_busbw(r, &np_colls[c]), r->opts->nt_min_bw);
+		if (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE)
+			r->exit_code = NP_EXIT_VERDICT;
 	}
 	if (r->interrupted)
 		add_detail(r, "interrupted", NULL, 0, NAN, NAN);

@@ -31,6 +31,7 @@ SWEEP_TESTS = \
 	tests/t0021-nccl-tests-options.sh \
 	tests/t0022-json-schema.sh \
 	tests/t0023-nccl-tests-format.sh \
+	tests/t0025-nccl-tests-readers.sh \
 	tests/t0024-help.sh \
 	tests/t0034-tune.sh \
 	tests/t0013-contrib-shellcheck.sh \
@@ -73,7 +74,7 @@ TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/
 	tests/unit/test_tune_judge $(SWEEP_TESTS)
 
 EXTRA_DIST += tests/README tests/lib.sh tests/fakesys.sh tests/slurm-local.sh tests/check_report.py $(SWEEP_TESTS) \
-	tests/nccl_tests_parse.py tests/nccl-tests/README tests/nccl-tests/all_reduce_perf-h200.txt
+	tests/nccl_tests_parse.py tests/nccl_tests_readers.py tests/nccl-tests/README tests/nccl-tests/all_reduce_perf-h200.txt
 
 # benchmarks (built by make check, run by hand: see tests/bench/*.sh)
 check_PROGRAMS += tests/bench/mpi_allreduce_loop

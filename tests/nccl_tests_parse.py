@@ -48,20 +48,22 @@ def parse_table(path):
 
 
 def parse_json(path):
+    """One file is one collective's run (nccl-tests writes one per binary);
+    its name is the binary's, from args[0], where that is one."""
     doc = json.load(open(path))
-    tests = {}
+    prog = (doc.get("args") or [""])[0].rsplit("/", 1)[-1]
+    t = {"name": prog if prog.endswith("_perf") else None, "rows": []}
+
+    def part(p):
+        if p is None:
+            return {"time": None, "algbw": None, "busbw": None, "wrong": None}
+        return {"time": p["time"], "algbw": p["alg_bw"], "busbw": p["bus_bw"], "wrong": p["nwrong"]}
     for r in doc["results"]:
-        t = tests.setdefault(r.get("experiment_name") or "", {"name": r.get("experiment_name"), "rows": []})
-        def part(p):
-            if p is None:
-                return {"time": None, "algbw": None, "busbw": None, "wrong": None}
-            return {"time": p["time"], "algbw": p["alg_bw"], "busbw": p["bus_bw"], "wrong": p["nwrong"]}
         t["rows"].append({"size": r["size"], "count": r["count"], "type": r["type"], "redop": r["redop"],
                           "root": int(r["root"]), "oop": part(r["out_of_place"]), "ip": part(r["in_place"])})
-    for t in tests.values():
-        t["oob"] = doc["out_of_bounds"]["count"]
-        t["avg_busbw"] = doc["average_bus_bandwidth"]["bandwidth"]
-    return {"tests": list(tests.values()), "version": doc["version"]}
+    t["oob"] = doc["out_of_bounds"]["count"]
+    t["avg_busbw"] = doc["average_bus_bandwidth"]["bandwidth"]
+    return {"tests": [t], "version": doc["version"]}
 
 
 if __name__ == "__main__":
