@@ -295,6 +295,11 @@ static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 				i, np_path_str(t->near[i].path), np_path_str(t->near[i].nccl));
 			first = 0;
 		}
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->near[i].n && t->near[i].nccl == NP_PATH_P2C) {
+			fprintf(f, "  P2C: NCCL's class of a GPU with a C2C link to its CPU and a NIC on that CPU's PCIe\n");
+			break;
+		}
 }
 
 static void nic_rate(const struct np_nic *n, char *buf, size_t len)
@@ -658,6 +663,7 @@ static void json_gpu(struct np_json *j, const struct np_topo *t, int i)
 		np_json_null(j, "nvlink_gbps");
 	json_int_or_null(j, "nvswitch_links", g->nvswitch_links, g->nvswitch_links >= 0);
 	json_int_or_null(j, "nvcpu_links", g->nvcpu_links, g->nvcpu_links >= 0);
+	json_int_or_null(j, "c2c_links", g->c2c_links, g->c2c_links >= 0);
 	json_int_or_null(j, "bar1_mib", (long long)g->bar1_mib, g->bar1_mib > 0);
 	json_tri(j, "gdr_supported", g->gdr);
 	json_tri(j, "dmabuf_supported", g->dmabuf);

@@ -83,6 +83,14 @@ sed 's/nvlinks=18/nvlinks=17/' "$T/edge/nccl-gdr-nvlink.truth" >"$TEST_TMP/wrong
 np topo --input "$T/edge/nccl-gdr-nvlink.xml" --quiet --format json >"$TEST_TMP/out.json"
 ! "$PY" "$T/truth.py" "$TEST_TMP/wrong.truth" "$TEST_TMP/out.json" >/dev/null
 ok $? "the truth checker fails on a wrong NVLink count"
+# the same Grace tray without its <c2c> links: PHB to NCCL, beyond its GDR level
+grep -v '<c2c' "$T/edge/nccl-grace-c2c.xml" >"$TEST_TMP/noc2c.xml"
+np topo --input "$TEST_TMP/noc2c.xml" --quiet --format json >"$TEST_TMP/out.json"
+printf 'gpu 0008:01:00.0 path=PHB nccl=PHB gdr=no\nexpect gdr-path\n' >"$TEST_TMP/noc2c.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/noc2c.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "a GPU without C2C links is PHB to a NIC on its CPU, beyond the GDR level"
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
 # the safety check fails on a line that runs a command
 printf 'export NCCL_X=$(echo x >f)\n' >"$TEST_TMP/bad.rec"
 ! eval_safe "$TEST_TMP/bad.rec"

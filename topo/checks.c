@@ -158,7 +158,7 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	}
 	n = &t->nics[nr->nics[0]];
 	/* what the source states against GDR */
-	if (!t->flat && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
+	if (!t->flat && nr->nccl != NP_PATH_UNKNOWN && !np_path_gdr_level(nr->nccl)) {
 		int d = down_nearer(t, i);
 		if (d >= 0)
 			snprintf(why, len, "%s port %d, %s from the GPU, is %s; NCCL uses %s instead, %s away, beyond its default GDR level PXB",
@@ -215,7 +215,11 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		snprintf(why, len, "unknown: %s; %s does not tell", missing, said_by(t));
 		return NP_UNKNOWN;
 	}
-	snprintf(why, len, "%s to %s via %s", np_path_str(nr->nccl), n->name, via);
+	if (nr->nccl == NP_PATH_P2C)
+		snprintf(why, len, "P2C to %s (the GPU's C2C link to its CPU, which holds the NIC: within NCCL's GDR level while NCCL_NET_GDR_C2C is 1, its default) via %s",
+			 n->name, via);
+	else
+		snprintf(why, len, "%s to %s via %s", np_path_str(nr->nccl), n->name, via);
 	return NP_YES;
 }
 
@@ -387,7 +391,7 @@ static void gdr_far_add(const struct np_topo *t, int i, const char *s, struct gd
 {
 	const struct np_near *nr = &t->near[i];
 
-	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || nr->nccl <= NP_PATH_PXB)
+	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl))
 		return;
 	if (down_nearer(t, i) >= 0) {
 		/* the near NIC is there but its port is not up: the link is

@@ -32,6 +32,8 @@ enum np_path {
 	NP_PATH_NV,   /* a bonded set of NVLinks (count beside it) */
 	NP_PATH_PIX,  /* at most one PCIe bridge (one switch) */
 	NP_PATH_PXB,  /* several PCIe bridges, no host bridge */
+	NP_PATH_P2C,  /* NCCL's class only (2.28): a GPU with a C2C link to its CPU
+		       * and a NIC on that CPU's PCIe (nvidia-smi: PHB or NODE) */
 	NP_PATH_PHB,  /* through a PCIe host bridge */
 	NP_PATH_NODE, /* between host bridges of one NUMA node */
 	NP_PATH_SYS,  /* across the SMP interconnect between NUMA nodes */
@@ -101,6 +103,8 @@ struct np_gpu {
 	double nvlink_gbps;         /* per link, one direction, GB/s; 0 unknown */
 	int nvswitch_links;         /* of those, links that end at an NVSwitch (or unknown) */
 	int nvcpu_links;            /* of those, links that end at a CPU (or unknown) */
+	int c2c_links;              /* NVLink-C2C links to its CPU (Grace), NP_COUNT_UNKNOWN
+				     * when the source cannot tell */
 	int nvpeer[NP_MAX_GPUS];    /* links straight to GPU i (model index) */
 	uint64_t bar1_mib;          /* 0 unknown */
 	enum np_tri gdr;            /* CUDA GPUDirect RDMA supported attribute */

@@ -210,6 +210,13 @@ static enum np_path nccl_path(struct np_topo *t, int gi, int k)
 				"between them is a Broadcom PEX switch, which NCCL flattens, and the source lacks the "
 				"switches' PCI ids (vendor, device, subsystem) that tell",
 			     np_path_str(raw), np_path_str(fold));
+	/* ncclTopoComputePaths (2.28): a GPU whose path to its CPU is C2C and
+	 * a NIC whose path to that CPU is PHB (its PCIe hangs from it) are
+	 * P2C to each other, where the PCIe tree gives no nearer class. The
+	 * C2C link is the GPU's way to its CPU: its bandwidth is far above
+	 * the GPU's PCIe link's on every Grace part. */
+	if (g->c2c_links > 0 && raw == NP_PATH_PHB && g->numa >= 0 && g->numa == n->numa)
+		raw = NP_PATH_P2C;
 	return raw;
 }
 
@@ -266,6 +273,11 @@ static bool flattened(const struct np_topo *t)
 			flat++;
 	}
 	return devices >= 2 && flat == devices && t->ngpus > 0;
+}
+
+bool np_path_gdr_level(enum np_path p)
+{
+	return p <= NP_PATH_PXB || p == NP_PATH_P2C;
 }
 
 bool np_topo_nic_data(const struct np_topo *t, int k)

@@ -197,7 +197,8 @@ static void rec_diagnostics(struct np_topo *t)
 		bool nic_may = false;
 		for (int k = 0; k < nr->n; k++)
 			nic_may |= t->nics[nr->nics[k]].gdr != NP_NO;
-		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > worst)
+		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && !np_path_gdr_level(nr->nccl) &&
+		    nr->nccl > worst)
 			worst = nr->nccl;
 	}
 	if (worst == NP_PATH_X)

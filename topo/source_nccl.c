@@ -261,10 +261,19 @@ static void read_gpu(struct walk *w, xmlNodePtr pci, struct np_gpu *g, long vend
 			g->gdr = v ? NP_YES : NP_NO;
 		if (num(w, c, "sm", 10, 0, 1000, &v) > 0 && v >= 10 && v <= 200)
 			g->sm = (int)v;
+		/* NCCL writes a <c2c> for a GPU with NVLink-C2C links to its CPU
+		 * (Grace): none in a <gpu> means none */
+		if (g->c2c_links < 0)
+			g->c2c_links = 0;
 		for (xmlNodePtr nv = c->children; nv; nv = nv->next) {
 			char tgt[64], tcls[32];
 			struct nvl *e;
 			long cnt;
+			if (is_elem(nv, "c2c")) {
+				if (num(w, nv, "count", 10, 0, 64, &cnt) > 0)
+					g->c2c_links += (int)cnt;
+				continue;
+			}
 			if (!is_elem(nv, "nvlink"))
 				continue;
 			if (num(w, nv, "count", 10, 1, 64, &cnt) <= 0) {
