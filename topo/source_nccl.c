@@ -81,6 +81,7 @@ struct walk {
 	int numa;
 	int cpu_nics;                 /* <nic> directly under a <cpu> */
 	int cpu_repeats;              /* socket interfaces listed again under a later <cpu> */
+	int pci_sockets;              /* <net> of a PCI NIC that NCCL's socket transport wrote */
 	struct nvl nv[NP_MAX_GPUS][NV_PER_GPU]; /* deferred <nvlink> entries, by file order */
 	int nnv[NP_MAX_GPUS];
 	bool has_gpu_elem[NP_MAX_GPUS];
@@ -141,7 +142,8 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 	for (xmlNodePtr net = nic->children; net && !w->st; net = net->next) {
 		char name[NP_NAME_LEN], buf[NP_NAME_LEN];
 		struct np_nic *n;
-		long port = 1, v;
+		long port = 1, v, maxconn = 0;
+		bool port0 = false;
 		if (!is_elem(net, "net"))
 			continue;
 		if (num(w, net, "net", 10, 0, 1, &v) > 0 && v == 0)
@@ -154,8 +156,12 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		} else {
 			snprintf(name, sizeof(name), "%s", buf);
 		}
-		if (num(w, net, "port", 10, 0, 255, &v) > 0) /* socket interfaces: 0, shown as written */
+		if (num(w, net, "port", 10, 0, 255, &v) > 0) { /* socket interfaces: 0, shown as written */
 			port = v;
+			port0 = v == 0;
+		}
+		if (num(w, net, "maxconn", 10, 0, 0x7fffffff, &maxconn) < 0)
+			return;
 		if (w->st)
 			return;
 		if ((n = np_topo_nic_find(t, name, (int)port))) {
@@ -191,6 +197,13 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 			n->gdr = v ? NP_YES : NP_NO;
 		if (on_cpu) {
 			n->rdma = NP_NO; /* no PCI device: NCCL attaches socket interfaces here */
+		} else if (port0 && n->gdr != NP_YES && (maxconn == 65536 || cls >> 8 == 0x0280)) {
+			/* NCCL's socket transport (net_socket.cc) writes port 0,
+			 * maxconn 65536 and gdr 0 for an interface of a PCI NIC;
+			 * its IB transport's ports count from 1; 0x0280 is a
+			 * wireless controller. A socket interface, not RDMA */
+			n->rdma = NP_NO;
+			w->pci_sockets++;
 		} else if (vendor == 0x1d0f) {
 			n->ll = NP_LL_EFA;
 		} else if ((cls >> 8) == 0x0207) {
@@ -546,6 +559,9 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	if (nhosts > 1)
 		np_topo_note(t, "the file holds %d%s hosts of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, the first; read each host's own dump for the others",
 			     nhosts, more ? " or more" : "", host);
+	if (w->pci_sockets)
+		np_topo_note(t, "%d <net> entr%s of PCI NICs %s port=\"0\" with NCCL's socket transport's maxconn 65536 (or a wireless controller's class 0x0280): socket interfaces, not RDMA ports",
+			     w->pci_sockets, w->pci_sockets == 1 ? "y" : "ies", w->pci_sockets == 1 ? "has" : "have");
 	if (w->cpu_repeats)
 		np_topo_note(t, "%d socket interface entr%s repeated under another <cpu> (NCCL lists such interfaces under each CPU) read once",
 			     w->cpu_repeats, w->cpu_repeats == 1 ? "y" : "ies");
