@@ -287,7 +287,9 @@ static void gdr_check_no_gpu(struct np_topo *t)
 		    t->other_gpus, vendor);
 	else
 		SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
-	if (t->other_gpus)
+	if (t->other_gpus && t->other_gpu_what[0])
+		SET(f->evidence, "%d %s GPU(s) in %s; the first: %s", t->other_gpus, vendor, said_by(t), t->other_gpu_what);
+	else if (t->other_gpus)
 		SET(f->evidence, "%d display or 3D controller(s) of PCI vendor 0x%04x (%s)", t->other_gpus, t->other_gpu_vendor, vendor);
 	else
 		SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"

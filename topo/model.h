@@ -211,6 +211,8 @@ struct np_topo {
 				     * vendor: NCCL takes what they are from the node */
 	int other_gpus;             /* GPUs of another vendor (AMD, Hygon, Intel) */
 	unsigned other_gpu_vendor;  /* the PCI vendor of the first of them */
+	char other_gpu_what[96];    /* what tells them, e.g. "gcn=\"908\", <xgmi> links" or
+				     * the device's name; "" none */
 	int plugin_nics;            /* NICs NCCL reaches only through a network
 				     * plugin (Slingshot cxi, EFA without verbs) */
 	char plugin_kind[64];       /* e.g. "HPE Slingshot (cxi)" */

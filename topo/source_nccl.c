@@ -315,6 +315,33 @@ static void read_gpu(struct walk *w, xmlNodePtr pci, struct np_gpu *g, long vend
 	}
 }
 
+/* A <gpu> that RCCL wrote: an AMD GPU's gcn architecture ("906", "gfx942")
+ * or <xgmi> links (AMD's Infinity Fabric), neither of which NCCL writes.
+ * When first, what tells goes into what. */
+static bool rccl_gpu(xmlNodePtr pci, char *what, size_t len, bool first)
+{
+	for (xmlNodePtr c = pci->children; c; c = c->next) {
+		char gcn[32] = "";
+		int xgmi = 0;
+		if (!is_elem(c, "gpu"))
+			continue;
+		attr(c, "gcn", gcn, sizeof(gcn));
+		for (xmlNodePtr x = c->children; x; x = x->next)
+			xgmi += is_elem(x, "xgmi");
+		if (!gcn[0] && !xgmi)
+			continue;
+		if (first) {
+			for (char *p = gcn; *p; p++)
+				if (*p < 0x20 || *p >= 0x7f || *p == '"')
+					*p = '?';
+			snprintf(what, len, "%s%s%s%s", gcn[0] ? "gcn=\"" : "", gcn, gcn[0] ? "\"" : "",
+				 xgmi ? (gcn[0] ? " and <xgmi> links" : "<xgmi> links") : "");
+		}
+		return true;
+	}
+	return false;
+}
+
 static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 {
 	struct np_topo *t = w->t;
@@ -377,8 +404,17 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 	if ((has_gpu || ((cls >> 16) & 0xff) == 0x03) && vendor && vendor != 0x10de) {
 		/* an AMD, Hygon or Intel GPU (RCCL writes the same format):
 		 * not one NCCL drives */
-		if (!t->other_gpus++)
+		if (!t->other_gpus++) {
 			t->other_gpu_vendor = (unsigned)vendor;
+			if (!rccl_gpu(pci, t->other_gpu_what, sizeof(t->other_gpu_what), true))
+				snprintf(t->other_gpu_what, sizeof(t->other_gpu_what), "vendor=\"0x%04lx\"", vendor);
+		}
+		return;
+	}
+	if (has_gpu && !vendor && rccl_gpu(pci, t->other_gpu_what, sizeof(t->other_gpu_what), !t->other_gpus)) {
+		/* RCCL's dumps give no vendor: its <gpu> has gcn and <xgmi> */
+		if (!t->other_gpus++)
+			t->other_gpu_vendor = 0x1002;
 		return;
 	}
 	if (has_gpu || ((cls >> 16) & 0xff) == 0x03) {
