@@ -299,6 +299,10 @@ static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 			first = 0;
 		}
 	for (int i = 0; i < t->ngpus; i++)
+		if (t->near[i].pxn >= 0)
+			fprintf(f, "  PXN: GPU%d sends through GPU%d (NVLink) to NIC%d, %s from GPU%d\n", i, t->near[i].pxn,
+				t->near[i].pxn_nic, np_path_str(t->gn_nccl[t->near[i].pxn][t->near[i].pxn_nic]), t->near[i].pxn);
+	for (int i = 0; i < t->ngpus; i++)
 		if (t->near[i].n && t->near[i].nccl == NP_PATH_P2C) {
 			fprintf(f, "  P2C: NCCL's class of a GPU with a C2C link to its CPU and a NIC on that CPU's PCIe\n");
 			break;
@@ -678,6 +682,8 @@ static void json_gpu(struct np_json *j, const struct np_topo *t, int i)
 	for (int k = 0; k < t->near[i].n; k++)
 		np_json_int(j, NULL, t->near[i].nics[k]);
 	np_json_arr_end(j);
+	json_int_or_null(j, "pxn_gpu", t->near[i].pxn, t->near[i].pxn >= 0);
+	json_int_or_null(j, "pxn_nic", t->near[i].pxn_nic, t->near[i].pxn >= 0);
 	json_tri(j, "gdr_ok", ok);
 	np_json_str(j, "gdr_reason", why);
 	np_json_obj_end(j);

@@ -91,6 +91,25 @@ printf 'gpu 0008:01:00.0 path=PHB nccl=PHB gdr=no\nexpect gdr-path\n' >"$TEST_TM
 rc=$?
 ok $rc "a GPU without C2C links is PHB to a NIC on its CPU, beyond the GDR level"
 [ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+# the PXN node without NVLinks: GDR no beyond the level; with its NVLinks
+# not in the file (no <gpu>): unknown, never yes or no
+grep -v '<nvlink' "$T/edge/nccl-pxn.xml" >"$TEST_TMP/nonv.xml"
+np topo --input "$TEST_TMP/nonv.xml" --quiet --format json >"$TEST_TMP/out.json"
+printf 'gpu 0000:38:00.0 nccl=PHB gdr=no pxn=-\nexpect gdr-path\nrec NCCL_NET_GDR_LEVEL diagnostic\n' >"$TEST_TMP/nonv.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/nonv.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "a GPU without NVLinks and with its NIC far is not sent through a peer (no PXN)"
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+grep -v '<nvlink\|<gpu\|</gpu' "$T/edge/nccl-pxn.xml" >"$TEST_TMP/nvunk.xml"
+np topo --input "$TEST_TMP/nvunk.xml" --quiet --format json >"$TEST_TMP/out.json"
+printf 'gpu 0000:38:00.0 gdr=unknown pxn=-\ngpu 0000:18:00.0 gdr=unknown\nexpect gdr-unknown\nforbid gdr-path\nnorec NCCL_NET_GDR_LEVEL\n' >"$TEST_TMP/nvunk.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/nvunk.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "with NVLinks the file cannot tell, PXN and so GDR of a GPU far from its NIC are unknown"
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+np topo --input "$TEST_TMP/nvunk.xml" --quiet --check-gdr >"$TEST_TMP/gdr" 2>&1
+grep -q '^GPU1 0000:38:00.0: GDR unknown: .*NVLink.*(PXN)' "$TEST_TMP/gdr"
+ok $? "  and --check-gdr says the NVLinks to a GPU near a NIC (PXN) are what is missing"
 # the safety check fails on a line that runs a command
 printf 'export NCCL_X=$(echo x >f)\n' >"$TEST_TMP/bad.rec"
 ! eval_safe "$TEST_TMP/bad.rec"

@@ -132,6 +132,8 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	char missing[NP_MSG_LEN] = "", m[NP_MSG_LEN / 2];
 	const char *via = NULL;
 	bool dmabuf = t->host.dmabuf_nic == NP_YES && g->dmabuf == NP_YES;
+	enum np_path cls = nr->nccl;
+	int peer = g->pci;
 
 	if (rdma_nics(t) == 0 && t->plugin_nics) {
 		snprintf(why, len, "unknown: the NICs are %s, which NCCL reaches through a network plugin (%s); whether it registers GPU memory is not in %s",
@@ -157,8 +159,13 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		return NP_UNKNOWN;
 	}
 	n = &t->nics[nr->nics[0]];
+	if (nr->pxn >= 0) { /* NCCL sends through the NIC's local GPU: its path decides */
+		n = &t->nics[nr->pxn_nic];
+		peer = t->gpus[nr->pxn].pci;
+		cls = t->gn_nccl[nr->pxn][nr->pxn_nic];
+	}
 	/* what the source states against GDR */
-	if (!t->flat && nr->nccl != NP_PATH_UNKNOWN && !np_path_gdr_level(nr->nccl)) {
+	if (!t->flat && cls != NP_PATH_UNKNOWN && !np_path_gdr_level(cls) && !nr->pxn_unknown) {
 		int d = down_nearer(t, i);
 		if (d >= 0)
 			snprintf(why, len, "%s port %d, %s from the GPU, is %s; NCCL uses %s instead, %s away, beyond its default GDR level PXB",
@@ -180,7 +187,7 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		snprintf(why, len, "NIC %s cannot register GPU memory (the file says gdr=\"0\" in its <net>)", n->name);
 		return NP_NO;
 	}
-	if (g->pci >= 0 && acs_on_path(t, g->pci, n->pci) >= 0) {
+	if (peer >= 0 && acs_on_path(t, peer, n->pci) >= 0) {
 		snprintf(why, len, "ACS redirect is on between the GPU and %s", n->name);
 		return NP_NO;
 	}
@@ -193,8 +200,11 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	/* what is missing for a yes */
 	if (t->flat)
 		add_missing(missing, sizeof(missing), "the real PCIe path (the hypervisor flattens the tree this source shows)");
-	else if (nr->nccl == NP_PATH_UNKNOWN)
+	else if (cls == NP_PATH_UNKNOWN)
 		add_missing(missing, sizeof(missing), "the PCIe path to the NIC");
+	else if (nr->pxn_unknown)
+		add_missing(missing, sizeof(missing),
+			    "whether NVLink joins the GPU to a GPU near a NIC, through which NCCL would send (PXN)");
 	if (n->rdma == NP_UNKNOWN) {
 		snprintf(m, sizeof(m), "whether %s is an RDMA NIC", n->name);
 		add_missing(missing, sizeof(missing), m);
@@ -215,7 +225,10 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		snprintf(why, len, "unknown: %s; %s does not tell", missing, said_by(t));
 		return NP_UNKNOWN;
 	}
-	if (nr->nccl == NP_PATH_P2C)
+	if (nr->pxn >= 0)
+		snprintf(why, len, "PXN: NCCL sends through GPU%d (NVLink) to %s, %s from GPU%d, within its GDR level, via %s", nr->pxn,
+			 n->name, np_path_str(cls), nr->pxn, via);
+	else if (nr->nccl == NP_PATH_P2C)
 		snprintf(why, len, "P2C to %s (the GPU's C2C link to its CPU, which holds the NIC: within NCCL's GDR level while NCCL_NET_GDR_C2C is 1, its default) via %s",
 			 n->name, via);
 	else
@@ -393,7 +406,7 @@ static void gdr_far_add(const struct np_topo *t, int i, const char *s, struct gd
 {
 	const struct np_near *nr = &t->near[i];
 
-	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl))
+	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl) || nr->pxn >= 0 || nr->pxn_unknown)
 		return;
 	if (down_nearer(t, i) >= 0) {
 		/* the near NIC is there but its port is not up: the link is
@@ -556,6 +569,7 @@ static void check_placement(struct np_topo *t)
 			gpu_numa_b = numa;
 		for (int k = 0; k < t->nnics; k++)
 			has |= np_topo_nic_data(t, k) && t->nics[k].numa == numa;
+		has |= t->near[i].pxn >= 0; /* NCCL sends over NVLink to a NIC near another GPU */
 		if (!has && t->nnics) {
 			nolist++;
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%sGPU%d", list[0] ? "," : "", i);

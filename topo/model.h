@@ -187,6 +187,12 @@ struct np_near {
 	enum np_path nccl;          /* NCCL's class of the same path (GDR decisions) */
 	int nics[NP_MAX_NICS];
 	int n;
+	/* PXN (NCCL 2.28): where nccl is beyond the GDR level, the NVLink
+	 * peer GPU through which NCCL sends to pxn_nic, which is within the
+	 * level to that peer; -1 none. pxn_unknown: such a peer exists but
+	 * the source cannot tell whether NVLink joins them */
+	int pxn, pxn_nic;
+	bool pxn_unknown;
 };
 
 struct np_health;

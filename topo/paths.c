@@ -293,6 +293,55 @@ bool np_topo_nic_data(const struct np_topo *t, int k)
 	return !rdma_any; /* socket interfaces carry the traffic when nothing else can */
 }
 
+/* NCCL 2.28's PXN (ncclTopoComputePaths, paths.cc): a GPU sends to a NIC
+ * through the NIC's local GPU (ncclTopoGetLocalGpu: the GPU nearest to
+ * it) when that GPU is PXB or P2C (NCCL_PXN_C2C=1) from the NIC, joined
+ * to the sender by NVLink (directly or through NVSwitches: NCCL's NVL),
+ * and the sender's own path to the NIC goes through the CPU; GDR is then
+ * judged on the local GPU's path (ncclTopoCheckGdr). Only GPUs whose own
+ * nearest NIC is beyond the GDR level are looked at: for the others
+ * NCCL's choice does not change the GDR answer. */
+static void pxn_paths(struct np_topo *t)
+{
+	for (int i = 0; i < t->ngpus; i++) {
+		struct np_near *nr = &t->near[i];
+		enum np_path best = NP_PATH_UNKNOWN;
+		nr->pxn = nr->pxn_nic = -1;
+		nr->pxn_unknown = false;
+		if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl))
+			continue;
+		for (int k = 0; k < t->nnics; k++) {
+			enum np_path local = NP_PATH_UNKNOWN;
+			if (!np_topo_nic_data(t, k) || !usable(&t->nics[k]))
+				continue;
+			for (int q = 0; q < t->ngpus; q++)
+				if (t->gn_nccl[q][k] < local)
+					local = t->gn_nccl[q][k];
+			if (local == NP_PATH_UNKNOWN || !np_path_gdr_level(local) || t->gn_nccl[i][k] <= NP_PATH_P2C)
+				continue;
+			for (int p = 0; p < t->ngpus; p++) {
+				if (p == i || t->gn_nccl[p][k] != local)
+					continue;
+				if (t->gg[i][p] == NP_PATH_NV) {
+					/* of equal classes, a NIC on the sender's NUMA node
+					 * (NCCL's choice among them is its search's) */
+					bool home = t->nics[k].numa >= 0 && t->nics[k].numa == t->gpus[i].numa;
+					if (nr->pxn < 0 || local < best ||
+					    (local == best && home && t->nics[nr->pxn_nic].numa != t->gpus[i].numa)) {
+						nr->pxn = p;
+						nr->pxn_nic = k;
+						best = local;
+					}
+				} else if (t->gpus[i].nvlinks < 0 || t->gpus[p].nvlinks < 0) {
+					nr->pxn_unknown = true;
+				}
+			}
+		}
+		if (nr->pxn >= 0)
+			nr->pxn_unknown = false;
+	}
+}
+
 void np_topo_paths(struct np_topo *t)
 {
 	mark_mgmt(t);
@@ -336,4 +385,5 @@ void np_topo_paths(struct np_topo *t)
 			}
 		}
 	}
+	pxn_paths(t);
 }
