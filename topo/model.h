@@ -57,6 +57,9 @@ struct np_pci {
 	bool virtual_sw;   /* a switch that an NCCL topology file declares */
 	bool named;        /* a host bridge the source lacks, named after a
 			    * device's bus (an hwloc export without bridges) */
+	bool gaps;         /* a host bridge with devices straight below it on
+			    * buses it does not hold itself: the source left the
+			    * bridges between them out (np_topo_paths) */
 	/* bridges: vendor << 48 | device << 32 | subsystem vendor << 16 |
 	 * subsystem device, as NCCL keys a PCIe switch (it tells Broadcom PEX
 	 * switches by them); ids_known says how much of it the source gave */
@@ -226,6 +229,9 @@ struct np_topo {
 	bool no_gpu_libs;           /* set before live discovery: leave NVML, the CUDA
 				     * driver and NCCL unloaded (GPUs from sysfs only),
 				     * for a process that must not have CUDA initialized */
+	bool v1_no_numa;            /* set by file discovery: an hwloc 1.x file without
+				     * NUMANode objects (hwloc 1.x wrote none for a
+				     * machine of one NUMA node; hwloc adds that one) */
 	bool import_in_child;       /* set before file discovery: hwloc imports an
 				     * hwloc XML in a forked child first, so that a
 				     * crash in its importer is an answer, not the

@@ -8,6 +8,7 @@
  * GPU's nearest data NIC(s). */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "topo.h"
@@ -49,10 +50,48 @@ static int root_of(const struct np_topo *t, int i)
 }
 
 /* Bridges the source left out hide where two devices meet: only NUMA
- * nodes that differ still tell (SYS). */
+ * nodes that differ still tell (SYS). Below one host bridge whose
+ * bridges are missing, only how two devices meet is hidden: two host
+ * bridges still meet at the CPU. */
 static bool hidden(const struct np_topo *t, int a, int b)
 {
-	return t->pci[root_of(t, a)].named || t->pci[root_of(t, b)].named;
+	int ra = root_of(t, a), rb = root_of(t, b);
+
+	return t->pci[ra].named || t->pci[rb].named || (ra == rb && t->pci[ra].gaps);
+}
+
+/* A device straight under a host bridge of bus B that sits on another bus
+ * has bridges between them that the source left out (an export with its
+ * bridges filtered, as hwloc 1.x exports of bare-metal POWER nodes are):
+ * a hypervisor's flat tree puts its devices on the host bridge's own bus.
+ * Marks those host bridges (np_pci.gaps) and says what told it. */
+static void mark_gaps(struct np_topo *t)
+{
+	int n = 0;
+	char first[NP_MSG_LEN / 2] = "";
+
+	if (t->origin == NP_SRC_NCCL)
+		return;
+	for (int i = 0; i < t->npci; i++) {
+		const struct np_pci *d = &t->pci[i];
+		struct np_pci *hb;
+		unsigned dom, bus, hdom, hbus;
+		if (d->kind != NP_PCI_DEVICE || d->parent < 0)
+			continue;
+		hb = &t->pci[d->parent];
+		if (hb->kind != NP_PCI_HOSTBRIDGE || hb->named || sscanf(d->id, "%x:%x:", &dom, &bus) != 2 ||
+		    sscanf(hb->id, "pci%x:%x", &hdom, &hbus) != 2 || (dom == hdom && bus == hbus))
+			continue;
+		hb->gaps = true;
+		if (!n++)
+			snprintf(first, sizeof(first), "%s on bus %02x under host bridge %s, whose bus is %02x", d->id, bus,
+				 hb->id + 3, hbus);
+	}
+	if (n)
+		np_topo_note(t, "the file leaves out PCI bridges: %d device(s) sit straight under a host bridge on a bus "
+				"other than its own (%s%s), so bridges join them there; a bare-metal export without "
+				"bridge objects, not a hypervisor's flattened tree; paths below one such host bridge are unknown",
+			     n, first, n > 1 ? ", ..." : "");
 }
 
 static enum np_path pci_path(const struct np_topo *t, int a, int b, int na, int nb)
@@ -262,6 +301,9 @@ static bool flattened(const struct np_topo *t)
 
 	if (t->origin == NP_SRC_NCCL || t->host.virtualized == NP_NO)
 		return false;
+	for (int i = 0; i < t->npci; i++)
+		if (t->pci[i].gaps)
+			return false;
 	for (int i = 0; i < t->ngpus + t->nnics; i++) {
 		int p = i < t->ngpus ? t->gpus[i].pci : t->nics[i - t->ngpus].pci;
 		if (p < 0)
@@ -345,6 +387,7 @@ static void pxn_paths(struct np_topo *t)
 void np_topo_paths(struct np_topo *t)
 {
 	mark_mgmt(t);
+	mark_gaps(t);
 	t->flat = flattened(t);
 	for (int i = 0; i < t->ngpus; i++)
 		for (int j = 0; j < t->ngpus; j++) {

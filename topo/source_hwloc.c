@@ -429,6 +429,30 @@ static void hwloc_lacks(struct np_topo *t)
 		     !t->nnics ? "" : states ? "NIC port rates, " : "NIC port states and rates, ");
 }
 
+/* An hwloc 1.x file without NUMANode objects: hwloc 1.x writes none for a
+ * machine whose kernel reports one NUMA node (or none), and hwloc 2.x adds
+ * that one node on import, with the I/O outside it. Every device is on it:
+ * their NUMA node is known, not a hypervisor's hidden one. */
+static void one_numa(struct np_topo *t)
+{
+	int n = 0;
+
+	if (!t->v1_no_numa || t->nnuma != 1)
+		return;
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->gpus[i].numa < 0 && ++n)
+			t->gpus[i].numa = t->numa[0].os_index;
+	for (int k = 0; k < t->nnics; k++)
+		if (t->nics[k].numa < 0 && ++n)
+			t->nics[k].numa = t->numa[0].os_index;
+	for (int i = 0; i < t->npci; i++)
+		if (t->pci[i].kind == NP_PCI_HOSTBRIDGE && t->pci[i].numa < 0)
+			t->pci[i].numa = t->numa[0].os_index;
+	if (n)
+		np_topo_note(t, "the file is an hwloc 1.x export without NUMANode objects, as hwloc 1.x writes a machine of one NUMA node: its %d GPU(s) and NIC port(s) are on that node",
+			     n);
+}
+
 enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struct np_err *err)
 {
 	hwloc_topology_t topo = (hwloc_topology_t)hwloc_topology;
@@ -472,5 +496,6 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 			break;
 		}
 	hwloc_lacks(t);
+	one_numa(t);
 	return NP_OK;
 }

@@ -13,6 +13,7 @@ the XML, not from the program. One fact a line, '#' comments:
       path=CLASS        nvidia-smi's class to them; nccl=CLASS, NCCL's
       nvlinks=N|unknown gdr=yes|no|unknown name=TEXT|unknown (_ for space)
       pxn=BUSID|-       the GPU NCCL sends through by PXN, '-' for none
+      numa=N|unknown    its NUMA node
   nic ID role=data|mgmt|socket rdma=yes|no|unknown state=ACTIVE|DOWN|...
       port=N            the port as the file gives it (0 for a socket)
   gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
@@ -83,6 +84,8 @@ def main(truth_path, json_path):
                     want(what, "unknown" if g["nvlinks"] is None else g["nvlinks"], val)
                 elif key == "gdr":
                     want(what, tri(g["gdr_ok"]), val)
+                elif key == "numa":
+                    want(what, "unknown" if g["numa"] is None else g["numa"], val)
                 elif key == "pxn":
                     p = g.get("pxn_gpu")
                     want(what, "-" if p is None else d["gpus"][p]["bus_id"], val)
