@@ -290,6 +290,20 @@ echo InfiniBand >"$R/sys/class/infiniband/mlx5_1/ports/1/link_layer"
 expect_success "RoCE beside the GPU, IB elsewhere: --recommend" topo --recommend
 expect_grep "^export NCCL_IB_HCA='=mlx5_0:1' " "$TEST_OUT" "  NCCL_IB_HCA lists the RoCE port only"
 
+# a port down beside active ones of one rate and fabric: NCCL's IB
+# transport skips ports that are not ACTIVE (ncclIbInitDevices), so
+# NCCL_IB_HCA would change nothing and is not recommended
+R=$TEST_TMP/down1
+node "$R"
+pci "$R" pci0000:17/0000:17:03.0/0000:30:00.0 0x15b3 0x020700
+link "$R" 0000:30:00.0 32.0 16 32.0 16
+hca "$R" mlx5_2 0000:30:00.0 "1: DOWN" "3: Disabled" "400 Gb/sec (4X NDR)" InfiniBand
+expect_success "one port down, the others active at one rate: --recommend" topo --recommend
+! grep -q 'NCCL_IB_HCA' "$TEST_OUT"
+ok $? "  no NCCL_IB_HCA: NCCL already leaves the port that is not ACTIVE out"
+expect_success "  the report" topo
+expect_grep 'nic-port-down \[mlx5_2:1\]' "$TEST_OUT" "  the port down is still a finding"
+
 # 12. NCCL flattens a Broadcom PEX Gen5 switch: a GPU and a NIC below two
 # level-1 sub-switches (subsystem device 0x1xxx) of one level-0 switch
 # (0x0xxx) are PXB to nvidia-smi and PIX to NCCL; sub-switches that are not
