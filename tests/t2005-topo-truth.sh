@@ -110,6 +110,23 @@ ok $rc "with NVLinks the file cannot tell, PXN and so GDR of a GPU far from its 
 np topo --input "$TEST_TMP/nvunk.xml" --quiet --check-gdr >"$TEST_TMP/gdr" 2>&1
 grep -q '^GPU1 0000:38:00.0: GDR unknown: .*NVLink.*(PXN)' "$TEST_TMP/gdr"
 ok $? "  and --check-gdr says the NVLinks to a GPU near a NIC (PXN) are what is missing"
+# two GPUs on one bus id are refused (no dump has them); a switch on the
+# bus id of an earlier one is read, as NCCL makes a node of each element
+cat >"$TEST_TMP/dupgpu.xml" <<'EOF2'
+<system version="1">
+  <cpu numaid="0" affinity="ff" arch="x86_64">
+    <pci busid="0000:18:00.0" class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>
+    <pci busid="0000:18:00.0" class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="1" sm="90" rank="1" gdr="1"/></pci>
+  </cpu>
+</system>
+EOF2
+expect_code 64 "two GPUs on one bus id are refused" np topo --input "$TEST_TMP/dupgpu.xml"
+expect_grep 'line 4: <pci> busid="0000:18:00.0" is the bus id of an earlier <pci> element' "$TEST_ERR" "  naming the line and the bus id"
+sed 's/class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="1".*/class="0x060400"><pci busid="0000:19:00.0" class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="1" sm="90" rank="1" gdr="1"\/><\/pci><\/pci>/' \
+	"$TEST_TMP/dupgpu.xml" >"$TEST_TMP/dupsw.xml"
+expect_success "a switch on a GPU's bus id is read" np topo --input "$TEST_TMP/dupsw.xml" --quiet --format json
+grep -q '"bus_id": "0000:19:00.0"' "$TEST_OUT"
+ok $? "  with the GPU below it"
 # the safety check fails on a line that runs a command
 printf 'export NCCL_X=$(echo x >f)\n' >"$TEST_TMP/bad.rec"
 ! eval_safe "$TEST_TMP/bad.rec"

@@ -82,6 +82,7 @@ struct walk {
 	int cpu_nics;                 /* <nic> directly under a <cpu> */
 	int cpu_repeats;              /* socket interfaces listed again under a later <cpu> */
 	int pci_sockets;              /* <net> of a PCI NIC that NCCL's socket transport wrote */
+	int repeats;                  /* <pci> switches read under an id of their own */
 	struct nvl nv[NP_MAX_GPUS][NV_PER_GPU]; /* deferred <nvlink> entries, by file order */
 	int nnv[NP_MAX_GPUS];
 	bool has_gpu_elem[NP_MAX_GPUS];
@@ -345,20 +346,16 @@ static bool rccl_gpu(xmlNodePtr pci, char *what, size_t len, bool first)
 static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 {
 	struct np_topo *t = w->t;
-	char raw[64], busid[NP_BUSID_LEN];
+	char raw[64], busid[NP_BUSID_LEN], id[NP_BUSID_LEN];
 	long cls = 0, vendor = 0, device = 0;
-	int node, has_cls, has_vendor;
-	bool has_gpu = false, has_pci = false;
+	int node, has_cls, has_vendor, prev;
+	bool has_gpu = false, has_pci = false, bridge;
 	xmlNodePtr nic = NULL;
 
 	if (w->st)
 		return;
 	if (!attr(pci, "busid", raw, sizeof(raw)) || !np_busid_norm(raw, busid, sizeof(busid))) {
 		np_topo_note(t, "a <pci> element without a valid busid was left out");
-		return;
-	}
-	if (np_topo_pci_find(t, busid) >= 0) {
-		bad(w, pci, "busid", raw, "is the bus id of an earlier <pci> element");
 		return;
 	}
 	if ((has_cls = num(w, pci, "class", 16, 0, 0xffffff, &cls)) < 0 ||
@@ -372,15 +369,39 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		if (is_elem(c, "pci"))
 			has_pci = true;
 	}
+	/* NCCL makes a node of each <pci> switch element, even of one whose
+	 * bus id an earlier element has (RCCL's models repeat a switch for
+	 * each of its ports), and keys GPUs, NICs and switches apart: such a
+	 * switch, or a device on a switch's bus id, is read under an id of
+	 * its own. Two devices on one bus id are two GPUs or NICs in one
+	 * place, which no dump has. */
+	bridge = (((cls >> 16) & 0xff) == 0x06 || (!has_cls && has_pci)) && !has_gpu && !nic;
+	snprintf(id, sizeof(id), "%s", busid);
+	prev = np_topo_pci_find(t, busid);
+	if (prev >= 0 && (bridge || t->pci[prev].kind == NP_PCI_BRIDGE)) {
+		char uid[NP_BUSID_LEN];
+		for (int k = 2; prev >= 0 && k < 100; k++) {
+			snprintf(uid, sizeof(uid), "%.16s#%d", busid, k);
+			prev = np_topo_pci_find(t, uid);
+		}
+		if (prev < 0) {
+			snprintf(id, sizeof(id), "%s", uid);
+			w->repeats++;
+		}
+	}
+	if (prev >= 0) {
+		bad(w, pci, "busid", raw, "is the bus id of an earlier <pci> element");
+		return;
+	}
 	/* a skeleton (a provider's file that NCCL merges with the node): a
 	 * bus id alone, its class taken from the node's sysfs */
 	if (!has_cls && !has_vendor && !has_gpu && !nic && !has_pci) {
 		t->unclassified++;
-		np_topo_pci_add(t, busid, NP_PCI_DEVICE, parent);
+		np_topo_pci_add(t, id, NP_PCI_DEVICE, parent);
 		return;
 	}
-	if ((((cls >> 16) & 0xff) == 0x06 || (!has_cls && has_pci)) && !has_gpu && !nic) {
-		node = np_topo_pci_add(t, busid, NP_PCI_BRIDGE, parent);
+	if (bridge) {
+		node = np_topo_pci_add(t, id, NP_PCI_BRIDGE, parent);
 		if (node < 0)
 			return;
 		t->pci[node].virtual_sw = !strncmp(busid, "ffff:", 5);
@@ -398,7 +419,7 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 				walk_pci(w, c, node);
 		return;
 	}
-	node = np_topo_pci_add(t, busid, NP_PCI_DEVICE, parent);
+	node = np_topo_pci_add(t, id, NP_PCI_DEVICE, parent);
 	if (node < 0)
 		return;
 	if ((has_gpu || ((cls >> 16) & 0xff) == 0x03) && vendor && vendor != 0x10de) {
@@ -595,6 +616,9 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	if (nhosts > 1)
 		np_topo_note(t, "the file holds %d%s hosts of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, the first; read each host's own dump for the others",
 			     nhosts, more ? " or more" : "", host);
+	if (w->repeats)
+		np_topo_note(t, "%d <pci> element(s) repeat the bus id of an earlier one where one of them is a switch; NCCL makes a node of each, and so does this reading (the repeat named BUSID#N)",
+			     w->repeats);
 	if (w->pci_sockets)
 		np_topo_note(t, "%d <net> entr%s of PCI NICs %s port=\"0\" with NCCL's socket transport's maxconn 65536 (or a wireless controller's class 0x0280): socket interfaces, not RDMA ports",
 			     w->pci_sockets, w->pci_sockets == 1 ? "y" : "ies", w->pci_sockets == 1 ? "has" : "have");
