@@ -523,6 +523,21 @@ static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
 			fprintf(f, "  %s: %s\n", fl->hosts[i], fl->summaries[i]);
 }
 
+/* A multi-node NVLink dump: one line per tray, each read on its own. */
+static void tray_table(FILE *f, const struct np_topo *t)
+{
+	if (!t->ntrays)
+		return;
+	fprintf(f, "Trays (hosts of one multi-node NVLink domain; * is the one reported):\n");
+	fprintf(f, "  TRAY  HOST_HASH               GPUS  NICS  RDMA  GDR      WARNINGS\n");
+	for (int k = 0; k < t->ntrays; k++) {
+		const struct np_tray *tr = &t->trays[k];
+		fprintf(f, "  %-4d%s %-23s %-5d %-5d %-5d %-8s %d\n", k + 1, k == t->tray ? "*" : " ", tr->host_hash, tr->ngpus,
+			tr->nnics, tr->rdma_nics, np_tri_str(tr->gdr), tr->warnings);
+	}
+	fprintf(f, "\n");
+}
+
 void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool wide)
 {
 	if (t->kind == NP_SRC_LIVE)
@@ -537,6 +552,7 @@ void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo
 	fprintf(f, "\n");
 	nic_table(f, t, wide);
 	fprintf(f, "\n");
+	tray_table(f, t);
 	host_line(f, t, wide);
 	fprintf(f, "\n");
 	if (t->health) {
@@ -570,11 +586,15 @@ enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t)
 			v == NP_UNKNOWN && !strncmp(why, "unknown: ", 9) ? why + 9 : why);
 	}
 	fprintf(f, "\n");
+	for (int k = 0; k < t->ntrays; k++)
+		fprintf(f, "Tray %d host_hash %s%s: GDR %s\n%s", k + 1, t->trays[k].host_hash, k == t->tray ? " (above)" : "",
+			np_tri_str(t->trays[k].gdr), k + 1 == t->ntrays ? "\n" : "");
 	findings(f, t, true, false);
 	if (t->ngpus)
-		fprintf(f, "\nGDR: %s\n", all == NP_YES ? "every GPU has a GDR path to a NIC"
-				       : no ? "not available on every GPU"
-					    : "unknown for some GPUs; none is known to lack it");
+		fprintf(f, "\nGDR: %s%s\n", all == NP_YES ? "every GPU has a GDR path to a NIC"
+					: no || all == NP_NO ? "not available on every GPU"
+							     : "unknown for some GPUs; none is known to lack it",
+			t->ntrays ? ", over every tray" : "");
 	return all;
 }
 
@@ -773,6 +793,22 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		json_nic(j, t, k);
 	np_json_arr_end(j);
 	json_paths(j, t);
+	if (!t->ntrays)
+		return;
+	np_json_arr_begin(j, "trays");
+	for (int k = 0; k < t->ntrays; k++) {
+		const struct np_tray *tr = &t->trays[k];
+		np_json_obj_begin(j, NULL);
+		np_json_str(j, "host_hash", tr->host_hash);
+		np_json_bool(j, "reported", k == t->tray);
+		np_json_int(j, "gpus", tr->ngpus);
+		np_json_int(j, "nics", tr->nnics);
+		np_json_int(j, "rdma_nics", tr->rdma_nics);
+		json_tri(j, "gdr_ok", tr->gdr);
+		np_json_int(j, "warnings", tr->warnings);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
 }
 
 static void json_findings(struct np_json *j, const struct np_topo *t, bool gdr_only)

@@ -175,6 +175,11 @@ for f in "$T"/topology/hwloc/aws-p4d.xml "$T"/topology/nccl/*.xml; do
 	[ -f "$f" ] || continue
 	doc topo "topo-$(basename "$f" .xml)" 0 np topo --input "$f" --format json
 done
+# a multi-node NVLink dump (its trays), PXN and C2C paths: exit 1 is their
+# gdr="0" GPUs' error finding
+for f in nccl-mnnvl nccl-pxn nccl-grace-c2c; do
+	doc topo "topo-$f" "0 1" np topo --input "$srcdir/tests/topo/edge/$f.xml" --format json
+done
 # a verdict (1) or inconclusive (6) on a busy host is an answer too: the
 # document is what is held
 doc isolate isolate-4 "0 1 6" np_mpi 4 isolate --backend mpi --ranks-per-node 1 --budget 0.05 --format json

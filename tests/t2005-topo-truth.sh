@@ -110,6 +110,23 @@ ok $rc "with NVLinks the file cannot tell, PXN and so GDR of a GPU far from its 
 np topo --input "$TEST_TMP/nvunk.xml" --quiet --check-gdr >"$TEST_TMP/gdr" 2>&1
 grep -q '^GPU1 0000:38:00.0: GDR unknown: .*NVLink.*(PXN)' "$TEST_TMP/gdr"
 ok $? "  and --check-gdr says the NVLinks to a GPU near a NIC (PXN) are what is missing"
+# --host-hash reports another tray of a multi-node NVLink dump; a hash
+# the file lacks, a file without trays and no --input are refused
+np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x2222 --quiet --format json >"$TEST_TMP/out.json"
+printf 'nic 0008:03:00.0 port=1\ngpu 0008:02:00.0 gdr=no\ntray 0x2222 reported=yes\ntray 0x1111 reported=no gdr=yes\nexpect gdr-gpu-unsupported\n' >"$TEST_TMP/t2.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/t2.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "--host-hash 0x2222 reports the second tray, its GPU with gdr=\"0\""
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+grep -q '"name": "mlx5_4"' "$TEST_TMP/out.json"
+ok $? "  and its own NIC, mlx5_4"
+expect_code 1 "a dump whose second tray has an error finding exits 1, whichever tray is reported" np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x1111
+expect_code 0 "  and 0 with --fail-on never" np topo --input "$T/edge/nccl-mnnvl.xml" --fail-on never
+expect_code 64 "--host-hash of no tray is refused" np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x4444
+expect_grep "its trays' host_hash: 0x1111, 0x2222, 0x3333" "$TEST_ERR" "  naming the trays there are"
+expect_code 64 "--host-hash with a file of no trays is refused" np topo --input "$T/edge/nccl-pxn.xml" --host-hash 0x1111
+expect_code 64 "--host-hash with an hwloc file is refused" np topo --input "$T/edge/hwloc-vm-flat.xml" --host-hash 0x1111
+expect_code 64 "--host-hash without --input is refused" np topo --host-hash 0x1111
 # two GPUs on one bus id are refused (no dump has them); a switch on the
 # bus id of an earlier one is read, as NCCL makes a node of each element
 cat >"$TEST_TMP/dupgpu.xml" <<'EOF2'

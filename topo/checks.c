@@ -250,6 +250,13 @@ enum np_tri np_topo_gdr_all(const struct np_topo *t)
 		if (v == NP_UNKNOWN)
 			all = NP_UNKNOWN;
 	}
+	/* a multi-node NVLink dump: every tray's GPUs, each read on its own */
+	for (int k = 0; k < t->ntrays; k++) {
+		if (t->trays[k].gdr == NP_NO)
+			return NP_NO;
+		if (t->trays[k].gdr == NP_UNKNOWN)
+			all = NP_UNKNOWN;
+	}
 	return all;
 }
 

@@ -189,6 +189,10 @@ static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const ch
 	if (!strcmp(name, "topology")) {
 		xmlNodePtr root = xmlDocGetRootElement(x->doc);
 		xmlChar *ver = xmlGetProp(root, (const xmlChar *)"version");
+		if (t->tray_want) {
+			xmlFree(ver);
+			return np_fail(err, NP_EUSAGE, "--host-hash picks a tray of an NCCL topology file; --input '%s' is an hwloc XML", path);
+		}
 		st = np_xml_check_hwloc(x, path, err);
 		/* 1.x files have no version (2.x write "2.0" and up) */
 		t->v1_no_numa = (!ver || ver[0] == '1') && !has_numanode(root);

@@ -154,6 +154,9 @@ void np_topo_release(struct np_topo *t)
 	free(t->findings);
 	free(t->recs);
 	free(t->notes);
+	free(t->trays);
+	t->trays = NULL;
+	t->ntrays = 0;
 	if (t->hwloc)
 		hwloc_topology_destroy((hwloc_topology_t)t->hwloc);
 	t->pci = NULL;

@@ -143,6 +143,17 @@ struct np_numa {
 	char cpus[NP_CPUSET_LEN];   /* CPU list */
 };
 
+/* One host (tray) of a multi-node NVLink dump: NCCL keys each <cpu>
+ * tree by host_hash; each is read and analyzed on its own. */
+#define NP_HASH_LEN 24
+struct np_tray {
+	char host_hash[NP_HASH_LEN];
+	int ngpus, nnics, rdma_nics;
+	enum np_tri gdr;            /* np_topo_gdr_all of the tray */
+	int warnings;               /* its findings at warning or error */
+	int errors;                 /* of those, at error */
+};
+
 enum np_topo_kind { NP_SRC_LIVE, NP_SRC_HWLOC, NP_SRC_NCCL, NP_SRC_SNAPSHOT };
 const char *np_topo_kind_str(enum np_topo_kind k);
 
@@ -229,6 +240,12 @@ struct np_topo {
 	bool no_gpu_libs;           /* set before live discovery: leave NVML, the CUDA
 				     * driver and NCCL unloaded (GPUs from sysfs only),
 				     * for a process that must not have CUDA initialized */
+	const char *tray_want;      /* set before file discovery: the host_hash of the
+				     * tray of a multi-node NVLink dump to report;
+				     * NULL the first */
+	struct np_tray *trays;      /* every tray of such a dump, in file order; NULL */
+	int ntrays;                 /* and 0 for any other source */
+	int tray;                   /* the index of the one reported */
 	bool v1_no_numa;            /* set by file discovery: an hwloc 1.x file without
 				     * NUMANode objects (hwloc 1.x wrote none for a
 				     * machine of one NUMA node; hwloc adds that one) */

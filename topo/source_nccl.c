@@ -546,12 +546,35 @@ static void name_gpus(struct np_topo *t)
 	}
 }
 
-static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
+/* The host_hash values of the file's <cpu> trees, each once, in file order
+ * (hashes[NP_HASH_LEN] each, at most max); their count. Unprintable bytes
+ * become '?'. */
+static int host_hashes(xmlNodePtr sys, char (*hashes)[NP_HASH_LEN], int max)
+{
+	int n = 0;
+
+	for (xmlNodePtr cpu = sys->children; cpu; cpu = cpu->next) {
+		char hash[NP_HASH_LEN];
+		bool seen = false;
+		if (!is_elem(cpu, "cpu") || !attr(cpu, "host_hash", hash, sizeof(hash)))
+			continue;
+		for (char *p = hash; *p; p++)
+			if (*p < 0x21 || *p >= 0x7f)
+				*p = '?';
+		for (int k = 0; k < n && !seen; k++)
+			seen = !strcmp(hashes[k], hash);
+		if (!seen && n < max)
+			snprintf(hashes[n++], NP_HASH_LEN, "%s", hash);
+	}
+	return n;
+}
+
+/* Read the <cpu> trees of one host: host (a host_hash) or, NULL, those
+ * without one and the first host's. */
+static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, const char *host,
+				  struct np_err *err)
 {
 	struct walk *w = calloc(1, sizeof(*w));
-	char host[64] = "", others[64][64];
-	int nhosts = 0, nother = 0;
-	bool more = false;
 	enum np_status st;
 
 	if (!w)
@@ -560,30 +583,19 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	w->path = path;
 	w->err = err;
 	for (xmlNodePtr cpu = sys->children; cpu && !w->st; cpu = cpu->next) {
-		char hb[NP_BUSID_LEN], mask[512], hash[64];
+		char hb[NP_BUSID_LEN], mask[512], hash[NP_HASH_LEN];
 		long numa = -1;
 		int node;
 		if (!is_elem(cpu, "cpu"))
 			continue;
 		/* a multi-node NVLink dump: one tree per host (tray) of the
-		 * NVLink domain, keyed by host_hash, the same bus ids in each;
-		 * the report is of one host, the first in the file */
-		if (attr(cpu, "host_hash", hash, sizeof(hash))) {
-			if (!host[0]) {
-				snprintf(host, sizeof(host), "%s", hash);
-				nhosts = 1;
-			} else if (strcmp(hash, host)) {
-				bool seen = false;
-				for (int k = 0; k < nother && !seen; k++)
-					seen = !strcmp(others[k], hash);
-				if (!seen && nother < (int)(sizeof(others) / sizeof(others[0]))) {
-					snprintf(others[nother++], sizeof(others[0]), "%s", hash);
-					nhosts++;
-				} else if (!seen) {
-					more = true;
-				}
+		 * NVLink domain, keyed by host_hash, the same bus ids in each */
+		if (host && attr(cpu, "host_hash", hash, sizeof(hash))) {
+			for (char *p = hash; *p; p++)
+				if (*p < 0x21 || *p >= 0x7f)
+					*p = '?';
+			if (strcmp(hash, host))
 				continue;
-			}
 		}
 		if (num(w, cpu, "numaid", 10, -1, 4095, &numa) < 0)
 			break;
@@ -613,9 +625,6 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 		free(w);
 		return st;
 	}
-	if (nhosts > 1)
-		np_topo_note(t, "the file holds %d%s hosts of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, the first; read each host's own dump for the others",
-			     nhosts, more ? " or more" : "", host);
 	if (w->repeats)
 		np_topo_note(t, "%d <pci> element(s) repeat the bus id of an earlier one where one of them is a switch; NCCL makes a node of each, and so does this reading (the repeat named BUSID#N)",
 			     w->repeats);
@@ -637,6 +646,83 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	return NP_OK;
 }
 
+/* One tray of a multi-node NVLink dump read and analyzed on its own. */
+static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const char *path, const char *hash,
+				   struct np_err *err)
+{
+	struct np_topo *t = malloc(sizeof(*t));
+	enum np_status st;
+
+	if (!t)
+		return np_fail(err, NP_ENOMEM, "out of memory reading an NCCL topology file");
+	np_topo_init(t);
+	t->kind = t->origin = NP_SRC_NCCL;
+	snprintf(tr->host_hash, sizeof(tr->host_hash), "%s", hash);
+	st = walk_system(t, sys, path, hash, err);
+	if (!st) {
+		np_topo_analyze(t);
+		tr->ngpus = t->ngpus;
+		tr->nnics = t->nnics;
+		for (int k = 0; k < t->nnics; k++)
+			tr->rdma_nics += t->nics[k].rdma != NP_NO;
+		tr->gdr = np_topo_gdr_all(t);
+		for (int f = 0; f < t->nfindings; f++) {
+			tr->warnings += t->findings[f].sev >= NP_SEV_WARNING;
+			tr->errors += t->findings[f].sev >= NP_SEV_ERROR;
+		}
+	}
+	np_topo_release(t);
+	free(t);
+	return st;
+}
+
+/* The host the report is of (t->tray_want, else the first) and, where the
+ * file holds several (a multi-node NVLink dump: one <cpu> tree per tray,
+ * keyed by host_hash, as NCCL keys them), each tray's summary. */
+static enum np_status read_trays(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
+{
+	enum { MAX_TRAYS = 1024 };
+	char (*hashes)[NP_HASH_LEN] = calloc(MAX_TRAYS, NP_HASH_LEN);
+	int n, want = 0;
+	enum np_status st = NP_OK;
+
+	if (!hashes)
+		return np_fail(err, NP_ENOMEM, "out of memory reading an NCCL topology file");
+	n = host_hashes(sys, hashes, MAX_TRAYS);
+	if (t->tray_want) {
+		for (want = 0; want < n && strcmp(hashes[want], t->tray_want); want++)
+			;
+		if (want == n) {
+			char list[200] = "";
+			for (int k = 0; k < n && strlen(list) < sizeof(list) - NP_HASH_LEN - 8; k++)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "", hashes[k]);
+			st = np_fail(err, NP_EUSAGE, n ? "--host-hash '%.40s' names no tray of --input '%s'; its trays' host_hash: %s%s"
+						 : "--host-hash '%.40s': --input '%s' is not a multi-node NVLink dump (no <cpu host_hash>)%s%s",
+				     t->tray_want, path, list, n && strlen(list) >= sizeof(list) - NP_HASH_LEN - 8 ? ", ..." : "");
+			goto out_free;
+		}
+	}
+	st = walk_system(t, sys, path, n ? hashes[want] : NULL, err);
+	if (st || n < 2)
+		goto out_free;
+	t->trays = calloc((size_t)n, sizeof(*t->trays));
+	if (!t->trays) {
+		st = np_fail(err, NP_ENOMEM, "out of memory reading an NCCL topology file");
+		goto out_free;
+	}
+	for (int k = 0; k < n && !st; k++)
+		st = tray_summary(&t->trays[k], sys, path, hashes[k], err);
+	if (st)
+		goto out_free;
+	t->ntrays = n;
+	t->tray = want;
+	np_topo_note(t, "the file holds %d%s hosts (trays) of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, tray %d, and the trays' summary follows; --host-hash reports another",
+		     n, n == MAX_TRAYS ? " or more" : "", hashes[want], want + 1);
+out_free:
+	free(hashes);
+	return st;
+}
+
 enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path, struct np_err *err)
 {
 	xmlNodePtr root = xmlDocGetRootElement(doc);
@@ -655,7 +741,7 @@ enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const cha
 	if (version != 1)
 		np_topo_note(t, "NCCL topology file version %ld; version 1 is the one known", version);
 	t->kind = t->origin = NP_SRC_NCCL;
-	st = walk_system(t, root, path, err);
+	st = read_trays(t, root, path, err);
 	if (st)
 		return st;
 	np_topo_note(t, "an NCCL topology file has no NIC port states, current PCIe links (its link_speed and link_width are the maximums) or host facts; those checks are skipped");

@@ -52,7 +52,8 @@ bool np_path_gdr_level(enum np_path p);
  * the reason the source states in why; or unknown, with what is missing. */
 enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int gpu, char *why, size_t len);
 /* Of every GPU: NP_YES when all are yes, NP_NO when one is no (or the node
- * has no GPU), else NP_UNKNOWN. */
+ * has no GPU), else NP_UNKNOWN; of a multi-node NVLink dump, over every
+ * tray (np_topo.trays). */
 enum np_tri np_topo_gdr_all(const struct np_topo *t);
 
 /* One MPI rank's CPU binding, checked against its GPU's NUMA node. */
