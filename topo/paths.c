@@ -374,7 +374,8 @@ static void pxn_paths(struct np_topo *t)
 						nr->pxn_nic = k;
 						best = local;
 					}
-				} else if (t->gpus[i].nvlinks < 0 || t->gpus[p].nvlinks < 0) {
+				} else if ((t->gpus[i].nvlinks < 0 || t->gpus[p].nvlinks < 0) && t->gpus[i].nvlinks != 0 &&
+					   t->gpus[p].nvlinks != 0) { /* a GPU of no NVLink joins none */
 					nr->pxn_unknown = true;
 				}
 			}

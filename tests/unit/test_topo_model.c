@@ -61,6 +61,7 @@ int main(void)
 	n->state = NP_PORT_ACTIVE;
 	n->pci = np_topo_pci_add_chain(t, "pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:03.0/0000:1d:00.0", 0);
 	t->gpus[0].nvpeer[1] = 4;
+	t->gpus[3].nvlinks = t->gpus[4].nvlinks = 0; /* no NVLink: no PXN through GPU0 */
 	np_topo_paths(t);
 	tap_is_str(np_path_str(t->gg[0][1]), "NV", "direct NVLinks win over PCIe");
 	tap_is_int(t->gg_nv[0][1], 4, "NV4");
@@ -92,6 +93,21 @@ int main(void)
 		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_YES, "with both, GPU0 has GDR to mlx5_0 (%s)", why);
 		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_NO, "GPU3 (NODE) has not: %s", why);
 		tap_ok(strstr(why, "PHB") != NULL, "  the reason names NCCL's class");
+		t->gpus[3].nvlinks = NP_COUNT_UNKNOWN;
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_UNKNOWN,
+			   "GPU3 with NVLinks unknown: NCCL may send through GPU0 (PXN), so unknown: %s", why);
+		t->gpus[3].nvlinks = 1;
+		t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = 1;
+		t->gpus[0].nvlinks = 4;
+		t->gpus[3].gdr = NP_YES;
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_YES, "GPU3 on the NVSwitch with GPU0: PXN, yes: %s", why);
+		tap_is_int(t->near[3].pxn, 0, "  through GPU0");
+		t->gpus[3].nvlinks = 0;
+		t->gpus[0].nvlinks = NP_COUNT_UNKNOWN;
+		t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = NP_COUNT_UNKNOWN;
+		np_topo_paths(t);
 		t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
 		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "ACS redirect on the switch between them takes GDR away");
 	}
