@@ -389,7 +389,8 @@ static void gdr_check_gpu_support(struct np_topo *t, int i, const char *s)
 		f = np_topo_finding(t, "gdr-gpu-unsupported", NP_SEV_ERROR, s);
 		SET(f->message, "%s (%s) does not support GPUDirect RDMA", s, g->busid);
 		gpu_gdr_attr_evidence(t, g, f->evidence, sizeof(f->evidence));
-		SET(f->remedy, "GDR needs a data-center GPU and driver; NCCL will stage through host memory");
+		SET(f->remedy, "none for this GPU: CUDA's GPUDirect RDMA attribute is 0 on GeForce and integrated GPUs (GB10) and in WSL; "
+			       "NCCL will stage through host memory; on a data-center GPU, update the driver");
 	}
 	if (nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
 		const struct np_nic *n = &t->nics[nr->nics[0]];
