@@ -165,7 +165,7 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		cls = t->gn_nccl[nr->pxn][nr->pxn_nic];
 	}
 	/* what the source states against GDR */
-	if (!t->flat && cls != NP_PATH_UNKNOWN && !np_path_gdr_level(cls) && !nr->pxn_unknown) {
+	if (!t->flat && cls != NP_PATH_UNKNOWN && !np_path_gdr_level(cls) && !nr->pxn_unknown && !nr->c2c_unknown) {
 		int d = down_nearer(t, i);
 		if (d >= 0)
 			snprintf(why, len, "%s port %d, %s from the GPU, is %s; NCCL uses %s instead, %s away, beyond its default GDR level PXB",
@@ -202,9 +202,12 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		add_missing(missing, sizeof(missing), "the real PCIe path (the hypervisor flattens the tree this source shows)");
 	else if (cls == NP_PATH_UNKNOWN)
 		add_missing(missing, sizeof(missing), "the PCIe path to the NIC");
-	else if (nr->pxn_unknown)
+	if (nr->pxn < 0 && nr->pxn_unknown)
 		add_missing(missing, sizeof(missing),
 			    "whether NVLink joins the GPU to a GPU near a NIC, through which NCCL would send (PXN)");
+	if (nr->pxn < 0 && nr->c2c_unknown)
+		add_missing(missing, sizeof(missing),
+			    "whether the GPU has NVLink-C2C to the CPU its NIC hangs from (on Grace NCCL calls that path P2C, within its GDR level)");
 	if (n->rdma == NP_UNKNOWN) {
 		snprintf(m, sizeof(m), "whether %s is an RDMA NIC", n->name);
 		add_missing(missing, sizeof(missing), m);
@@ -414,7 +417,8 @@ static void gdr_far_add(const struct np_topo *t, int i, const char *s, struct gd
 {
 	const struct np_near *nr = &t->near[i];
 
-	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl) || nr->pxn >= 0 || nr->pxn_unknown)
+	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl) || nr->pxn >= 0 || nr->pxn_unknown ||
+	    nr->c2c_unknown)
 		return;
 	if (down_nearer(t, i) >= 0) {
 		/* the near NIC is there but its port is not up: the link is

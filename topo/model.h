@@ -169,6 +169,8 @@ struct np_host {
 	enum np_tri nvml;           /* NVML answered */
 	char iface_nccl[NP_NAME_LEN]; /* the interface NCCL's default choice would take */
 	char iface_pci[NP_NAME_LEN];  /* the first UP interface backed by a PCI device */
+	char arch[16];              /* the CPU architecture ("x86_64", "aarch64", NCCL's
+				     * "arm64"); "" unknown */
 };
 
 /* Analysis output. */
@@ -207,6 +209,9 @@ struct np_near {
 	 * the source cannot tell whether NVLink joins them */
 	int pxn, pxn_nic;
 	bool pxn_unknown;
+	/* nccl is PHB to a NIC on the GPU's own CPU, and whether the GPU has
+	 * NVLink-C2C to that CPU (then P2C) the source cannot tell */
+	bool c2c_unknown;
 };
 
 struct np_health;

@@ -385,6 +385,17 @@ static void pxn_paths(struct np_topo *t)
 	}
 }
 
+/* Whether a GPU whose source does not say may have NVLink-C2C to its CPU:
+ * only Grace (aarch64) has it. */
+static bool c2c_possible(const struct np_topo *t, const struct np_gpu *g)
+{
+	const char *a = t->host.arch;
+
+	if (g->c2c_links >= 0)
+		return g->c2c_links > 0;
+	return !a[0] || !strcmp(a, "aarch64") || !strcmp(a, "arm64");
+}
+
 void np_topo_paths(struct np_topo *t)
 {
 	mark_mgmt(t);
@@ -428,6 +439,14 @@ void np_topo_paths(struct np_topo *t)
 					nr->nccl = t->gn_nccl[i][k];
 			}
 		}
+	}
+	for (int i = 0; i < t->ngpus; i++) {
+		struct np_near *nr = &t->near[i];
+		nr->c2c_unknown = false;
+		for (int k = 0; k < nr->n && !t->flat; k++)
+			nr->c2c_unknown |= t->gpus[i].c2c_links < 0 && c2c_possible(t, &t->gpus[i]) &&
+					   t->gn_nccl[i][nr->nics[k]] == NP_PATH_PHB && t->gpus[i].numa >= 0 &&
+					   t->gpus[i].numa == t->nics[nr->nics[k]].numa;
 	}
 	pxn_paths(t);
 }

@@ -208,7 +208,7 @@ static void rec_diagnostics(struct np_topo *t)
 		for (int k = 0; k < nr->n; k++)
 			nic_may |= t->nics[nr->nics[k]].gdr != NP_NO;
 		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && !np_path_gdr_level(nr->nccl) &&
-		    nr->pxn < 0 && !nr->pxn_unknown && nr->nccl > worst)
+		    nr->pxn < 0 && !nr->pxn_unknown && !nr->c2c_unknown && nr->nccl > worst)
 			worst = nr->nccl;
 	}
 	if (worst == NP_PATH_X)

@@ -25,9 +25,12 @@ void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo)
 {
 	hwloc_obj_t root = hwloc_get_root_obj(topo), o = NULL;
 	const char *host = hwloc_obj_get_info_by_name(root, "HostName");
+	const char *arch = hwloc_obj_get_info_by_name(root, "Architecture");
 
 	if (host && !t->host.hostname[0])
 		snprintf(t->host.hostname, sizeof(t->host.hostname), "%s", host);
+	if (arch && !t->host.arch[0])
+		snprintf(t->host.arch, sizeof(t->host.arch), "%s", arch);
 	t->nnuma = 0;
 	while ((o = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, o)) && t->nnuma < NP_MAX_NUMA) {
 		struct np_numa *n = &t->numa[t->nnuma++];

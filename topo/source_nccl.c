@@ -599,6 +599,8 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 		}
 		if (num(w, cpu, "numaid", 10, -1, 4095, &numa) < 0)
 			break;
+		if (!t->host.arch[0] && attr(cpu, "arch", hash, sizeof(hash)))
+			snprintf(t->host.arch, sizeof(t->host.arch), "%.15s", hash);
 		w->numa = (int)numa;
 		w->cpu_nics = 0;
 		if (w->numa >= 0 && np_topo_numa_index(t, w->numa) < 0 && t->nnuma < NP_MAX_NUMA) {

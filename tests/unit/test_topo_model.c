@@ -38,6 +38,7 @@ int main(void)
 	/* two sockets; socket 0: host bridge A with a switch (GPU0, GPU1, NIC0)
 	 * and a nested switch (GPU2); host bridge B (GPU3); socket 1: GPU4 */
 	np_topo_init(t);
+	snprintf(t->host.arch, sizeof(t->host.arch), "x86_64"); /* no C2C */
 	t->nnuma = 2;
 	t->numa[0].os_index = 0;
 	t->numa[1].os_index = 1;
@@ -127,6 +128,7 @@ int main(void)
 	/* a GPU and a NIC on one root port (what some hypervisors show):
 	 * nvidia-smi says PIX, NCCL puts the root port in the CPU: PHB */
 	np_topo_init(t);
+	snprintf(t->host.arch, sizeof(t->host.arch), "x86_64"); /* no C2C */
 	t->nnuma = 1;
 	g = np_topo_gpu_add(t, "0000:02:00.0");
 	g->numa = 0;
@@ -149,6 +151,17 @@ int main(void)
 	{
 		char why[NP_MSG_LEN];
 		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "so NCCL does not use GDR: %s", why);
+		t->host.arch[0] = '\0'; /* a machine that may be a Grace: C2C unknown */
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "of an unknown architecture, unknown: %s", why);
+		tap_ok(strstr(why, "NVLink-C2C") != NULL, "  C2C is what is missing");
+		t->gpus[0].c2c_links = 10;
+		np_topo_paths(t);
+		tap_is_str(np_path_str(t->gn_nccl[0][0]), "P2C", "with C2C links: P2C to NCCL");
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_YES, "  within its GDR level: %s", why);
+		t->gpus[0].c2c_links = 0;
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "  none: PHB, no GDR");
 	}
 	tap_ok(t->nics[1].mgmt, "a Gen3 x4 NIC beside a Gen4 x16 one is a management port");
 	tap_ok(!t->nics[0].mgmt, "  the wide one is not");
