@@ -242,7 +242,7 @@ static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->ngpus) {
 		if (t->other_gpus && t->other_gpu_what[0])
-			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive; the first: %s)\n",
+			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n  the first: %.86s\n",
 				t->other_gpus, t->other_gpu_vendor, t->other_gpu_what);
 		else if (t->other_gpus)
 			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n", t->other_gpus,
