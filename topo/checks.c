@@ -714,7 +714,7 @@ static void check_vm(struct np_topo *t)
 	SET(f->message, "every GPU and NIC sits straight under a host bridge with no PCIe switch: a hypervisor's flattened tree. "
 			"The PCIe path classes here (PHB, NODE) are not the machine's, so GDR and P2P answers drawn from them are unknown, "
 			"and NCCL sees the same flat tree unless it is given the real one");
-	SET(f->evidence, "all %d GPUs and NICs have a host bridge as parent%s", devices,
+	SET(f->evidence, "all %d GPUs and NICs have a host bridge as parent, each on that host bridge's own bus (no bridge left out of the export)%s", devices,
 	    t->host.virtualized == NP_YES ? "; a hypervisor is present" : "");
 	SET(f->remedy, "give NCCL the provider's topology file for this instance type (NCCL_TOPO_FILE; the provider's NCCL plugin may set it)");
 }
