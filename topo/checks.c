@@ -395,7 +395,9 @@ static void gdr_check_gpu_support(struct np_topo *t, int i, const char *s)
 		SET(f->remedy, "none for this GPU: CUDA's GPUDirect RDMA attribute is 0 on GeForce and integrated GPUs (GB10) and in WSL; "
 			       "NCCL will stage through host memory; on a data-center GPU, update the driver");
 	}
-	if (nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
+	/* a GPU without GDR is the cause: NCCL's NIC gdr attribute also
+	 * needs the GPU's dma-buf (plugin/net.cc), so say the GPU alone */
+	if (g->gdr != NP_NO && nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
 		const struct np_nic *n = &t->nics[nr->nics[0]];
 		f = np_topo_finding(t, "gdr-nic-unsupported", NP_SEV_WARNING, n->name);
 		SET(f->message, "NIC %s, nearest to %s, cannot register GPU memory; NCCL stages its traffic through host memory", n->name, s);

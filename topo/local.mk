@@ -77,6 +77,7 @@ TOPO_EDGE = \
 	tests/topo/edge/nccl-cross-nic.xml tests/topo/edge/nccl-cross-nic.truth \
 	tests/topo/edge/nccl-gdr-nvlink.xml tests/topo/edge/nccl-gdr-nvlink.truth \
 	tests/topo/edge/nccl-gdr-zero.xml tests/topo/edge/nccl-gdr-zero.truth \
+	tests/topo/edge/nccl-gb10.xml tests/topo/edge/nccl-gb10.truth \
 	tests/topo/edge/nccl-gdr-zero-far.xml tests/topo/edge/nccl-gdr-zero-far.truth \
 	tests/topo/edge/nccl-grace-c2c.xml tests/topo/edge/nccl-grace-c2c.truth \
 	tests/topo/edge/nccl-mgmt-nic.xml tests/topo/edge/nccl-mgmt-nic.truth \
