@@ -189,6 +189,15 @@ echo unknown >"$R/sys/class/net/lo/operstate"; echo 1 >"$R/sys/class/net/lo/ifin
 ln -s ../../../bus/pci/devices/0000:20:00.0 "$R/sys/class/net/eth0/device"
 expect_success "a virtual interface first" topo --recommend
 expect_grep "^export NCCL_SOCKET_IFNAME='=eth0'  # net-socket-iface: NCCL would bootstrap over 'virbr0'" "$TEST_OUT" "  NCCL_SOCKET_IFNAME names the PCI interface exactly"
+R2=$TEST_TMP/h2
+node "$R2"
+mkdir -p "$R2/sys/class/net/eth0" "$R2/sys/class/net/docker0"
+echo up >"$R2/sys/class/net/eth0/operstate"; echo 2 >"$R2/sys/class/net/eth0/ifindex"
+echo up >"$R2/sys/class/net/docker0/operstate"; echo 3 >"$R2/sys/class/net/docker0/ifindex"
+ln -s ../../../bus/pci/devices/0000:20:00.0 "$R2/sys/class/net/eth0/device"
+NCCL_PROBE_FSROOT=$R2 np topo --quiet --recommend >"$TEST_OUT" 2>"$TEST_ERR"
+! grep -q NCCL_SOCKET_IFNAME "$TEST_OUT"
+ok $? "  no NCCL_SOCKET_IFNAME where NCCL's default is the PCI interface already"
 # a snapshot whose interface and NIC names carry shell syntax: nothing of
 # it may reach an export line that a shell evaluates
 expect_success "  its snapshot" topo --export "$TEST_TMP/h.xml"
