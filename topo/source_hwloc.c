@@ -157,7 +157,7 @@ static bool is_other_gpu(hwloc_obj_t o)
 	 * 1002:14a1), or a link no on-board graphics has (above PCIe Gen3
 	 * x4, 3.9 GB/s) */
 	if (o->parent && o->parent->type == HWLOC_OBJ_BRIDGE && o->parent->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI &&
-	    o->parent->attr->pcidev.vendor_id == v)
+	    o->parent->attr->bridge.upstream.pci.vendor_id == v)
 		return true;
 	for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
 		if (c->type == HWLOC_OBJ_OS_DEVICE &&
