@@ -246,6 +246,9 @@ static int exit_code(const struct np_opts *o, const struct np_topo *t)
 	for (int i = 0; i < t->nfindings; i++) /* --fail-on: -1 never */
 		if (o->fail_on >= 0 && (int)t->findings[i].sev >= o->fail_on)
 			return NP_EXIT_VERDICT;
+	for (int k = 0; k < t->ntrays; k++) /* a multi-node NVLink dump: every tray */
+		if (o->fail_on >= 0 && (o->fail_on == NP_SEV_ERROR ? t->trays[k].errors : t->trays[k].warnings) > 0)
+			return NP_EXIT_VERDICT;
 	return NP_EXIT_OK;
 }
 
@@ -293,6 +296,7 @@ static int discover(struct fleet_state *fs, struct np_topo *t, const struct np_o
 		/* an MPI rank does not fork: with verbs, its registered pages
 		 * are absent in a child (ibv_fork_init) or shared copy-on-write */
 		t->import_in_child = !fs->up;
+		t->tray_want = o->host_hash;
 		st = o->input ? np_topo_discover_file(t, o->input, keep, &err) : np_topo_discover_live(t, keep, &err);
 	}
 	if (fs->up) {
@@ -408,6 +412,10 @@ int cmd_topo(struct np_run *run)
 
 	if (o.format == NP_FMT_CSV) {
 		np_error("topo has no CSV output; use --format table or --format json");
+		return NP_EXIT_USAGE;
+	}
+	if (o.host_hash && !o.input) {
+		np_error("--host-hash picks a tray of a multi-node NVLink dump; give the dump with --input");
 		return NP_EXIT_USAGE;
 	}
 	fleet_state_init(&fs, run);

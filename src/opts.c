@@ -88,6 +88,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("gpu-map", 0, "LIST", SW | IS | TU, opt_gpu_map, "GPU index for each local rank, e.g. 0,2,4,6 (env NCCL_PROBE_GPU_MAP)"),
 	OPT_FLAG("graph", 0, SW | TU, graph, "capture each timed batch in a CUDA graph (NCCL backend)"),
 	OPT_HELP("help", 'h', SW | TP | IS | CP | TU, "show this help and exit"),
+	OPT_STRING("host-hash", 0, "HASH", TP, host_hash, "with --input of a multi-node NVLink dump, report the tray whose <cpu host_hash> is HASH (default the first)"),
 	OPT_FLAG("inplace", 0, SW | TU, inplace, "run in place (recv buffer is the send buffer)"),
 	OPT_STRING("input", 0, "FILE", TP, input, "read the topology from an hwloc XML or NCCL topology XML file"),
 	OPT_CALLBACK("iters", 'n', "N|auto", SW | TU, opt_iters, "iterations per sample; auto: sample until the median is known to 1% (default)"),

@@ -90,6 +90,7 @@ struct np_opts {
 	const char *baseline;      /* --baseline FILE or NULL */
 	/* topo */
 	const char *input;         /* --input FILE */
+	const char *host_hash;     /* --host-hash HASH: the tray of a multi-node NVLink dump */
 	const char *export_file;   /* --export FILE */
 	bool check_gdr;
 	bool recommend;

@@ -241,7 +241,10 @@ static bool nccl_differs(const struct np_topo *t, int i)
 static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->ngpus) {
-		if (t->other_gpus)
+		if (t->other_gpus && t->other_gpu_what[0])
+			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n  the first: %.86s\n",
+				t->other_gpus, t->other_gpu_vendor, t->other_gpu_what);
+		else if (t->other_gpus)
 			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n", t->other_gpus,
 				t->other_gpu_vendor);
 		else if (t->unclassified)
@@ -294,6 +297,15 @@ static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 			fprintf(f, "%s    GPU%d: %s (NCCL: %s)\n", first ? "  * nearest NIC's path as nvidia-smi classes it, and as NCCL does:\n" : "",
 				i, np_path_str(t->near[i].path), np_path_str(t->near[i].nccl));
 			first = 0;
+		}
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->near[i].pxn >= 0)
+			fprintf(f, "  PXN: GPU%d sends through GPU%d (NVLink) to NIC%d, %s from GPU%d\n", i, t->near[i].pxn,
+				t->near[i].pxn_nic, np_path_str(t->gn_nccl[t->near[i].pxn][t->near[i].pxn_nic]), t->near[i].pxn);
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->near[i].n && t->near[i].nccl == NP_PATH_P2C) {
+			fprintf(f, "  P2C: NCCL's class of a GPU with a C2C link to its CPU and a NIC on that CPU's PCIe\n");
+			break;
 		}
 }
 
@@ -511,6 +523,21 @@ static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
 			fprintf(f, "  %s: %s\n", fl->hosts[i], fl->summaries[i]);
 }
 
+/* A multi-node NVLink dump: one line per tray, each read on its own. */
+static void tray_table(FILE *f, const struct np_topo *t)
+{
+	if (!t->ntrays)
+		return;
+	fprintf(f, "Trays (hosts of one multi-node NVLink domain; * is the one reported):\n");
+	fprintf(f, "  TRAY  HOST_HASH               GPUS  NICS  RDMA  GDR      WARNINGS\n");
+	for (int k = 0; k < t->ntrays; k++) {
+		const struct np_tray *tr = &t->trays[k];
+		fprintf(f, "  %-4d%s %-23s %-5d %-5d %-5d %-8s %d\n", k + 1, k == t->tray ? "*" : " ", tr->host_hash, tr->ngpus,
+			tr->nnics, tr->rdma_nics, np_tri_str(tr->gdr), tr->warnings);
+	}
+	fprintf(f, "\n");
+}
+
 void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool wide)
 {
 	if (t->kind == NP_SRC_LIVE)
@@ -525,6 +552,7 @@ void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo
 	fprintf(f, "\n");
 	nic_table(f, t, wide);
 	fprintf(f, "\n");
+	tray_table(f, t);
 	host_line(f, t, wide);
 	fprintf(f, "\n");
 	if (t->health) {
@@ -558,11 +586,15 @@ enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t)
 			v == NP_UNKNOWN && !strncmp(why, "unknown: ", 9) ? why + 9 : why);
 	}
 	fprintf(f, "\n");
+	for (int k = 0; k < t->ntrays; k++)
+		fprintf(f, "Tray %d host_hash %s%s: GDR %s\n%s", k + 1, t->trays[k].host_hash, k == t->tray ? " (above)" : "",
+			np_tri_str(t->trays[k].gdr), k + 1 == t->ntrays ? "\n" : "");
 	findings(f, t, true, false);
 	if (t->ngpus)
-		fprintf(f, "\nGDR: %s\n", all == NP_YES ? "every GPU has a GDR path to a NIC"
-				       : no ? "not available on every GPU"
-					    : "unknown for some GPUs; none is known to lack it");
+		fprintf(f, "\nGDR: %s%s\n", all == NP_YES ? "every GPU has a GDR path to a NIC"
+					: no || all == NP_NO ? "not available on every GPU"
+							     : "unknown for some GPUs; none is known to lack it",
+			t->ntrays ? ", over every tray" : "");
 	return all;
 }
 
@@ -658,6 +690,7 @@ static void json_gpu(struct np_json *j, const struct np_topo *t, int i)
 		np_json_null(j, "nvlink_gbps");
 	json_int_or_null(j, "nvswitch_links", g->nvswitch_links, g->nvswitch_links >= 0);
 	json_int_or_null(j, "nvcpu_links", g->nvcpu_links, g->nvcpu_links >= 0);
+	json_int_or_null(j, "c2c_links", g->c2c_links, g->c2c_links >= 0);
 	json_int_or_null(j, "bar1_mib", (long long)g->bar1_mib, g->bar1_mib > 0);
 	json_tri(j, "gdr_supported", g->gdr);
 	json_tri(j, "dmabuf_supported", g->dmabuf);
@@ -669,6 +702,8 @@ static void json_gpu(struct np_json *j, const struct np_topo *t, int i)
 	for (int k = 0; k < t->near[i].n; k++)
 		np_json_int(j, NULL, t->near[i].nics[k]);
 	np_json_arr_end(j);
+	json_int_or_null(j, "pxn_gpu", t->near[i].pxn, t->near[i].pxn >= 0);
+	json_int_or_null(j, "pxn_nic", t->near[i].pxn_nic, t->near[i].pxn >= 0);
 	json_tri(j, "gdr_ok", ok);
 	np_json_str(j, "gdr_reason", why);
 	np_json_obj_end(j);
@@ -758,6 +793,22 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		json_nic(j, t, k);
 	np_json_arr_end(j);
 	json_paths(j, t);
+	if (!t->ntrays)
+		return;
+	np_json_arr_begin(j, "trays");
+	for (int k = 0; k < t->ntrays; k++) {
+		const struct np_tray *tr = &t->trays[k];
+		np_json_obj_begin(j, NULL);
+		np_json_str(j, "host_hash", tr->host_hash);
+		np_json_bool(j, "reported", k == t->tray);
+		np_json_int(j, "gpus", tr->ngpus);
+		np_json_int(j, "nics", tr->nnics);
+		np_json_int(j, "rdma_nics", tr->rdma_nics);
+		json_tri(j, "gdr_ok", tr->gdr);
+		np_json_int(j, "warnings", tr->warnings);
+		np_json_obj_end(j);
+	}
+	np_json_arr_end(j);
 }
 
 static void json_findings(struct np_json *j, const struct np_topo *t, bool gdr_only)

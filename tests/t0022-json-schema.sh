@@ -183,6 +183,11 @@ python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if "health" in d and "fleet" in d else 1)' "$J/topo-live-fleet.json"
 ok $? "  the live documents carry health and fleet, which the schema describes"
+# a multi-node NVLink dump (its trays), PXN and C2C paths: exit 1 is their
+# gdr="0" GPUs' error finding
+for f in nccl-mnnvl nccl-pxn nccl-grace-c2c; do
+	doc topo "topo-$f" "0 1" np topo --input "$srcdir/tests/topo/edge/$f.xml" --format json
+done
 # a verdict (1) or inconclusive (6) on a busy host is an answer too: the
 # document is what is held
 doc isolate isolate-4 "0 1 6" np_mpi 4 isolate --backend mpi --ranks-per-node 1 --budget 0.05 --format json

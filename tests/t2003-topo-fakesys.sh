@@ -189,6 +189,15 @@ echo unknown >"$R/sys/class/net/lo/operstate"; echo 1 >"$R/sys/class/net/lo/ifin
 ln -s ../../../bus/pci/devices/0000:20:00.0 "$R/sys/class/net/eth0/device"
 expect_success "a virtual interface first" topo --recommend
 expect_grep "^export NCCL_SOCKET_IFNAME='=eth0'  # net-socket-iface: NCCL would bootstrap over 'virbr0'" "$TEST_OUT" "  NCCL_SOCKET_IFNAME names the PCI interface exactly"
+R2=$TEST_TMP/h2
+node "$R2"
+mkdir -p "$R2/sys/class/net/eth0" "$R2/sys/class/net/docker0"
+echo up >"$R2/sys/class/net/eth0/operstate"; echo 2 >"$R2/sys/class/net/eth0/ifindex"
+echo up >"$R2/sys/class/net/docker0/operstate"; echo 3 >"$R2/sys/class/net/docker0/ifindex"
+ln -s ../../../bus/pci/devices/0000:20:00.0 "$R2/sys/class/net/eth0/device"
+NCCL_PROBE_FSROOT=$R2 np topo --quiet --recommend >"$TEST_OUT" 2>"$TEST_ERR"
+! grep -q NCCL_SOCKET_IFNAME "$TEST_OUT"
+ok $? "  no NCCL_SOCKET_IFNAME where NCCL's default is the PCI interface already"
 # a snapshot whose interface and NIC names carry shell syntax: nothing of
 # it may reach an export line that a shell evaluates
 expect_success "  its snapshot" topo --export "$TEST_TMP/h.xml"
@@ -289,6 +298,20 @@ echo Ethernet >"$R/sys/class/infiniband/mlx5_0/ports/1/link_layer"
 echo InfiniBand >"$R/sys/class/infiniband/mlx5_1/ports/1/link_layer"
 expect_success "RoCE beside the GPU, IB elsewhere: --recommend" topo --recommend
 expect_grep "^export NCCL_IB_HCA='=mlx5_0:1' " "$TEST_OUT" "  NCCL_IB_HCA lists the RoCE port only"
+
+# a port down beside active ones of one rate and fabric: NCCL's IB
+# transport skips ports that are not ACTIVE (ncclIbInitDevices), so
+# NCCL_IB_HCA would change nothing and is not recommended
+R=$TEST_TMP/down1
+node "$R"
+pci "$R" pci0000:17/0000:17:03.0/0000:30:00.0 0x15b3 0x020700
+link "$R" 0000:30:00.0 32.0 16 32.0 16
+hca "$R" mlx5_2 0000:30:00.0 "1: DOWN" "3: Disabled" "400 Gb/sec (4X NDR)" InfiniBand
+expect_success "one port down, the others active at one rate: --recommend" topo --recommend
+! grep -q 'NCCL_IB_HCA' "$TEST_OUT"
+ok $? "  no NCCL_IB_HCA: NCCL already leaves the port that is not ACTIVE out"
+expect_success "  the report" topo
+expect_grep 'nic-port-down \[mlx5_2:1\]' "$TEST_OUT" "  the port down is still a finding"
 
 # 12. NCCL flattens a Broadcom PEX Gen5 switch: a GPU and a NIC below two
 # level-1 sub-switches (subsystem device 0x1xxx) of one level-0 switch

@@ -83,6 +83,67 @@ sed 's/nvlinks=18/nvlinks=17/' "$T/edge/nccl-gdr-nvlink.truth" >"$TEST_TMP/wrong
 np topo --input "$T/edge/nccl-gdr-nvlink.xml" --quiet --format json >"$TEST_TMP/out.json"
 ! "$PY" "$T/truth.py" "$TEST_TMP/wrong.truth" "$TEST_TMP/out.json" >/dev/null
 ok $? "the truth checker fails on a wrong NVLink count"
+# the same Grace tray without its <c2c> links: PHB to NCCL, beyond its GDR level
+grep -v '<c2c' "$T/edge/nccl-grace-c2c.xml" >"$TEST_TMP/noc2c.xml"
+np topo --input "$TEST_TMP/noc2c.xml" --quiet --format json >"$TEST_TMP/out.json"
+printf 'gpu 0008:01:00.0 path=PHB nccl=PHB gdr=no\nexpect gdr-path\n' >"$TEST_TMP/noc2c.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/noc2c.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "a GPU without C2C links is PHB to a NIC on its CPU, beyond the GDR level"
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+# the PXN node without NVLinks: GDR no beyond the level; with its NVLinks
+# not in the file (no <gpu>): unknown, never yes or no
+grep -v '<nvlink' "$T/edge/nccl-pxn.xml" >"$TEST_TMP/nonv.xml"
+np topo --input "$TEST_TMP/nonv.xml" --quiet --format json >"$TEST_TMP/out.json"
+printf 'gpu 0000:38:00.0 nccl=PHB gdr=no pxn=-\nexpect gdr-path\nrec NCCL_NET_GDR_LEVEL diagnostic\n' >"$TEST_TMP/nonv.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/nonv.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "a GPU without NVLinks and with its NIC far is not sent through a peer (no PXN)"
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+grep -v '<nvlink\|<gpu\|</gpu' "$T/edge/nccl-pxn.xml" >"$TEST_TMP/nvunk.xml"
+np topo --input "$TEST_TMP/nvunk.xml" --quiet --format json >"$TEST_TMP/out.json"
+printf 'gpu 0000:38:00.0 gdr=unknown pxn=-\ngpu 0000:18:00.0 gdr=unknown\nexpect gdr-unknown\nforbid gdr-path\nnorec NCCL_NET_GDR_LEVEL\n' >"$TEST_TMP/nvunk.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/nvunk.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "with NVLinks the file cannot tell, PXN and so GDR of a GPU far from its NIC are unknown"
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+np topo --input "$TEST_TMP/nvunk.xml" --quiet --check-gdr >"$TEST_TMP/gdr" 2>&1
+grep -q '^GPU1 0000:38:00.0: GDR unknown: .*NVLink.*(PXN)' "$TEST_TMP/gdr"
+ok $? "  and --check-gdr says the NVLinks to a GPU near a NIC (PXN) are what is missing"
+# --host-hash reports another tray of a multi-node NVLink dump; a hash
+# the file lacks, a file without trays and no --input are refused
+np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x2222 --quiet --format json >"$TEST_TMP/out.json"
+printf 'nic 0008:03:00.0 port=1\ngpu 0008:02:00.0 gdr=no\ntray 0x2222 reported=yes\ntray 0x1111 reported=no gdr=yes\nexpect gdr-gpu-unsupported\n' >"$TEST_TMP/t2.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/t2.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "--host-hash 0x2222 reports the second tray, its GPU with gdr=\"0\""
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+grep -q '"name": "mlx5_4"' "$TEST_TMP/out.json"
+ok $? "  and its own NIC, mlx5_4"
+expect_code 1 "a dump whose second tray has an error finding exits 1, whichever tray is reported" np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x1111
+expect_code 0 "  and 0 with --fail-on never" np topo --input "$T/edge/nccl-mnnvl.xml" --fail-on never
+expect_code 64 "--host-hash of no tray is refused" np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x4444
+expect_grep "its trays' host_hash: 0x1111, 0x2222, 0x3333" "$TEST_ERR" "  naming the trays there are"
+expect_code 64 "--host-hash with a file of no trays is refused" np topo --input "$T/edge/nccl-pxn.xml" --host-hash 0x1111
+expect_code 64 "--host-hash with an hwloc file is refused" np topo --input "$T/edge/hwloc-vm-flat.xml" --host-hash 0x1111
+expect_code 64 "--host-hash without --input is refused" np topo --host-hash 0x1111
+# two GPUs on one bus id are refused (no dump has them); a switch on the
+# bus id of an earlier one is read, as NCCL makes a node of each element
+cat >"$TEST_TMP/dupgpu.xml" <<'EOF2'
+<system version="1">
+  <cpu numaid="0" affinity="ff" arch="x86_64">
+    <pci busid="0000:18:00.0" class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>
+    <pci busid="0000:18:00.0" class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="1" sm="90" rank="1" gdr="1"/></pci>
+  </cpu>
+</system>
+EOF2
+expect_code 64 "two GPUs on one bus id are refused" np topo --input "$TEST_TMP/dupgpu.xml"
+expect_grep 'line 4: <pci> busid="0000:18:00.0" is the bus id of an earlier <pci> element' "$TEST_ERR" "  naming the line and the bus id"
+sed 's/class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="1".*/class="0x060400"><pci busid="0000:19:00.0" class="0x030200" vendor="0x10de" device="0x2330"><gpu dev="1" sm="90" rank="1" gdr="1"\/><\/pci><\/pci>/' \
+	"$TEST_TMP/dupgpu.xml" >"$TEST_TMP/dupsw.xml"
+expect_success "a switch on a GPU's bus id is read" np topo --input "$TEST_TMP/dupsw.xml" --quiet --format json
+grep -q '"bus_id": "0000:19:00.0"' "$TEST_OUT"
+ok $? "  with the GPU below it"
 # the safety check fails on a line that runs a command
 printf 'export NCCL_X=$(echo x >f)\n' >"$TEST_TMP/bad.rec"
 ! eval_safe "$TEST_TMP/bad.rec"

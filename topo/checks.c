@@ -132,6 +132,8 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	char missing[NP_MSG_LEN] = "", m[NP_MSG_LEN / 2];
 	const char *via = NULL;
 	bool dmabuf = t->host.dmabuf_nic == NP_YES && g->dmabuf == NP_YES;
+	enum np_path cls = nr->nccl;
+	int peer = g->pci;
 
 	if (rdma_nics(t) == 0 && t->plugin_nics) {
 		snprintf(why, len, "unknown: the NICs are %s, which NCCL reaches through a network plugin (%s); whether it registers GPU memory is not in %s",
@@ -157,8 +159,13 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		return NP_UNKNOWN;
 	}
 	n = &t->nics[nr->nics[0]];
+	if (nr->pxn >= 0) { /* NCCL sends through the NIC's local GPU: its path decides */
+		n = &t->nics[nr->pxn_nic];
+		peer = t->gpus[nr->pxn].pci;
+		cls = t->gn_nccl[nr->pxn][nr->pxn_nic];
+	}
 	/* what the source states against GDR */
-	if (!t->flat && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > NP_PATH_PXB) {
+	if (!t->flat && cls != NP_PATH_UNKNOWN && !np_path_gdr_level(cls) && !nr->pxn_unknown && !nr->c2c_unknown) {
 		int d = down_nearer(t, i);
 		if (d >= 0)
 			snprintf(why, len, "%s port %d, %s from the GPU, is %s; NCCL uses %s instead, %s away, beyond its default GDR level PXB",
@@ -180,7 +187,7 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		snprintf(why, len, "NIC %s cannot register GPU memory (the file says gdr=\"0\" in its <net>)", n->name);
 		return NP_NO;
 	}
-	if (g->pci >= 0 && acs_on_path(t, g->pci, n->pci) >= 0) {
+	if (peer >= 0 && acs_on_path(t, peer, n->pci) >= 0) {
 		snprintf(why, len, "ACS redirect is on between the GPU and %s", n->name);
 		return NP_NO;
 	}
@@ -193,8 +200,14 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	/* what is missing for a yes */
 	if (t->flat)
 		add_missing(missing, sizeof(missing), "the real PCIe path (the hypervisor flattens the tree this source shows)");
-	else if (nr->nccl == NP_PATH_UNKNOWN)
+	else if (cls == NP_PATH_UNKNOWN)
 		add_missing(missing, sizeof(missing), "the PCIe path to the NIC");
+	if (nr->pxn < 0 && nr->pxn_unknown)
+		add_missing(missing, sizeof(missing),
+			    "whether NVLink joins the GPU to a GPU near a NIC, through which NCCL would send (PXN)");
+	if (nr->pxn < 0 && nr->c2c_unknown)
+		add_missing(missing, sizeof(missing),
+			    "whether the GPU has NVLink-C2C to the CPU its NIC hangs from (on Grace NCCL calls that path P2C, within its GDR level)");
 	if (n->rdma == NP_UNKNOWN) {
 		snprintf(m, sizeof(m), "whether %s is an RDMA NIC", n->name);
 		add_missing(missing, sizeof(missing), m);
@@ -215,7 +228,14 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		snprintf(why, len, "unknown: %s; %s does not tell", missing, said_by(t));
 		return NP_UNKNOWN;
 	}
-	snprintf(why, len, "%s to %s via %s", np_path_str(nr->nccl), n->name, via);
+	if (nr->pxn >= 0)
+		snprintf(why, len, "PXN: NCCL sends through GPU%d (NVLink) to %s, %s from GPU%d, within its GDR level, via %s", nr->pxn,
+			 n->name, np_path_str(cls), nr->pxn, via);
+	else if (nr->nccl == NP_PATH_P2C)
+		snprintf(why, len, "P2C to %s (the GPU's C2C link to its CPU, which holds the NIC: within NCCL's GDR level while NCCL_NET_GDR_C2C is 1, its default) via %s",
+			 n->name, via);
+	else
+		snprintf(why, len, "%s to %s via %s", np_path_str(nr->nccl), n->name, via);
 	return NP_YES;
 }
 
@@ -231,6 +251,13 @@ enum np_tri np_topo_gdr_all(const struct np_topo *t)
 		if (v == NP_NO)
 			return NP_NO;
 		if (v == NP_UNKNOWN)
+			all = NP_UNKNOWN;
+	}
+	/* a multi-node NVLink dump: every tray's GPUs, each read on its own */
+	for (int k = 0; k < t->ntrays; k++) {
+		if (t->trays[k].gdr == NP_NO)
+			return NP_NO;
+		if (t->trays[k].gdr == NP_UNKNOWN)
 			all = NP_UNKNOWN;
 	}
 	return all;
@@ -283,7 +310,9 @@ static void gdr_check_no_gpu(struct np_topo *t)
 		    t->other_gpus, vendor);
 	else
 		SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
-	if (t->other_gpus)
+	if (t->other_gpus && t->other_gpu_what[0])
+		SET(f->evidence, "%d %s GPU(s) in %s; the first: %s", t->other_gpus, vendor, said_by(t), t->other_gpu_what);
+	else if (t->other_gpus)
 		SET(f->evidence, "%d display or 3D controller(s) of PCI vendor 0x%04x (%s)", t->other_gpus, t->other_gpu_vendor, vendor);
 	else
 		SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
@@ -363,9 +392,12 @@ static void gdr_check_gpu_support(struct np_topo *t, int i, const char *s)
 		f = np_topo_finding(t, "gdr-gpu-unsupported", NP_SEV_ERROR, s);
 		SET(f->message, "%s (%s) does not support GPUDirect RDMA", s, g->busid);
 		gpu_gdr_attr_evidence(t, g, f->evidence, sizeof(f->evidence));
-		SET(f->remedy, "GDR needs a data-center GPU and driver; NCCL will stage through host memory");
+		SET(f->remedy, "none for this GPU: CUDA's GPUDirect RDMA attribute is 0 on GeForce and integrated GPUs (GB10) and in WSL; "
+			       "NCCL will stage through host memory; on a data-center GPU, update the driver");
 	}
-	if (nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
+	/* a GPU without GDR is the cause: NCCL's NIC gdr attribute also
+	 * needs the GPU's dma-buf (plugin/net.cc), so say the GPU alone */
+	if (g->gdr != NP_NO && nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
 		const struct np_nic *n = &t->nics[nr->nics[0]];
 		f = np_topo_finding(t, "gdr-nic-unsupported", NP_SEV_WARNING, n->name);
 		SET(f->message, "NIC %s, nearest to %s, cannot register GPU memory; NCCL stages its traffic through host memory", n->name, s);
@@ -387,7 +419,8 @@ static void gdr_far_add(const struct np_topo *t, int i, const char *s, struct gd
 {
 	const struct np_near *nr = &t->near[i];
 
-	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || nr->nccl <= NP_PATH_PXB)
+	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl) || nr->pxn >= 0 || nr->pxn_unknown ||
+	    nr->c2c_unknown)
 		return;
 	if (down_nearer(t, i) >= 0) {
 		/* the near NIC is there but its port is not up: the link is
@@ -550,6 +583,7 @@ static void check_placement(struct np_topo *t)
 			gpu_numa_b = numa;
 		for (int k = 0; k < t->nnics; k++)
 			has |= np_topo_nic_data(t, k) && t->nics[k].numa == numa;
+		has |= t->near[i].pxn >= 0; /* NCCL sends over NVLink to a NIC near another GPU */
 		if (!has && t->nnics) {
 			nolist++;
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%sGPU%d", list[0] ? "," : "", i);
@@ -682,7 +716,7 @@ static void check_vm(struct np_topo *t)
 	SET(f->message, "every GPU and NIC sits straight under a host bridge with no PCIe switch: a hypervisor's flattened tree. "
 			"The PCIe path classes here (PHB, NODE) are not the machine's, so GDR and P2P answers drawn from them are unknown, "
 			"and NCCL sees the same flat tree unless it is given the real one");
-	SET(f->evidence, "all %d GPUs and NICs have a host bridge as parent%s", devices,
+	SET(f->evidence, "all %d GPUs and NICs have a host bridge as parent, each on that host bridge's own bus (no bridge left out of the export)%s", devices,
 	    t->host.virtualized == NP_YES ? "; a hypervisor is present" : "");
 	SET(f->remedy, "give NCCL the provider's topology file for this instance type (NCCL_TOPO_FILE; the provider's NCCL plugin may set it)");
 }

@@ -160,6 +160,23 @@ static enum np_status load_hwloc(struct np_topo *t, const struct np_xml *x, cons
 	return st;
 }
 
+/* Whether an hwloc XML element holds a NUMANode object below it. */
+static bool has_numanode(xmlNodePtr n)
+{
+	for (xmlNodePtr c = n->children; c; c = c->next) {
+		xmlChar *type;
+		bool numa;
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		type = xmlGetProp(c, (const xmlChar *)"type");
+		numa = type && !strcmp((const char *)type, "NUMANode");
+		xmlFree(type);
+		if (numa || has_numanode(c))
+			return true;
+	}
+	return false;
+}
+
 /* Dispatch a parsed file on its root element; x->buf holds its bytes. */
 static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const char *path, bool keep_hwloc,
 				   struct np_err *err)
@@ -170,7 +187,16 @@ static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const ch
 	enum np_status st;
 
 	if (!strcmp(name, "topology")) {
+		xmlNodePtr root = xmlDocGetRootElement(x->doc);
+		xmlChar *ver = xmlGetProp(root, (const xmlChar *)"version");
+		if (t->tray_want) {
+			xmlFree(ver);
+			return np_fail(err, NP_EUSAGE, "--host-hash picks a tray of an NCCL topology file; --input '%s' is an hwloc XML", path);
+		}
 		st = np_xml_check_hwloc(x, path, err);
+		/* 1.x files have no version (2.x write "2.0" and up) */
+		t->v1_no_numa = (!ver || ver[0] == '1') && !has_numanode(root);
+		xmlFree(ver);
 		xmlFreeDoc(x->doc); /* hwloc parses the bytes itself */
 		x->doc = NULL;
 		return st ? st : load_hwloc(t, x, path, keep_hwloc, err);

@@ -26,24 +26,38 @@ EXTRA_DIST += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
 	tests/t2006-topo-hwloc-import.sh tests/t2011-topo-fsroot.sh tests/topo/README tests/topo/golden.sh tests/topo/truth.py tests/topo/pci.ids \
 	$(TOPO_GOLDEN) $(TOPO_TRUTH) $(TOPO_EDGE) $(TOPO_PUBLIC)
 TOPO_PUBLIC = \
-	tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.truth tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.xml \
-	tests/topo/hwloc/hwloc1-16em64t-4s2c2t.truth tests/topo/hwloc/hwloc1-16em64t-4s2c2t.xml \
-	tests/topo/hwloc/hwloc1-16intel64-manyVFs.truth tests/topo/hwloc/hwloc1-16intel64-manyVFs.xml \
-	tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.truth tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml \
-	tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.truth tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.xml \
-	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml \
-	tests/topo/hwloc/mpibind-arm64-ulna-hwloc1.truth tests/topo/hwloc/mpibind-arm64-ulna-hwloc1.xml \
-	tests/topo/hwloc/mpibind-coral-lassen.truth tests/topo/hwloc/mpibind-coral-lassen.xml \
-	tests/topo/hwloc/mpibind-coral-lassen-hwloc1.truth tests/topo/hwloc/mpibind-coral-lassen-hwloc1.xml \
-	tests/topo/hwloc/mpibind-cts1-pascal.truth tests/topo/hwloc/mpibind-cts1-pascal.xml \
-	tests/topo/hwloc/mpibind-eas-tioga.truth tests/topo/hwloc/mpibind-eas-tioga.xml \
-	tests/topo/hwloc/mpibind-g4dnmetal.truth tests/topo/hwloc/mpibind-g4dnmetal.xml \
-	tests/topo/nccl/azure-ndv5-topo.truth tests/topo/nccl/azure-ndv5-topo.xml \
-	tests/topo/nccl/azure-ncv4-topo.truth tests/topo/nccl/azure-ncv4-topo.xml \
-	tests/topo/nccl/aws-p5-48xl-topo.truth tests/topo/nccl/aws-p5-48xl-topo.xml \
-	tests/topo/nccl/aws-g5-48xl-topo.truth tests/topo/nccl/aws-g5-48xl-topo.xml \
-	tests/topo/nccl/aws-p4de-24xl-topo.truth tests/topo/nccl/aws-p4de-24xl-topo.xml \
-	tests/topo/nccl/rccl-mi300a-4p-topo.truth tests/topo/nccl/rccl-mi300a-4p-topo.xml
+	tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.xml tests/topo/hwloc/hwloc1-16-2gr2gr2n2c-misc.truth \
+	tests/topo/hwloc/hwloc1-16em64t-4s2c2t.xml tests/topo/hwloc/hwloc1-16em64t-4s2c2t.truth \
+	tests/topo/hwloc/hwloc1-16intel64-manyVFs.xml tests/topo/hwloc/hwloc1-16intel64-manyVFs.truth \
+	tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.xml tests/topo/hwloc/hwloc1-24em64t-2n6c2t-pci.truth \
+	tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.xml tests/topo/hwloc/hwloc1-2intel64-1n2c-numaroot.truth \
+	tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.xml tests/topo/hwloc/hwloc1-64intel64-fakeKNL-SNC4-hybrid.truth \
+	tests/topo/hwloc/mpibind-arm64-ulna-hwloc1.xml tests/topo/hwloc/mpibind-arm64-ulna-hwloc1.truth \
+	tests/topo/hwloc/mpibind-cascade-lake-ap-snl-hwloc1.xml tests/topo/hwloc/mpibind-cascade-lake-ap-snl-hwloc1.truth \
+	tests/topo/hwloc/mpibind-coral-ea-hwloc1.xml tests/topo/hwloc/mpibind-coral-ea-hwloc1.truth \
+	tests/topo/hwloc/mpibind-coral-lassen.xml tests/topo/hwloc/mpibind-coral-lassen.truth \
+	tests/topo/hwloc/mpibind-coral-lassen-hwloc1.xml tests/topo/hwloc/mpibind-coral-lassen-hwloc1.truth \
+	tests/topo/hwloc/mpibind-cts1-pascal.xml tests/topo/hwloc/mpibind-cts1-pascal.truth \
+	tests/topo/hwloc/mpibind-eas-tioga.xml tests/topo/hwloc/mpibind-eas-tioga.truth \
+	tests/topo/hwloc/mpibind-epyc-corona.xml tests/topo/hwloc/mpibind-epyc-corona.truth \
+	tests/topo/hwloc/mpibind-epyc-corona-hwloc1.xml tests/topo/hwloc/mpibind-epyc-corona-hwloc1.truth \
+	tests/topo/hwloc/mpibind-epyc-corona-p2.xml tests/topo/hwloc/mpibind-epyc-corona-p2.truth \
+	tests/topo/hwloc/mpibind-epyc-dual-sock-hwloc1.xml tests/topo/hwloc/mpibind-epyc-dual-sock-hwloc1.truth \
+	tests/topo/hwloc/mpibind-g4dnmetal.xml tests/topo/hwloc/mpibind-g4dnmetal.truth \
+	tests/topo/nccl/aws-g5-48xl-topo.xml tests/topo/nccl/aws-g5-48xl-topo.truth \
+	tests/topo/nccl/aws-p4de-24xl-topo.xml tests/topo/nccl/aws-p4de-24xl-topo.truth \
+	tests/topo/nccl/aws-p5-48xl-topo.xml tests/topo/nccl/aws-p5-48xl-topo.truth \
+	tests/topo/nccl/azure-ncv4-topo.xml tests/topo/nccl/azure-ncv4-topo.truth \
+	tests/topo/nccl/azure-ndv5-topo.xml tests/topo/nccl/azure-ndv5-topo.truth \
+	tests/topo/nccl/rccl-mi100-4p4h-topo.xml tests/topo/nccl/rccl-mi100-4p4h-topo.truth \
+	tests/topo/nccl/rccl-mi100-8p6l-topo.xml tests/topo/nccl/rccl-mi100-8p6l-topo.truth \
+	tests/topo/nccl/rccl-mi100-rome-4nics-topo.xml tests/topo/nccl/rccl-mi100-rome-4nics-topo.truth \
+	tests/topo/nccl/rccl-mi200-8p-90a-topo.xml tests/topo/nccl/rccl-mi200-8p-90a-topo.truth \
+	tests/topo/nccl/rccl-mi200-8p1h-topo.xml tests/topo/nccl/rccl-mi200-8p1h-topo.truth \
+	tests/topo/nccl/rccl-mi300a-4p-topo.xml tests/topo/nccl/rccl-mi300a-4p-topo.truth \
+	tests/topo/nccl/rccl-mi300x-8p-940-topo.xml tests/topo/nccl/rccl-mi300x-8p-940-topo.truth \
+	tests/topo/nccl/rccl-mi50-4p1h-topo.xml tests/topo/nccl/rccl-mi50-4p1h-topo.truth \
+	tests/topo/nccl/rccl-mi50-8p-ts1-topo.xml tests/topo/nccl/rccl-mi50-8p-ts1-topo.truth
 TOPO_TRUTH = \
 	tests/topo/truth/aws-p4d.truth tests/topo/truth/aws-p4d-24xl-topo.truth \
 	tests/topo/truth/azure-ndv2-topo.truth tests/topo/truth/azure-ndv4-topo.truth \
@@ -53,21 +67,27 @@ TOPO_TRUTH = \
 	tests/topo/truth/hwloc-nvidiaDGX2.truth tests/topo/truth/hwloc-power8gpudistances.truth
 TOPO_EDGE = \
 	tests/topo/edge/hwloc-bcm-gen5.xml tests/topo/edge/hwloc-bcm-gen5.truth \
+	tests/topo/edge/hwloc-power9-nobridges.xml tests/topo/edge/hwloc-power9-nobridges.truth \
 	tests/topo/edge/hwloc-slingshot.xml tests/topo/edge/hwloc-slingshot.truth \
+	tests/topo/edge/hwloc-vm-flat.xml tests/topo/edge/hwloc-vm-flat.truth \
+	tests/topo/edge/hwloc1-one-numa.xml tests/topo/edge/hwloc1-one-numa.truth \
+	tests/topo/edge/nccl-amd-gpu.xml tests/topo/edge/nccl-amd-gpu.truth \
 	tests/topo/edge/nccl-bcm-gen5.xml tests/topo/edge/nccl-bcm-gen5.truth \
 	tests/topo/edge/nccl-bcm-gen5-noids.xml tests/topo/edge/nccl-bcm-gen5-noids.truth \
-	tests/topo/edge/hwloc-vm-flat.xml tests/topo/edge/hwloc-vm-flat.truth \
-	tests/topo/edge/nccl-amd-gpu.xml tests/topo/edge/nccl-amd-gpu.truth \
+	tests/topo/edge/nccl-cross-nic.xml tests/topo/edge/nccl-cross-nic.truth \
 	tests/topo/edge/nccl-gdr-nvlink.xml tests/topo/edge/nccl-gdr-nvlink.truth \
 	tests/topo/edge/nccl-gdr-zero.xml tests/topo/edge/nccl-gdr-zero.truth \
+	tests/topo/edge/nccl-gb10.xml tests/topo/edge/nccl-gb10.truth \
+	tests/topo/edge/nccl-gdr-zero-far.xml tests/topo/edge/nccl-gdr-zero-far.truth \
+	tests/topo/edge/nccl-grace-c2c.xml tests/topo/edge/nccl-grace-c2c.truth \
 	tests/topo/edge/nccl-mgmt-nic.xml tests/topo/edge/nccl-mgmt-nic.truth \
+	tests/topo/edge/nccl-mnnvl.xml tests/topo/edge/nccl-mnnvl.truth \
 	tests/topo/edge/nccl-nvlink-odd.xml tests/topo/edge/nccl-nvlink-odd.truth \
+	tests/topo/edge/nccl-pci-sockets.xml tests/topo/edge/nccl-pci-sockets.truth \
+	tests/topo/edge/nccl-pxn.xml tests/topo/edge/nccl-pxn.truth \
 	tests/topo/edge/nccl-skeleton.xml tests/topo/edge/nccl-skeleton.truth \
 	tests/topo/edge/nccl-socket-only.xml tests/topo/edge/nccl-socket-only.truth \
-	tests/topo/edge/nccl-virtual-repeated.xml tests/topo/edge/nccl-virtual-repeated.truth \
-	tests/topo/edge/nccl-mnnvl.xml tests/topo/edge/nccl-mnnvl.truth \
-	tests/topo/edge/nccl-cross-nic.xml tests/topo/edge/nccl-cross-nic.truth \
-	tests/topo/edge/nccl-gdr-zero-far.xml tests/topo/edge/nccl-gdr-zero-far.truth
+	tests/topo/edge/nccl-virtual-repeated.xml tests/topo/edge/nccl-virtual-repeated.truth
 TOPO_GOLDEN = \
 	tests/topo/aws-p4d.txt tests/topo/aws-p4d.json \
 	tests/topo/aws-p4d-24xl-topo.txt tests/topo/aws-p4d-24xl-topo.json \

@@ -31,6 +31,7 @@ const char *np_path_str(enum np_path p)
 	case NP_PATH_NV: return "NV";
 	case NP_PATH_PIX: return "PIX";
 	case NP_PATH_PXB: return "PXB";
+	case NP_PATH_P2C: return "P2C";
 	case NP_PATH_PHB: return "PHB";
 	case NP_PATH_NODE: return "NODE";
 	case NP_PATH_SYS: return "SYS";
@@ -153,6 +154,9 @@ void np_topo_release(struct np_topo *t)
 	free(t->findings);
 	free(t->recs);
 	free(t->notes);
+	free(t->trays);
+	t->trays = NULL;
+	t->ntrays = 0;
 	if (t->hwloc)
 		hwloc_topology_destroy((hwloc_topology_t)t->hwloc);
 	t->pci = NULL;
@@ -321,6 +325,7 @@ struct np_gpu *np_topo_gpu_add(struct np_topo *t, const char *busid)
 	g->nvlinks = NP_COUNT_UNKNOWN;
 	g->nvswitch_links = NP_COUNT_UNKNOWN;
 	g->nvcpu_links = NP_COUNT_UNKNOWN;
+	g->c2c_links = NP_COUNT_UNKNOWN;
 	g->gdr = NP_UNKNOWN;
 	g->dmabuf = NP_UNKNOWN;
 	return g;

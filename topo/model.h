@@ -32,6 +32,8 @@ enum np_path {
 	NP_PATH_NV,   /* a bonded set of NVLinks (count beside it) */
 	NP_PATH_PIX,  /* at most one PCIe bridge (one switch) */
 	NP_PATH_PXB,  /* several PCIe bridges, no host bridge */
+	NP_PATH_P2C,  /* NCCL's class only (2.28): a GPU with a C2C link to its CPU
+		       * and a NIC on that CPU's PCIe (nvidia-smi: PHB or NODE) */
 	NP_PATH_PHB,  /* through a PCIe host bridge */
 	NP_PATH_NODE, /* between host bridges of one NUMA node */
 	NP_PATH_SYS,  /* across the SMP interconnect between NUMA nodes */
@@ -55,6 +57,9 @@ struct np_pci {
 	bool virtual_sw;   /* a switch that an NCCL topology file declares */
 	bool named;        /* a host bridge the source lacks, named after a
 			    * device's bus (an hwloc export without bridges) */
+	bool gaps;         /* a host bridge with devices straight below it on
+			    * buses it does not hold itself: the source left the
+			    * bridges between them out (np_topo_paths) */
 	/* bridges: vendor << 48 | device << 32 | subsystem vendor << 16 |
 	 * subsystem device, as NCCL keys a PCIe switch (it tells Broadcom PEX
 	 * switches by them); ids_known says how much of it the source gave */
@@ -101,6 +106,8 @@ struct np_gpu {
 	double nvlink_gbps;         /* per link, one direction, GB/s; 0 unknown */
 	int nvswitch_links;         /* of those, links that end at an NVSwitch (or unknown) */
 	int nvcpu_links;            /* of those, links that end at a CPU (or unknown) */
+	int c2c_links;              /* NVLink-C2C links to its CPU (Grace), NP_COUNT_UNKNOWN
+				     * when the source cannot tell */
 	int nvpeer[NP_MAX_GPUS];    /* links straight to GPU i (model index) */
 	uint64_t bar1_mib;          /* 0 unknown */
 	enum np_tri gdr;            /* CUDA GPUDirect RDMA supported attribute */
@@ -136,6 +143,17 @@ struct np_numa {
 	char cpus[NP_CPUSET_LEN];   /* CPU list */
 };
 
+/* One host (tray) of a multi-node NVLink dump: NCCL keys each <cpu>
+ * tree by host_hash; each is read and analyzed on its own. */
+#define NP_HASH_LEN 24
+struct np_tray {
+	char host_hash[NP_HASH_LEN];
+	int ngpus, nnics, rdma_nics;
+	enum np_tri gdr;            /* np_topo_gdr_all of the tray */
+	int warnings;               /* its findings at warning or error */
+	int errors;                 /* of those, at error */
+};
+
 enum np_topo_kind { NP_SRC_LIVE, NP_SRC_HWLOC, NP_SRC_NCCL, NP_SRC_SNAPSHOT };
 const char *np_topo_kind_str(enum np_topo_kind k);
 
@@ -151,6 +169,8 @@ struct np_host {
 	enum np_tri nvml;           /* NVML answered */
 	char iface_nccl[NP_NAME_LEN]; /* the interface NCCL's default choice would take */
 	char iface_pci[NP_NAME_LEN];  /* the first UP interface backed by a PCI device */
+	char arch[16];              /* the CPU architecture ("x86_64", "aarch64", NCCL's
+				     * "arm64"); "" unknown */
 };
 
 /* Analysis output. */
@@ -183,6 +203,15 @@ struct np_near {
 	enum np_path nccl;          /* NCCL's class of the same path (GDR decisions) */
 	int nics[NP_MAX_NICS];
 	int n;
+	/* PXN (NCCL 2.28): where nccl is beyond the GDR level, the NVLink
+	 * peer GPU through which NCCL sends to pxn_nic, which is within the
+	 * level to that peer; -1 none. pxn_unknown: such a peer exists but
+	 * the source cannot tell whether NVLink joins them */
+	int pxn, pxn_nic;
+	bool pxn_unknown;
+	/* nccl is PHB to a NIC on the GPU's own CPU, and whether the GPU has
+	 * NVLink-C2C to that CPU (then P2C) the source cannot tell */
+	bool c2c_unknown;
 };
 
 struct np_health;
@@ -207,6 +236,8 @@ struct np_topo {
 				     * vendor: NCCL takes what they are from the node */
 	int other_gpus;             /* GPUs of another vendor (AMD, Hygon, Intel) */
 	unsigned other_gpu_vendor;  /* the PCI vendor of the first of them */
+	char other_gpu_what[96];    /* what tells them, e.g. "gcn=\"908\", <xgmi> links" or
+				     * the device's name; "" none */
 	int plugin_nics;            /* NICs NCCL reaches only through a network
 				     * plugin (Slingshot cxi, EFA without verbs) */
 	char plugin_kind[64];       /* e.g. "HPE Slingshot (cxi)" */
@@ -214,6 +245,15 @@ struct np_topo {
 	bool no_gpu_libs;           /* set before live discovery: leave NVML, the CUDA
 				     * driver and NCCL unloaded (GPUs from sysfs only),
 				     * for a process that must not have CUDA initialized */
+	const char *tray_want;      /* set before file discovery: the host_hash of the
+				     * tray of a multi-node NVLink dump to report;
+				     * NULL the first */
+	struct np_tray *trays;      /* every tray of such a dump, in file order; NULL */
+	int ntrays;                 /* and 0 for any other source */
+	int tray;                   /* the index of the one reported */
+	bool v1_no_numa;            /* set by file discovery: an hwloc 1.x file without
+				     * NUMANode objects (hwloc 1.x wrote none for a
+				     * machine of one NUMA node; hwloc adds that one) */
 	bool import_in_child;       /* set before file discovery: hwloc imports an
 				     * hwloc XML in a forked child first, so that a
 				     * crash in its importer is an answer, not the

@@ -8,6 +8,7 @@
  * GPU's nearest data NIC(s). */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "topo.h"
@@ -49,10 +50,48 @@ static int root_of(const struct np_topo *t, int i)
 }
 
 /* Bridges the source left out hide where two devices meet: only NUMA
- * nodes that differ still tell (SYS). */
+ * nodes that differ still tell (SYS). Below one host bridge whose
+ * bridges are missing, only how two devices meet is hidden: two host
+ * bridges still meet at the CPU. */
 static bool hidden(const struct np_topo *t, int a, int b)
 {
-	return t->pci[root_of(t, a)].named || t->pci[root_of(t, b)].named;
+	int ra = root_of(t, a), rb = root_of(t, b);
+
+	return t->pci[ra].named || t->pci[rb].named || (ra == rb && t->pci[ra].gaps);
+}
+
+/* A device straight under a host bridge of bus B that sits on another bus
+ * has bridges between them that the source left out (an export with its
+ * bridges filtered, as hwloc 1.x exports of bare-metal POWER nodes are):
+ * a hypervisor's flat tree puts its devices on the host bridge's own bus.
+ * Marks those host bridges (np_pci.gaps) and says what told it. */
+static void mark_gaps(struct np_topo *t)
+{
+	int n = 0;
+	char first[NP_MSG_LEN / 2] = "";
+
+	if (t->origin == NP_SRC_NCCL)
+		return;
+	for (int i = 0; i < t->npci; i++) {
+		const struct np_pci *d = &t->pci[i];
+		struct np_pci *hb;
+		unsigned dom, bus, hdom, hbus;
+		if (d->kind != NP_PCI_DEVICE || d->parent < 0)
+			continue;
+		hb = &t->pci[d->parent];
+		if (hb->kind != NP_PCI_HOSTBRIDGE || hb->named || sscanf(d->id, "%x:%x:", &dom, &bus) != 2 ||
+		    sscanf(hb->id, "pci%x:%x", &hdom, &hbus) != 2 || (dom == hdom && bus == hbus))
+			continue;
+		hb->gaps = true;
+		if (!n++)
+			snprintf(first, sizeof(first), "%s on bus %02x under host bridge %s, whose bus is %02x", d->id, bus,
+				 hb->id + 3, hbus);
+	}
+	if (n)
+		np_topo_note(t, "the file leaves out PCI bridges: %d device(s) sit straight under a host bridge on a bus "
+				"other than its own (%s%s), so bridges join them there; a bare-metal export without "
+				"bridge objects, not a hypervisor's flattened tree; paths below one such host bridge are unknown",
+			     n, first, n > 1 ? ", ..." : "");
 }
 
 static enum np_path pci_path(const struct np_topo *t, int a, int b, int na, int nb)
@@ -210,6 +249,13 @@ static enum np_path nccl_path(struct np_topo *t, int gi, int k)
 				"between them is a Broadcom PEX switch, which NCCL flattens, and the source lacks the "
 				"switches' PCI ids (vendor, device, subsystem) that tell",
 			     np_path_str(raw), np_path_str(fold));
+	/* ncclTopoComputePaths (2.28): a GPU whose path to its CPU is C2C and
+	 * a NIC whose path to that CPU is PHB (its PCIe hangs from it) are
+	 * P2C to each other, where the PCIe tree gives no nearer class. The
+	 * C2C link is the GPU's way to its CPU: its bandwidth is far above
+	 * the GPU's PCIe link's on every Grace part. */
+	if (g->c2c_links > 0 && raw == NP_PATH_PHB && g->numa >= 0 && g->numa == n->numa)
+		raw = NP_PATH_P2C;
 	return raw;
 }
 
@@ -255,6 +301,9 @@ static bool flattened(const struct np_topo *t)
 
 	if (t->origin == NP_SRC_NCCL || t->host.virtualized == NP_NO)
 		return false;
+	for (int i = 0; i < t->npci; i++)
+		if (t->pci[i].gaps)
+			return false;
 	for (int i = 0; i < t->ngpus + t->nnics; i++) {
 		int p = i < t->ngpus ? t->gpus[i].pci : t->nics[i - t->ngpus].pci;
 		if (p < 0)
@@ -266,6 +315,11 @@ static bool flattened(const struct np_topo *t)
 			flat++;
 	}
 	return devices >= 2 && flat == devices && t->ngpus > 0;
+}
+
+bool np_path_gdr_level(enum np_path p)
+{
+	return p <= NP_PATH_PXB || p == NP_PATH_P2C;
 }
 
 bool np_topo_nic_data(const struct np_topo *t, int k)
@@ -281,9 +335,71 @@ bool np_topo_nic_data(const struct np_topo *t, int k)
 	return !rdma_any; /* socket interfaces carry the traffic when nothing else can */
 }
 
+/* NCCL 2.28's PXN (ncclTopoComputePaths, paths.cc): a GPU sends to a NIC
+ * through the NIC's local GPU (ncclTopoGetLocalGpu: the GPU nearest to
+ * it) when that GPU is PXB or P2C (NCCL_PXN_C2C=1) from the NIC, joined
+ * to the sender by NVLink (directly or through NVSwitches: NCCL's NVL),
+ * and the sender's own path to the NIC goes through the CPU; GDR is then
+ * judged on the local GPU's path (ncclTopoCheckGdr). Only GPUs whose own
+ * nearest NIC is beyond the GDR level are looked at: for the others
+ * NCCL's choice does not change the GDR answer. */
+static void pxn_paths(struct np_topo *t)
+{
+	for (int i = 0; i < t->ngpus; i++) {
+		struct np_near *nr = &t->near[i];
+		enum np_path best = NP_PATH_UNKNOWN;
+		nr->pxn = nr->pxn_nic = -1;
+		nr->pxn_unknown = false;
+		if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl))
+			continue;
+		for (int k = 0; k < t->nnics; k++) {
+			enum np_path local = NP_PATH_UNKNOWN;
+			if (!np_topo_nic_data(t, k) || !usable(&t->nics[k]))
+				continue;
+			for (int q = 0; q < t->ngpus; q++)
+				if (t->gn_nccl[q][k] < local)
+					local = t->gn_nccl[q][k];
+			if (local == NP_PATH_UNKNOWN || !np_path_gdr_level(local) || t->gn_nccl[i][k] <= NP_PATH_P2C)
+				continue;
+			for (int p = 0; p < t->ngpus; p++) {
+				if (p == i || t->gn_nccl[p][k] != local)
+					continue;
+				if (t->gg[i][p] == NP_PATH_NV) {
+					/* of equal classes, a NIC on the sender's NUMA node
+					 * (NCCL's choice among them is its search's) */
+					bool home = t->nics[k].numa >= 0 && t->nics[k].numa == t->gpus[i].numa;
+					if (nr->pxn < 0 || local < best ||
+					    (local == best && home && t->nics[nr->pxn_nic].numa != t->gpus[i].numa)) {
+						nr->pxn = p;
+						nr->pxn_nic = k;
+						best = local;
+					}
+				} else if ((t->gpus[i].nvlinks < 0 || t->gpus[p].nvlinks < 0) && t->gpus[i].nvlinks != 0 &&
+					   t->gpus[p].nvlinks != 0) { /* a GPU of no NVLink joins none */
+					nr->pxn_unknown = true;
+				}
+			}
+		}
+		if (nr->pxn >= 0)
+			nr->pxn_unknown = false;
+	}
+}
+
+/* Whether a GPU whose source does not say may have NVLink-C2C to its CPU:
+ * only Grace (aarch64) has it. */
+static bool c2c_possible(const struct np_topo *t, const struct np_gpu *g)
+{
+	const char *a = t->host.arch;
+
+	if (g->c2c_links >= 0)
+		return g->c2c_links > 0;
+	return !a[0] || !strcmp(a, "aarch64") || !strcmp(a, "arm64");
+}
+
 void np_topo_paths(struct np_topo *t)
 {
 	mark_mgmt(t);
+	mark_gaps(t);
 	t->flat = flattened(t);
 	for (int i = 0; i < t->ngpus; i++)
 		for (int j = 0; j < t->ngpus; j++) {
@@ -324,4 +440,13 @@ void np_topo_paths(struct np_topo *t)
 			}
 		}
 	}
+	for (int i = 0; i < t->ngpus; i++) {
+		struct np_near *nr = &t->near[i];
+		nr->c2c_unknown = false;
+		for (int k = 0; k < nr->n && !t->flat; k++)
+			nr->c2c_unknown |= t->gpus[i].c2c_links < 0 && c2c_possible(t, &t->gpus[i]) &&
+					   t->gn_nccl[i][nr->nics[k]] == NP_PATH_PHB && t->gpus[i].numa >= 0 &&
+					   t->gpus[i].numa == t->nics[nr->nics[k]].numa;
+	}
+	pxn_paths(t);
 }

@@ -44,7 +44,7 @@ static enum np_link_layer hca_kind(const struct np_topo *t, int *ib_gpus, int *r
 static void rec_ib_hca(struct np_topo *t)
 {
 	double top = 0;
-	int active = 0, bad = 0, mgmt = 0, ib = 0, roce = 0, ib_gpus = 0, roce_gpus = 0;
+	int active = 0, mgmt = 0, ib = 0, roce = 0, ib_gpus = 0, roce_gpus = 0;
 	enum np_link_layer keep = NP_LL_UNKNOWN;
 	const char *why = NULL;
 	struct np_rec *r;
@@ -55,7 +55,7 @@ static void rec_ib_hca(struct np_topo *t)
 		if (!selectable(n))
 			continue;
 		if (n->mgmt) {
-			mgmt += n->state != NP_PORT_DOWN;
+			mgmt += n->state == NP_PORT_ACTIVE || n->state == NP_PORT_UNKNOWN;
 			continue;
 		}
 		if (n->state == NP_PORT_ACTIVE && n->phys != NP_PORT_POLLING) {
@@ -64,22 +64,32 @@ static void rec_ib_hca(struct np_topo *t)
 			roce += n->ll == NP_LL_ROCE;
 			if (n->rate_gbit > top)
 				top = n->rate_gbit;
-		} else if (n->state != NP_PORT_UNKNOWN) {
-			bad++;
 		}
 	}
 	if (!active)
 		return;
-	if (bad)
-		why = np_topo_has_finding(t, "nic-port-polling") ? "nic-port-polling" : "nic-port-down";
-	else if (np_topo_has_finding(t, "nic-rate-mixed"))
+	if (ib && roce)
+		keep = hca_kind(t, &ib_gpus, &roce_gpus);
+	/* what NCCL would take that the list leaves out: NCCL's IB transport
+	 * (net_ib.cc, ncclIbInitDevices) already skips every port that is not
+	 * ACTIVE, so a port down or polling is no reason */
+	if (np_topo_has_finding(t, "nic-rate-mixed"))
 		why = "nic-rate-mixed";
 	else if (mgmt)
 		why = "nic-mgmt";
+	else if (keep != NP_LL_UNKNOWN)
+		why = "nic-fabric-mixed";
 	if (!why)
 		return;
-	if (ib && roce)
-		keep = hca_kind(t, &ib_gpus, &roce_gpus);
+	if (!strcmp(why, "nic-fabric-mixed")) {
+		struct np_finding *f = np_topo_finding(t, "nic-fabric-mixed", NP_SEV_INFO, "node");
+		snprintf(f->message, sizeof(f->message),
+			 "the active RDMA ports are of two fabrics, %d InfiniBand and %d RoCE; NCCL takes both, while the GPUs' nearest ports are %s only",
+			 ib, roce, keep == NP_LL_IB ? "InfiniBand" : "RoCE");
+		snprintf(f->evidence, sizeof(f->evidence), "link layers of the active ports; GPUs nearest to InfiniBand %d, to RoCE %d",
+			 ib_gpus, roce_gpus);
+		snprintf(f->remedy, sizeof(f->remedy), "select the GPUs' fabric with NCCL_IB_HCA");
+	}
 	r = np_topo_rec(t, "NCCL_IB_HCA", why);
 	snprintf(r->value, sizeof(r->value), "=");
 	off = 1;
@@ -197,7 +207,8 @@ static void rec_diagnostics(struct np_topo *t)
 		bool nic_may = false;
 		for (int k = 0; k < nr->n; k++)
 			nic_may |= t->nics[nr->nics[k]].gdr != NP_NO;
-		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && nr->nccl > worst)
+		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && !np_path_gdr_level(nr->nccl) &&
+		    nr->pxn < 0 && !nr->pxn_unknown && !nr->c2c_unknown && nr->nccl > worst)
 			worst = nr->nccl;
 	}
 	if (worst == NP_PATH_X)
@@ -210,6 +221,10 @@ static void rec_diagnostics(struct np_topo *t)
 
 void np_topo_recommend(struct np_topo *t)
 {
+	/* NCCL runs on NVIDIA GPUs: without one no setting changes what it
+	 * does (a file that leaves its devices unclassified may hold some) */
+	if (t->ngpus == 0 && !t->unclassified)
+		return;
 	rec_ib_hca(t);
 	rec_socket(t);
 	rec_gid(t);

@@ -25,9 +25,12 @@ void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo)
 {
 	hwloc_obj_t root = hwloc_get_root_obj(topo), o = NULL;
 	const char *host = hwloc_obj_get_info_by_name(root, "HostName");
+	const char *arch = hwloc_obj_get_info_by_name(root, "Architecture");
 
 	if (host && !t->host.hostname[0])
 		snprintf(t->host.hostname, sizeof(t->host.hostname), "%s", host);
+	if (arch && !t->host.arch[0])
+		snprintf(t->host.arch, sizeof(t->host.arch), "%s", arch);
 	t->nnuma = 0;
 	while ((o = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, o)) && t->nnuma < NP_MAX_NUMA) {
 		struct np_numa *n = &t->numa[t->nnuma++];
@@ -142,8 +145,39 @@ static bool is_other_gpu(hwloc_obj_t o)
 {
 	unsigned cls = o->attr->pcidev.class_id, v = o->attr->pcidev.vendor_id;
 
-	return (v == PCI_VENDOR_AMD || v == PCI_VENDOR_HYGON || v == PCI_VENDOR_INTEL) &&
-	       (cls == 0x0302 || cls == 0x0380 || cls == 0x1200);
+	if (v != PCI_VENDOR_AMD && v != PCI_VENDOR_HYGON && v != PCI_VENDOR_INTEL)
+		return false;
+	if (cls == 0x0302 || cls == 0x0380 || cls == 0x1200)
+		return true;
+	if (cls != 0x0300)
+		return false;
+	/* a VGA controller that computes (AMD's Vega 20 cards are VGA): a
+	 * compute OS device below it (OpenCL, RSMI, Level Zero), the GPU's
+	 * own PCIe switch above it (AMD's discrete GPUs since Vega have one,
+	 * 1002:14a1), or a link no on-board graphics has (above PCIe Gen3
+	 * x4, 3.9 GB/s) */
+	if (o->parent && o->parent->type == HWLOC_OBJ_BRIDGE && o->parent->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI &&
+	    o->parent->attr->bridge.upstream.pci.vendor_id == v)
+		return true;
+	for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
+		if (c->type == HWLOC_OBJ_OS_DEVICE &&
+		    (c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC || c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU) && c->name &&
+		    (!strncmp(c->name, "opencl", 6) || !strncmp(c->name, "rsmi", 4) || !strncmp(c->name, "ze", 2)))
+			return true;
+	return o->attr->pcidev.linkspeed > 4.0f;
+}
+
+/* What tells an other maker's GPU: its name in the file, else its ids. */
+static void other_gpu_what(hwloc_obj_t o, char *buf, size_t len)
+{
+	const char *name = hwloc_obj_get_info_by_name(o, "PCIDevice");
+
+	if (name && name[0])
+		snprintf(buf, len, "%s (%04x:%04x, class 0x%04x)", name, o->attr->pcidev.vendor_id, o->attr->pcidev.device_id,
+			 o->attr->pcidev.class_id);
+	else
+		snprintf(buf, len, "%04x:%04x, class 0x%04x", o->attr->pcidev.vendor_id, o->attr->pcidev.device_id,
+			 o->attr->pcidev.class_id);
 }
 
 static const char *gpu_model_of(hwloc_obj_t pci)
@@ -398,6 +432,30 @@ static void hwloc_lacks(struct np_topo *t)
 		     !t->nnics ? "" : states ? "NIC port rates, " : "NIC port states and rates, ");
 }
 
+/* An hwloc 1.x file without NUMANode objects: hwloc 1.x writes none for a
+ * machine whose kernel reports one NUMA node (or none), and hwloc 2.x adds
+ * that one node on import, with the I/O outside it. Every device is on it:
+ * their NUMA node is known, not a hypervisor's hidden one. */
+static void one_numa(struct np_topo *t)
+{
+	int n = 0;
+
+	if (!t->v1_no_numa || t->nnuma != 1)
+		return;
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->gpus[i].numa < 0 && ++n)
+			t->gpus[i].numa = t->numa[0].os_index;
+	for (int k = 0; k < t->nnics; k++)
+		if (t->nics[k].numa < 0 && ++n)
+			t->nics[k].numa = t->numa[0].os_index;
+	for (int i = 0; i < t->npci; i++)
+		if (t->pci[i].kind == NP_PCI_HOSTBRIDGE && t->pci[i].numa < 0)
+			t->pci[i].numa = t->numa[0].os_index;
+	if (n)
+		np_topo_note(t, "the file is an hwloc 1.x export without NUMANode objects, as hwloc 1.x writes a machine of one NUMA node: its %d GPU(s) and NIC port(s) are on that node",
+			     n);
+}
+
 enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struct np_err *err)
 {
 	hwloc_topology_t topo = (hwloc_topology_t)hwloc_topology;
@@ -413,8 +471,10 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 	while ((o = hwloc_get_next_pcidev(topo, o))) {
 		if (is_nvidia_gpu(o) && (st = add_gpu(t, topo, o, err)))
 			return st;
-		if (is_other_gpu(o) && !t->other_gpus++)
+		if (is_other_gpu(o) && !t->other_gpus++) {
 			t->other_gpu_vendor = o->attr->pcidev.vendor_id;
+			other_gpu_what(o, t->other_gpu_what, sizeof(t->other_gpu_what));
+		}
 	}
 	qsort(t->gpus, (size_t)t->ngpus, sizeof(t->gpus[0]), cmp_gpu); /* nvidia-smi order */
 	for (int i = 0; i < t->ngpus; i++)
@@ -439,5 +499,6 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 			break;
 		}
 	hwloc_lacks(t);
+	one_numa(t);
 	return NP_OK;
 }

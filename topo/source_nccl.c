@@ -81,6 +81,8 @@ struct walk {
 	int numa;
 	int cpu_nics;                 /* <nic> directly under a <cpu> */
 	int cpu_repeats;              /* socket interfaces listed again under a later <cpu> */
+	int pci_sockets;              /* <net> of a PCI NIC that NCCL's socket transport wrote */
+	int repeats;                  /* <pci> switches read under an id of their own */
 	struct nvl nv[NP_MAX_GPUS][NV_PER_GPU]; /* deferred <nvlink> entries, by file order */
 	int nnv[NP_MAX_GPUS];
 	bool has_gpu_elem[NP_MAX_GPUS];
@@ -141,7 +143,8 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 	for (xmlNodePtr net = nic->children; net && !w->st; net = net->next) {
 		char name[NP_NAME_LEN], buf[NP_NAME_LEN];
 		struct np_nic *n;
-		long port = 1, v;
+		long port = 1, v, maxconn = 0;
+		bool port0 = false;
 		if (!is_elem(net, "net"))
 			continue;
 		if (num(w, net, "net", 10, 0, 1, &v) > 0 && v == 0)
@@ -154,8 +157,12 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		} else {
 			snprintf(name, sizeof(name), "%s", buf);
 		}
-		if (num(w, net, "port", 10, 0, 255, &v) > 0) /* socket interfaces: 0, shown as written */
+		if (num(w, net, "port", 10, 0, 255, &v) > 0) { /* socket interfaces: 0, shown as written */
 			port = v;
+			port0 = v == 0;
+		}
+		if (num(w, net, "maxconn", 10, 0, 0x7fffffff, &maxconn) < 0)
+			return;
 		if (w->st)
 			return;
 		if ((n = np_topo_nic_find(t, name, (int)port))) {
@@ -191,6 +198,13 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 			n->gdr = v ? NP_YES : NP_NO;
 		if (on_cpu) {
 			n->rdma = NP_NO; /* no PCI device: NCCL attaches socket interfaces here */
+		} else if (port0 && n->gdr != NP_YES && (maxconn == 65536 || cls >> 8 == 0x0280)) {
+			/* NCCL's socket transport (net_socket.cc) writes port 0,
+			 * maxconn 65536 and gdr 0 for an interface of a PCI NIC;
+			 * its IB transport's ports count from 1; 0x0280 is a
+			 * wireless controller. A socket interface, not RDMA */
+			n->rdma = NP_NO;
+			w->pci_sockets++;
 		} else if (vendor == 0x1d0f) {
 			n->ll = NP_LL_EFA;
 		} else if ((cls >> 8) == 0x0207) {
@@ -261,10 +275,19 @@ static void read_gpu(struct walk *w, xmlNodePtr pci, struct np_gpu *g, long vend
 			g->gdr = v ? NP_YES : NP_NO;
 		if (num(w, c, "sm", 10, 0, 1000, &v) > 0 && v >= 10 && v <= 200)
 			g->sm = (int)v;
+		/* NCCL writes a <c2c> for a GPU with NVLink-C2C links to its CPU
+		 * (Grace): none in a <gpu> means none */
+		if (g->c2c_links < 0)
+			g->c2c_links = 0;
 		for (xmlNodePtr nv = c->children; nv; nv = nv->next) {
 			char tgt[64], tcls[32];
 			struct nvl *e;
 			long cnt;
+			if (is_elem(nv, "c2c")) {
+				if (num(w, nv, "count", 10, 0, 64, &cnt) > 0)
+					g->c2c_links += (int)cnt;
+				continue;
+			}
 			if (!is_elem(nv, "nvlink"))
 				continue;
 			if (num(w, nv, "count", 10, 1, 64, &cnt) <= 0) {
@@ -293,23 +316,46 @@ static void read_gpu(struct walk *w, xmlNodePtr pci, struct np_gpu *g, long vend
 	}
 }
 
+/* A <gpu> that RCCL wrote: an AMD GPU's gcn architecture ("906", "gfx942")
+ * or <xgmi> links (AMD's Infinity Fabric), neither of which NCCL writes.
+ * When first, what tells goes into what. */
+static bool rccl_gpu(xmlNodePtr pci, char *what, size_t len, bool first)
+{
+	for (xmlNodePtr c = pci->children; c; c = c->next) {
+		char gcn[32] = "";
+		int xgmi = 0;
+		if (!is_elem(c, "gpu"))
+			continue;
+		attr(c, "gcn", gcn, sizeof(gcn));
+		for (xmlNodePtr x = c->children; x; x = x->next)
+			xgmi += is_elem(x, "xgmi");
+		if (!gcn[0] && !xgmi)
+			continue;
+		if (first) {
+			for (char *p = gcn; *p; p++)
+				if (*p < 0x20 || *p >= 0x7f || *p == '"')
+					*p = '?';
+			snprintf(what, len, "%s%s%s%s", gcn[0] ? "gcn=\"" : "", gcn, gcn[0] ? "\"" : "",
+				 xgmi ? (gcn[0] ? " and <xgmi> links" : "<xgmi> links") : "");
+		}
+		return true;
+	}
+	return false;
+}
+
 static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 {
 	struct np_topo *t = w->t;
-	char raw[64], busid[NP_BUSID_LEN];
+	char raw[64], busid[NP_BUSID_LEN], id[NP_BUSID_LEN];
 	long cls = 0, vendor = 0, device = 0;
-	int node, has_cls, has_vendor;
-	bool has_gpu = false, has_pci = false;
+	int node, has_cls, has_vendor, prev;
+	bool has_gpu = false, has_pci = false, bridge;
 	xmlNodePtr nic = NULL;
 
 	if (w->st)
 		return;
 	if (!attr(pci, "busid", raw, sizeof(raw)) || !np_busid_norm(raw, busid, sizeof(busid))) {
 		np_topo_note(t, "a <pci> element without a valid busid was left out");
-		return;
-	}
-	if (np_topo_pci_find(t, busid) >= 0) {
-		bad(w, pci, "busid", raw, "is the bus id of an earlier <pci> element");
 		return;
 	}
 	if ((has_cls = num(w, pci, "class", 16, 0, 0xffffff, &cls)) < 0 ||
@@ -323,15 +369,39 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		if (is_elem(c, "pci"))
 			has_pci = true;
 	}
+	/* NCCL makes a node of each <pci> switch element, even of one whose
+	 * bus id an earlier element has (RCCL's models repeat a switch for
+	 * each of its ports), and keys GPUs, NICs and switches apart: such a
+	 * switch, or a device on a switch's bus id, is read under an id of
+	 * its own. Two devices on one bus id are two GPUs or NICs in one
+	 * place, which no dump has. */
+	bridge = (((cls >> 16) & 0xff) == 0x06 || (!has_cls && has_pci)) && !has_gpu && !nic;
+	snprintf(id, sizeof(id), "%s", busid);
+	prev = np_topo_pci_find(t, busid);
+	if (prev >= 0 && (bridge || t->pci[prev].kind == NP_PCI_BRIDGE)) {
+		char uid[NP_BUSID_LEN];
+		for (int k = 2; prev >= 0 && k < 100; k++) {
+			snprintf(uid, sizeof(uid), "%.16s#%d", busid, k);
+			prev = np_topo_pci_find(t, uid);
+		}
+		if (prev < 0) {
+			snprintf(id, sizeof(id), "%s", uid);
+			w->repeats++;
+		}
+	}
+	if (prev >= 0) {
+		bad(w, pci, "busid", raw, "is the bus id of an earlier <pci> element");
+		return;
+	}
 	/* a skeleton (a provider's file that NCCL merges with the node): a
 	 * bus id alone, its class taken from the node's sysfs */
 	if (!has_cls && !has_vendor && !has_gpu && !nic && !has_pci) {
 		t->unclassified++;
-		np_topo_pci_add(t, busid, NP_PCI_DEVICE, parent);
+		np_topo_pci_add(t, id, NP_PCI_DEVICE, parent);
 		return;
 	}
-	if ((((cls >> 16) & 0xff) == 0x06 || (!has_cls && has_pci)) && !has_gpu && !nic) {
-		node = np_topo_pci_add(t, busid, NP_PCI_BRIDGE, parent);
+	if (bridge) {
+		node = np_topo_pci_add(t, id, NP_PCI_BRIDGE, parent);
 		if (node < 0)
 			return;
 		t->pci[node].virtual_sw = !strncmp(busid, "ffff:", 5);
@@ -349,14 +419,23 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 				walk_pci(w, c, node);
 		return;
 	}
-	node = np_topo_pci_add(t, busid, NP_PCI_DEVICE, parent);
+	node = np_topo_pci_add(t, id, NP_PCI_DEVICE, parent);
 	if (node < 0)
 		return;
 	if ((has_gpu || ((cls >> 16) & 0xff) == 0x03) && vendor && vendor != 0x10de) {
 		/* an AMD, Hygon or Intel GPU (RCCL writes the same format):
 		 * not one NCCL drives */
-		if (!t->other_gpus++)
+		if (!t->other_gpus++) {
 			t->other_gpu_vendor = (unsigned)vendor;
+			if (!rccl_gpu(pci, t->other_gpu_what, sizeof(t->other_gpu_what), true))
+				snprintf(t->other_gpu_what, sizeof(t->other_gpu_what), "vendor=\"0x%04lx\"", vendor);
+		}
+		return;
+	}
+	if (has_gpu && !vendor && rccl_gpu(pci, t->other_gpu_what, sizeof(t->other_gpu_what), !t->other_gpus)) {
+		/* RCCL's dumps give no vendor: its <gpu> has gcn and <xgmi> */
+		if (!t->other_gpus++)
+			t->other_gpu_vendor = 0x1002;
 		return;
 	}
 	if (has_gpu || ((cls >> 16) & 0xff) == 0x03) {
@@ -467,12 +546,35 @@ static void name_gpus(struct np_topo *t)
 	}
 }
 
-static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
+/* The host_hash values of the file's <cpu> trees, each once, in file order
+ * (hashes[NP_HASH_LEN] each, at most max); their count. Unprintable bytes
+ * become '?'. */
+static int host_hashes(xmlNodePtr sys, char (*hashes)[NP_HASH_LEN], int max)
+{
+	int n = 0;
+
+	for (xmlNodePtr cpu = sys->children; cpu; cpu = cpu->next) {
+		char hash[NP_HASH_LEN];
+		bool seen = false;
+		if (!is_elem(cpu, "cpu") || !attr(cpu, "host_hash", hash, sizeof(hash)))
+			continue;
+		for (char *p = hash; *p; p++)
+			if (*p < 0x21 || *p >= 0x7f)
+				*p = '?';
+		for (int k = 0; k < n && !seen; k++)
+			seen = !strcmp(hashes[k], hash);
+		if (!seen && n < max)
+			snprintf(hashes[n++], NP_HASH_LEN, "%s", hash);
+	}
+	return n;
+}
+
+/* Read the <cpu> trees of one host: host (a host_hash) or, NULL, those
+ * without one and the first host's. */
+static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, const char *host,
+				  struct np_err *err)
 {
 	struct walk *w = calloc(1, sizeof(*w));
-	char host[64] = "", others[64][64];
-	int nhosts = 0, nother = 0;
-	bool more = false;
 	enum np_status st;
 
 	if (!w)
@@ -481,33 +583,24 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	w->path = path;
 	w->err = err;
 	for (xmlNodePtr cpu = sys->children; cpu && !w->st; cpu = cpu->next) {
-		char hb[NP_BUSID_LEN], mask[512], hash[64];
+		char hb[NP_BUSID_LEN], mask[512], hash[NP_HASH_LEN];
 		long numa = -1;
 		int node;
 		if (!is_elem(cpu, "cpu"))
 			continue;
 		/* a multi-node NVLink dump: one tree per host (tray) of the
-		 * NVLink domain, keyed by host_hash, the same bus ids in each;
-		 * the report is of one host, the first in the file */
-		if (attr(cpu, "host_hash", hash, sizeof(hash))) {
-			if (!host[0]) {
-				snprintf(host, sizeof(host), "%s", hash);
-				nhosts = 1;
-			} else if (strcmp(hash, host)) {
-				bool seen = false;
-				for (int k = 0; k < nother && !seen; k++)
-					seen = !strcmp(others[k], hash);
-				if (!seen && nother < (int)(sizeof(others) / sizeof(others[0]))) {
-					snprintf(others[nother++], sizeof(others[0]), "%s", hash);
-					nhosts++;
-				} else if (!seen) {
-					more = true;
-				}
+		 * NVLink domain, keyed by host_hash, the same bus ids in each */
+		if (host && attr(cpu, "host_hash", hash, sizeof(hash))) {
+			for (char *p = hash; *p; p++)
+				if (*p < 0x21 || *p >= 0x7f)
+					*p = '?';
+			if (strcmp(hash, host))
 				continue;
-			}
 		}
 		if (num(w, cpu, "numaid", 10, -1, 4095, &numa) < 0)
 			break;
+		if (!t->host.arch[0] && attr(cpu, "arch", hash, sizeof(hash)))
+			snprintf(t->host.arch, sizeof(t->host.arch), "%.15s", hash);
 		w->numa = (int)numa;
 		w->cpu_nics = 0;
 		if (w->numa >= 0 && np_topo_numa_index(t, w->numa) < 0 && t->nnuma < NP_MAX_NUMA) {
@@ -534,9 +627,12 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 		free(w);
 		return st;
 	}
-	if (nhosts > 1)
-		np_topo_note(t, "the file holds %d%s hosts of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, the first; read each host's own dump for the others",
-			     nhosts, more ? " or more" : "", host);
+	if (w->repeats)
+		np_topo_note(t, "%d <pci> element(s) repeat the bus id of an earlier one where one of them is a switch; NCCL makes a node of each, and so does this reading (the repeat named BUSID#N)",
+			     w->repeats);
+	if (w->pci_sockets)
+		np_topo_note(t, "%d <net> entr%s of PCI NICs %s port=\"0\" with NCCL's socket transport's maxconn 65536 (or a wireless controller's class 0x0280): socket interfaces, not RDMA ports",
+			     w->pci_sockets, w->pci_sockets == 1 ? "y" : "ies", w->pci_sockets == 1 ? "has" : "have");
 	if (w->cpu_repeats)
 		np_topo_note(t, "%d socket interface entr%s repeated under another <cpu> (NCCL lists such interfaces under each CPU) read once",
 			     w->cpu_repeats, w->cpu_repeats == 1 ? "y" : "ies");
@@ -550,6 +646,83 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 	free(w);
 	np_topo_sort_nics(t);
 	return NP_OK;
+}
+
+/* One tray of a multi-node NVLink dump read and analyzed on its own. */
+static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const char *path, const char *hash,
+				   struct np_err *err)
+{
+	struct np_topo *t = malloc(sizeof(*t));
+	enum np_status st;
+
+	if (!t)
+		return np_fail(err, NP_ENOMEM, "out of memory reading an NCCL topology file");
+	np_topo_init(t);
+	t->kind = t->origin = NP_SRC_NCCL;
+	snprintf(tr->host_hash, sizeof(tr->host_hash), "%s", hash);
+	st = walk_system(t, sys, path, hash, err);
+	if (!st) {
+		np_topo_analyze(t);
+		tr->ngpus = t->ngpus;
+		tr->nnics = t->nnics;
+		for (int k = 0; k < t->nnics; k++)
+			tr->rdma_nics += t->nics[k].rdma != NP_NO;
+		tr->gdr = np_topo_gdr_all(t);
+		for (int f = 0; f < t->nfindings; f++) {
+			tr->warnings += t->findings[f].sev >= NP_SEV_WARNING;
+			tr->errors += t->findings[f].sev >= NP_SEV_ERROR;
+		}
+	}
+	np_topo_release(t);
+	free(t);
+	return st;
+}
+
+/* The host the report is of (t->tray_want, else the first) and, where the
+ * file holds several (a multi-node NVLink dump: one <cpu> tree per tray,
+ * keyed by host_hash, as NCCL keys them), each tray's summary. */
+static enum np_status read_trays(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
+{
+	enum { MAX_TRAYS = 1024 };
+	char (*hashes)[NP_HASH_LEN] = calloc(MAX_TRAYS, NP_HASH_LEN);
+	int n, want = 0;
+	enum np_status st = NP_OK;
+
+	if (!hashes)
+		return np_fail(err, NP_ENOMEM, "out of memory reading an NCCL topology file");
+	n = host_hashes(sys, hashes, MAX_TRAYS);
+	if (t->tray_want) {
+		for (want = 0; want < n && strcmp(hashes[want], t->tray_want); want++)
+			;
+		if (want == n) {
+			char list[200] = "";
+			for (int k = 0; k < n && strlen(list) < sizeof(list) - NP_HASH_LEN - 8; k++)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "", hashes[k]);
+			st = np_fail(err, NP_EUSAGE, n ? "--host-hash '%.40s' names no tray of --input '%s'; its trays' host_hash: %s%s"
+						 : "--host-hash '%.40s': --input '%s' is not a multi-node NVLink dump (no <cpu host_hash>)%s%s",
+				     t->tray_want, path, list, n && strlen(list) >= sizeof(list) - NP_HASH_LEN - 8 ? ", ..." : "");
+			goto out_free;
+		}
+	}
+	st = walk_system(t, sys, path, n ? hashes[want] : NULL, err);
+	if (st || n < 2)
+		goto out_free;
+	t->trays = calloc((size_t)n, sizeof(*t->trays));
+	if (!t->trays) {
+		st = np_fail(err, NP_ENOMEM, "out of memory reading an NCCL topology file");
+		goto out_free;
+	}
+	for (int k = 0; k < n && !st; k++)
+		st = tray_summary(&t->trays[k], sys, path, hashes[k], err);
+	if (st)
+		goto out_free;
+	t->ntrays = n;
+	t->tray = want;
+	np_topo_note(t, "the file holds %d%s hosts (trays) of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, tray %d, and the trays' summary follows; --host-hash reports another",
+		     n, n == MAX_TRAYS ? " or more" : "", hashes[want], want + 1);
+out_free:
+	free(hashes);
+	return st;
 }
 
 enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path, struct np_err *err)
@@ -570,7 +743,7 @@ enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const cha
 	if (version != 1)
 		np_topo_note(t, "NCCL topology file version %ld; version 1 is the one known", version);
 	t->kind = t->origin = NP_SRC_NCCL;
-	st = walk_system(t, root, path, err);
+	st = read_trays(t, root, path, err);
 	if (st)
 		return st;
 	np_topo_note(t, "an NCCL topology file has no NIC port states, current PCIe links (its link_speed and link_width are the maximums) or host facts; those checks are skipped");

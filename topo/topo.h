@@ -41,6 +41,10 @@ void np_topo_analyze(struct np_topo *t);
 /* Whether NIC k carries job traffic (after np_topo_paths): not a
  * management port, and an RDMA device unless the node has none. */
 bool np_topo_nic_data(const struct np_topo *t, int k);
+/* Whether NCCL class p (of a GPU's path to a NIC) is within NCCL's default
+ * GDR level: PXB or nearer, or P2C, which NCCL_NET_GDR_C2C (1 by default)
+ * counts as C2C. */
+bool np_path_gdr_level(enum np_path p);
 
 /* GDR verdict of one GPU, as NCCL decides it for its nearest data NIC
  * (the path class NCCL sees against its default GDR level PXB, the GPU's
@@ -48,7 +52,8 @@ bool np_topo_nic_data(const struct np_topo *t, int k);
  * the reason the source states in why; or unknown, with what is missing. */
 enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int gpu, char *why, size_t len);
 /* Of every GPU: NP_YES when all are yes, NP_NO when one is no (or the node
- * has no GPU), else NP_UNKNOWN. */
+ * has no GPU), else NP_UNKNOWN; of a multi-node NVLink dump, over every
+ * tray (np_topo.trays). */
 enum np_tri np_topo_gdr_all(const struct np_topo *t);
 
 /* One MPI rank's CPU binding, checked against its GPU's NUMA node. */

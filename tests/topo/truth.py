@@ -12,9 +12,14 @@ the XML, not from the program. One fact a line, '#' comments:
                         the NIC has none), '-' for none
       path=CLASS        nvidia-smi's class to them; nccl=CLASS, NCCL's
       nvlinks=N|unknown gdr=yes|no|unknown name=TEXT|unknown (_ for space)
+      pxn=BUSID|-       the GPU NCCL sends through by PXN, '-' for none
+      numa=N|unknown    its NUMA node
   nic ID role=data|mgmt|socket rdma=yes|no|unknown state=ACTIVE|DOWN|...
       port=N            the port as the file gives it (0 for a socket)
   gg BUSID BUSID CELL                       GPU-GPU cell (NV6, PIX, unknown)
+  trays N                                   trays of a multi-node NVLink dump
+  tray HASH key=value ...                   one tray, by host_hash: gpus=N nics=N
+                                            gdr=yes|no|unknown reported=yes|no
   expect ID | forbid ID                     finding ids that must (not) appear
   note TEXT                                 a note holds TEXT (_ for space)
   says ID TEXT                              finding ID's message or evidence
@@ -82,6 +87,11 @@ def main(truth_path, json_path):
                     want(what, "unknown" if g["nvlinks"] is None else g["nvlinks"], val)
                 elif key == "gdr":
                     want(what, tri(g["gdr_ok"]), val)
+                elif key == "numa":
+                    want(what, "unknown" if g["numa"] is None else g["numa"], val)
+                elif key == "pxn":
+                    p = g.get("pxn_gpu")
+                    want(what, "-" if p is None else d["gpus"][p]["bus_id"], val)
                 elif key == "name":
                     want(what, g["name"] or "unknown", val.replace("_", " "))
                 else:
@@ -104,6 +114,18 @@ def main(truth_path, json_path):
                 bad.append("gg %s %s: GPU not found" % (w[1], w[2]))
                 continue
             want("GPU %s to %s" % (w[1], w[2]), cell or "unknown", w[3])
+        elif k == "trays":
+            want("tray count", len(d.get("trays") or []), w[1])
+        elif k == "tray":
+            tr = [x for x in d.get("trays") or [] if x["host_hash"] == w[1]]
+            if not tr:
+                bad.append("tray %s: not found" % w[1])
+                continue
+            for kv in w[2:]:
+                key, val = kv.split("=", 1)
+                got = tri(tr[0]["gdr_ok"]) if key == "gdr" else tri(tr[0]["reported"]) if key == "reported" \
+                    else str(tr[0].get(key, "?"))
+                want("tray %s %s" % (w[1], key), got, val)
         elif k == "note":
             text = " ".join(w[1:]).replace("_", " ")
             if not any(text in n for n in d["notes"]):

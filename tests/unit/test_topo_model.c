@@ -38,6 +38,7 @@ int main(void)
 	/* two sockets; socket 0: host bridge A with a switch (GPU0, GPU1, NIC0)
 	 * and a nested switch (GPU2); host bridge B (GPU3); socket 1: GPU4 */
 	np_topo_init(t);
+	snprintf(t->host.arch, sizeof(t->host.arch), "x86_64"); /* no C2C */
 	t->nnuma = 2;
 	t->numa[0].os_index = 0;
 	t->numa[1].os_index = 1;
@@ -61,6 +62,7 @@ int main(void)
 	n->state = NP_PORT_ACTIVE;
 	n->pci = np_topo_pci_add_chain(t, "pci0000:10/0000:10:01.0/0000:11:00.0/0000:12:03.0/0000:1d:00.0", 0);
 	t->gpus[0].nvpeer[1] = 4;
+	t->gpus[3].nvlinks = t->gpus[4].nvlinks = 0; /* no NVLink: no PXN through GPU0 */
 	np_topo_paths(t);
 	tap_is_str(np_path_str(t->gg[0][1]), "NV", "direct NVLinks win over PCIe");
 	tap_is_int(t->gg_nv[0][1], 4, "NV4");
@@ -92,6 +94,21 @@ int main(void)
 		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_YES, "with both, GPU0 has GDR to mlx5_0 (%s)", why);
 		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_NO, "GPU3 (NODE) has not: %s", why);
 		tap_ok(strstr(why, "PHB") != NULL, "  the reason names NCCL's class");
+		t->gpus[3].nvlinks = NP_COUNT_UNKNOWN;
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_UNKNOWN,
+			   "GPU3 with NVLinks unknown: NCCL may send through GPU0 (PXN), so unknown: %s", why);
+		t->gpus[3].nvlinks = 1;
+		t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = 1;
+		t->gpus[0].nvlinks = 4;
+		t->gpus[3].gdr = NP_YES;
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_YES, "GPU3 on the NVSwitch with GPU0: PXN, yes: %s", why);
+		tap_is_int(t->near[3].pxn, 0, "  through GPU0");
+		t->gpus[3].nvlinks = 0;
+		t->gpus[0].nvlinks = NP_COUNT_UNKNOWN;
+		t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = NP_COUNT_UNKNOWN;
+		np_topo_paths(t);
 		t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
 		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "ACS redirect on the switch between them takes GDR away");
 	}
@@ -111,6 +128,7 @@ int main(void)
 	/* a GPU and a NIC on one root port (what some hypervisors show):
 	 * nvidia-smi says PIX, NCCL puts the root port in the CPU: PHB */
 	np_topo_init(t);
+	snprintf(t->host.arch, sizeof(t->host.arch), "x86_64"); /* no C2C */
 	t->nnuma = 1;
 	g = np_topo_gpu_add(t, "0000:02:00.0");
 	g->numa = 0;
@@ -133,6 +151,17 @@ int main(void)
 	{
 		char why[NP_MSG_LEN];
 		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "so NCCL does not use GDR: %s", why);
+		t->host.arch[0] = '\0'; /* a machine that may be a Grace: C2C unknown */
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "of an unknown architecture, unknown: %s", why);
+		tap_ok(strstr(why, "NVLink-C2C") != NULL, "  C2C is what is missing");
+		t->gpus[0].c2c_links = 10;
+		np_topo_paths(t);
+		tap_is_str(np_path_str(t->gn_nccl[0][0]), "P2C", "with C2C links: P2C to NCCL");
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_YES, "  within its GDR level: %s", why);
+		t->gpus[0].c2c_links = 0;
+		np_topo_paths(t);
+		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "  none: PHB, no GDR");
 	}
 	tap_ok(t->nics[1].mgmt, "a Gen3 x4 NIC beside a Gen4 x16 one is a management port");
 	tap_ok(!t->nics[0].mgmt, "  the wide one is not");
