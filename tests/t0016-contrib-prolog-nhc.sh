@@ -77,8 +77,12 @@ else
 	ok 0 "  names the figure and the floor # SKIP one GPU"
 fi
 conf NP_BIN=/nonexistent/nccl-probe NP_FAIL_EXIT=1
-expect_success "nccl-probe missing: exit 0, no node blamed" prolog
-expect_grep "is not executable; check NP_BIN; nothing checked" "$TEST_ERR" "  says so"
+expect_code 64 "nccl-probe missing, by hand: exit 64" prolog
+expect_grep "configuration error: NP_BIN='/nonexistent/nccl-probe' .* is not an executable file" "$TEST_ERR" "  says so"
+expect_success "the same under slurmd: exit 0, no node blamed" env SLURM_SCRIPT_CONTEXT=prolog_slurmd SLURM_JOB_ID=7 \
+	NCCL_PROBE_PROLOG_CONF="$C" "$P"
+expect_grep "NP_BIN=.* is not an executable file.*; nothing checked: configuration errors fail open" "$TEST_ERR" \
+	"  nothing checked, said in one line"
 # launches that produce no report of nccl-probe: could not run, passed
 echo "$type = 100000" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 $nogdr 'NP_MPIRUN_ARGS="--no-such-option"'
