@@ -87,10 +87,54 @@ expect_grep "NP_BIN=.* is not an executable file.*; nothing checked: configurati
 echo "$type = 100000" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 $nogdr 'NP_MPIRUN_ARGS="--no-such-option"'
 expect_success "a launcher option mpirun refuses (NP_MPIRUN_ARGS), a floor no node reaches: exit 0" prolog
-expect_grep "could not run: the all-reduce: 'mpirun' exited 1 without nccl-probe's report: 'mpirun: Error: unknown option" \
-	"$TEST_ERR" "  logged as could not run, saying what failed"
+expect_grep "not checked, could not run: the all-reduce: 'mpirun' exited 1 without nccl-probe's report: 'mpirun: Error: unknown option" \
+	"$TEST_ERR" "  logged as not checked, saying what failed"
 ! grep -q -e 'problem:' -e 'below' "$TEST_ERR"
 ok $? "  no problem, no floor named"
+! grep -q ': ok$' "$TEST_ERR" && grep -q ': not checked: 1 check(s) could not run (above); no problem in the others' "$TEST_ERR"
+ok $? "  the run ends 'not checked', never 'ok'"
+# not checked is counted: NP_METRICS, this node's runs by result
+mkdir -m 0755 "$TEST_TMP/prom"
+M=$TEST_TMP/prom/nccl-probe-prolog.prom
+conf NP_FAIL_EXIT=1 $nogdr 'NP_MPIRUN_ARGS="--no-such-option"' "NP_METRICS=$M"
+rc=0
+for i in 1 2; do SLURMD_NODENAME=n1 NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" || rc=1; done
+ok $rc "the same twice with NP_METRICS: exit 0"
+grep -q '^nccl_probe_prolog_runs_total{node="n1",result="not_checked"} 2$' "$M" &&
+	grep -q '^nccl_probe_prolog_runs_total{node="n1",result="ok"} 0$' "$M" &&
+	grep -q '^nccl_probe_prolog_last_result{node="n1",result="not_checked"} 1$' "$M"
+ok $? "  counted: nccl_probe_prolog_runs_total{result=\"not_checked\"} 2, the last result not_checked"
+echo "$type = 0.0001" >"$TEST_TMP/floors"
+conf $nogdr "NP_METRICS=$M"
+expect_success "then a healthy run" env SLURMD_NODENAME=n1 NCCL_PROBE_PROLOG_CONF="$C" "$P"
+grep -q '^nccl_probe_prolog_runs_total{node="n1",result="ok"} 1$' "$M" &&
+	grep -q '^nccl_probe_prolog_runs_total{node="n1",result="not_checked"} 2$' "$M" &&
+	grep -q '^nccl_probe_prolog_last_result{node="n1",result="ok"} 1$' "$M" &&
+	grep -q '^nccl_probe_prolog_last_result{node="n1",result="not_checked"} 0$' "$M"
+ok $? "  ok counted beside the 2 not checked, the last result ok"
+# a node name with an invalid UTF-8 byte, a quote and a backslash: escaped,
+# the file stays UTF-8 (node_exporter refuses a file that is not)
+rm -f "$M"
+expect_success "a node name with bytes 0xff, '\"' and '\\'" \
+	env SLURMD_NODENAME="$(printf 'n\377"\\x')" NCCL_PROBE_PROLOG_CONF="$C" "$P"
+iconv -f UTF-8 -t UTF-8 "$M" >/dev/null 2>&1 &&
+	grep -q '^nccl_probe_prolog_runs_total{node="n\\\\xff\\"\\\\x",result="ok"} 1$' "$M"
+ok $? "  the file is UTF-8, the name escaped ($(grep -m1 runs_total "$M"))"
+PY=
+for p in python3 /usr/bin/python3; do
+	command -v "$p" >/dev/null 2>&1 && "$p" -c 'import prometheus_client.parser' 2>/dev/null && { PY=$p; break; }
+done
+if [ -n "$PY" ]; then
+	# shellcheck disable=SC2016 # python
+	expect_success "  prometheus_client parses it" "$PY" -c 'import sys
+from prometheus_client.parser import text_string_to_metric_families as p
+f = {x.name: x for x in p(open(sys.argv[1], encoding="utf-8").read())}
+s = [x for x in f["nccl_probe_prolog_runs"].samples if x.labels["result"] == "ok"]
+assert s[0].labels["node"] == "n\\xff\"\\x" and s[0].value == 1, s' "$M"
+else
+	ok 0 "  prometheus_client parses it # SKIP prometheus_client not installed"
+fi
+echo "$type = 100000" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 NP_GDR=no NP_HOST_RANKS=64 'NP_MPIRUN_ARGS="--bind-to none"'
 if [ "${ngpu:-0}" -eq 0 ]; then
 	expect_success "more ranks than slots: exit 0" env -u OMPI_MCA_rmaps_base_oversubscribe \
