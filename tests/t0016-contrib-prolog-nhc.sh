@@ -186,6 +186,47 @@ expect_grep "stopped by SIGTERM during nvidia-smi; nothing drained" "$TEST_ERR" 
 sleep 1
 ! pgrep -f "sleep 313" >/dev/null 2>&1
 ok $? "  the hanging nvidia-smi is stopped"
+# SIGTERM during the all-reduce: a launcher that writes in its TMPDIR
+# after the signal (as mpirun's shutdown does) leaves nothing behind
+mkdir -p "$TEST_TMP/slowmpi" "$TEST_TMP/tmpd"
+printf '#!/bin/sh
+: >"%s/mpirun.started"
+trap '"'"'sleep 1; mkdir "$TMPDIR/late.$$"; exit 1'"'"' TERM
+while :; do sleep 1; done
+' "$TEST_TMP" >"$TEST_TMP/slowmpi/mpirun"
+chmod +x "$TEST_TMP/slowmpi/mpirun"
+echo "$type = 0.0001" >"$TEST_TMP/floors"
+conf $nogdr "NP_MPIRUN=$TEST_TMP/slowmpi/mpirun"
+TMPDIR=$TEST_TMP/tmpd NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+i=0
+while [ ! -e "$TEST_TMP/mpirun.started" ] && [ "$i" -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+sleep 2
+[ "$rc" -eq 0 ] && [ -z "$(ls -A "$TEST_TMP/tmpd")" ]
+ok $? "SIGTERM during the all-reduce: exit 0 ($rc), no temporary directory left ($(ls -A "$TEST_TMP/tmpd" | tr '\n' ' '))"
+expect_grep "stopped by SIGTERM during the all-reduce; nothing drained" "$TEST_ERR" "  logged"
+# one deadline for the whole run: a hanging nvidia-smi with NP_TIMEOUT=60
+# is cut at NP_DEADLINE=15, not checked, and the run ends within it
+conf NP_TIMEOUT=60 NP_DEADLINE=15 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
+start=$(date +%s)
+expect_success "NP_DEADLINE=15, nvidia-smi hangs, NP_TIMEOUT=60: exit 0" prolog
+took=$(($(date +%s) - start))
+[ "$took" -le 16 ]
+ok $? "  the whole run ends within NP_DEADLINE (${took} s)"
+expect_grep "not checked, could not run: nvidia-smi: ended by NP_DEADLINE=15 s before its own NP_TIMEOUT" "$TEST_ERR" \
+	"  nvidia-smi cut short is not checked, never a hang"
+expect_grep "not checked, could not run: topo: ended by NP_DEADLINE=15 s" "$TEST_ERR" "  nor is topo, with no time left"
+! grep -q -e 'problem:' -e ': ok$' "$TEST_ERR"
+ok $? "  no problem, no ok"
+conf NP_DEADLINE=9
+expect_code 64 "NP_DEADLINE=9: exit 64" "$P" --conf "$C" --check-conf
+expect_grep "configuration error: NP_DEADLINE in '$C' must be at least 10 s" "$TEST_ERR" "  says so"
 
 conf NP_DRAIN=yes
 expect_code 64 "a bad setting: exit 64" prolog
