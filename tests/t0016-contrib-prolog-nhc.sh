@@ -24,6 +24,10 @@ printf 'count=1\ngpu0.busid=0000:19:00.0\ngpu0.name=NVIDIA H100 80GB HBM3\ngpu0.
 fault() { NCCL_PROBE_FSROOT=$TEST_TMP/root NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf "$@"; }
 
 P=$srcdir/contrib/slurm/prolog-nccl-probe
+# the node's Slurm name, as slurmd gives it (without it the prolog asks
+# 'scontrol show node', which t0042 checks)
+SLURMD_NODENAME=n1
+export SLURMD_NODENAME
 C=$TEST_TMP/prolog.conf
 conf() {
 	{

@@ -13,6 +13,8 @@
 # --conf, a linked file, a file or a directory above it others may write,
 # a bad expect line) are one line: exit 64 by hand, exit 0 (fails open)
 # under slurmd. NP_DRAIN=1 with NP_FAIL_EXIT=0 says the job still runs.
+# Without SLURMD_NODENAME the node is the one whose NodeHostName is this
+# host (a stand-in 'scontrol show node'); one not found is said, not drained.
 . "$(dirname "$0")/lib.sh"
 . "$srcdir/tests/fakesys.sh"
 FIX=$NP_FIXTURES/topology/hwloc
@@ -33,7 +35,11 @@ prolog() { NCCL_PROBE_PROLOG_CONF=$C "$P"; }
 # stand-ins: nvidia-smi listing $T/gpus, scontrol recording its arguments
 mkdir -p "$T/bin" "$T/nobin"
 printf '#!/bin/sh\ncat "%s/gpus"\n' "$T" >"$T/bin/nvidia-smi"
-printf '#!/bin/sh\nfor a in "$@"; do printf "%%s\\n" "$a"; done >"%s/scontrol.args"\n' "$T" >"$T/bin/scontrol"
+# ('scontrol -o show node' lists $T/nodes: the node's name from its host name)
+printf '#!/bin/sh\n[ "$1" = -o ] && exec cat "%s/nodes"\nfor a in "$@"; do printf "%%s\\n" "$a"; done >"%s/scontrol.args"\n' \
+	"$T" "$T" >"$T/bin/scontrol"
+host=$(hostname -s)
+echo "NodeName=$host Arch=x86_64 NodeHostName=$host Version=22.05.8" >"$T/nodes"
 chmod +x "$T/bin/nvidia-smi" "$T/bin/scontrol"
 cp "$T/bin/scontrol" "$T/nobin/scontrol"
 gpus() {
@@ -100,6 +106,40 @@ if [ -f "$FIX/hwloc-nvidiaDGX2.xml" ]; then
 else
 	for i in 1 2 3 4 5; do ok 0 "NVLinks # SKIP no fixture $FIX/hwloc-nvidiaDGX2.xml"; done
 fi
+
+# ---- the node's Slurm name ---------------------------------------------------------------
+# run by hand or from cron (no SLURMD_NODENAME) on a host whose Slurm name
+# is not its host name: the node whose NodeHostName is this host
+gpus 7 "NVIDIA H100 80GB HBM3"
+printf 'expect NVIDIA H100 80GB HBM3 = gpus 8\n' >"$T/floors"
+printf 'NodeName=gpu-a17 Arch=x86_64 NodeHostName=%s Version=22.05.8\nNodeName=gpu-a18 NodeHostName=other\n' "$host" \
+	>"$T/nodes"
+rm -f "$T/scontrol.args"
+conf
+expect_code 1 "NodeName gpu-a17 on host $host, 7 of 8 GPUs, no SLURMD_NODENAME: a problem" prolog
+[ "$(sed -n 's/^NodeName=//p' "$T/scontrol.args" 2>/dev/null)" = gpu-a17 ]
+ok $? "  drained as gpu-a17, its Slurm name ($(head -n 2 "$T/scontrol.args" 2>/dev/null | tr '\n' ' '))"
+rm -f "$T/scontrol.args"
+expect_code 1 "  SLURMD_NODENAME=gpu-b01 (as slurmd sets it) wins" env SLURMD_NODENAME=gpu-b01 NCCL_PROBE_PROLOG_CONF="$C" "$P"
+[ "$(sed -n 's/^NodeName=//p' "$T/scontrol.args" 2>/dev/null)" = gpu-b01 ]
+ok $? "  drained as gpu-b01"
+printf 'NodeName=gpu-a18 NodeHostName=other\n' >"$T/nodes"
+rm -f "$T/scontrol.args"
+expect_code 1 "no node with this host's NodeHostName: still a problem (exit 1)" prolog
+expect_grep "not checked, could not run: this host's Slurm node name is unknown: no node of 'scontrol show node' has NodeHostName '$host'.*; run it with SLURMD_NODENAME=NAME" \
+	"$TEST_ERR" "  says the name could not be found"
+expect_grep "could not drain: this host's Slurm node name is unknown" "$TEST_ERR" "  and drains nothing by a guess"
+[ ! -e "$T/scontrol.args" ]
+ok $? "  no scontrol update"
+printf 'NodeName=a NodeHostName=%s\nNodeName=b NodeHostName=%s\n' "$host" "$host" >"$T/nodes"
+gpus 8 "NVIDIA H100 80GB HBM3"
+conf NP_SHARED=topo
+expect_success "two nodes with this host's NodeHostName, 8 of 8 GPUs: exit 0" prolog
+expect_grep "Slurm node name is unknown: several nodes have NodeHostName '$host' \(a b\)" "$TEST_ERR" "  says so"
+expect_grep "no all-reduce: the node's Slurm name is unknown" "$TEST_ERR" "  no all-reduce: whether a job shares the node is unknown"
+! grep -q ': ok$' "$TEST_ERR"
+ok $? "  never 'ok'"
+echo "NodeName=$host Arch=x86_64 NodeHostName=$host Version=22.05.8" >"$T/nodes"
 
 # ---- configuration errors -------------------------------------------------------------
 conf NP_DRAIN=yes
