@@ -215,6 +215,18 @@ sleep 2
 [ "$rc" -eq 0 ] && [ -z "$(ls -A "$TEST_TMP/tmpd")" ]
 ok $? "SIGTERM during the all-reduce: exit 0 ($rc), no temporary directory left ($(ls -A "$TEST_TMP/tmpd" | tr '\n' ' '))"
 expect_grep "stopped by SIGTERM during the all-reduce; nothing drained" "$TEST_ERR" "  logged"
+# the all-reduce runs at NP_NICE (-10 by default): a launcher that says
+# its niceness
+printf '#!/bin/sh\nnice >"%s/niceness"\nexit 1\n' "$TEST_TMP" >"$TEST_TMP/slowmpi/nicempi"
+chmod +x "$TEST_TMP/slowmpi/nicempi"
+conf $nogdr "NP_MPIRUN=$TEST_TMP/slowmpi/nicempi"
+NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR"
+if [ "$(id -u)" -eq 0 ]; then
+	[ "$(cat "$TEST_TMP/niceness" 2>/dev/null)" = "$(($(nice) - 10))" ]
+	ok $? "the launch runs at NP_NICE=-10 below the prolog's own niceness ($(cat "$TEST_TMP/niceness" 2>/dev/null))"
+else
+	ok 0 "the launch runs at NP_NICE=-10 # SKIP not root: only root may lower a niceness"
+fi
 # one deadline for the whole run: a hanging nvidia-smi with NP_TIMEOUT=60
 # is cut at NP_DEADLINE=15, not checked, and the run ends within it
 conf NP_TIMEOUT=60 NP_DEADLINE=15 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"

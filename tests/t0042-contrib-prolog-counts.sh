@@ -192,6 +192,7 @@ bad NP_BIN=/no/such/nccl-probe "NP_BIN='/no/such/nccl-probe' in '$C' is not an e
 bad NP_FAIL_EXIT=300 "NP_FAIL_EXIT='300' in '$C' is not an exit status"
 bad NP_TIMEOUT=99999999999999999999 "NP_TIMEOUT='99999999999999999999' in '$C' is too large"
 bad NP_PATH=bin:/usr/bin "NP_PATH in '$C': 'bin' is not an absolute directory"
+bad NP_NICE=-21 "NP_NICE='-21' in '$C' is not a niceness from -20 to 19"
 bad "NP_MPIRUN_ARGS='--mca x \"y z\"'" "NP_MPIRUN_ARGS in '$C' holds a quote"
 mkdir -m 0777 "$T/wbin"
 bad "NP_PATH=$T/wbin:/usr/bin:/bin" "NP_PATH in '$C': '$T/wbin' may be written by others than root"
