@@ -6,6 +6,8 @@
 dist_bin_SCRIPTS = contrib/nccl-probe-validate contrib/nccl-probe-plot
 slurmcontribdir = $(pkgdatadir)/slurm
 dist_slurmcontrib_SCRIPTS = contrib/slurm/prolog-nccl-probe
+# an example settings file and floors file, to copy to /etc/nccl-probe/
+dist_slurmcontrib_DATA = contrib/slurm/prolog.conf.example contrib/slurm/floors.example
 nhccontribdir = $(pkgdatadir)/nhc
 dist_nhccontrib_DATA = contrib/nhc/nccl-probe.nhc
 # the installed prolog and NHC check find the installed nccl-probe: the

@@ -36,10 +36,53 @@ static void put_help(FILE *f, const char *s)
 	}
 }
 
-/* A label value: backslash, double quote and newline escaped. */
-static void put_label_value(FILE *f, const char *s)
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong form, no surrogate, at most U+10FFFF), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
 {
-	for (; *s; s++) {
+	size_t n;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* A label value: backslash, double quote and newline escaped; a byte that
+ * is not part of well-formed UTF-8 (a host name from a driver or a file)
+ * written as the text \xNN, since node_exporter refuses a whole file
+ * that is not UTF-8. */
+static void put_label_value(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+		if (!n) {
+			fprintf(f, "\\\\x%02x", *s++);
+			continue;
+		}
 		if (*s == '\\')
 			fputs("\\\\", f);
 		else if (*s == '"')
@@ -47,9 +90,16 @@ static void put_label_value(FILE *f, const char *s)
 		else if (*s == '\n')
 			fputs("\\n", f);
 		else
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
+		s += n;
 	}
 }
+
+/* The file a writer fills (its base name), set for the writing of a topo
+ * file: every series of it carries file="NAME", so that two topo files
+ * of one host (topo and topo --check-gdr) in one textfile directory hold
+ * no series twice. NULL otherwise. */
+static const char *om_file;
 
 /* "# HELP nccl_probe_NAME ..." and "# TYPE nccl_probe_NAME gauge": every
  * family here is a gauge (a file holds one run's figures, not a counter a
@@ -81,6 +131,11 @@ static void sample(FILE *f, const char *name, double v, ...)
 		fputc('"', f);
 	}
 	va_end(ap);
+	if (om_file) {
+		fprintf(f, "%sfile=\"", n++ ? "," : "{");
+		put_label_value(f, om_file);
+		fputc('"', f);
+	}
 	if (n)
 		fputc('}', f);
 	if (v == floor(v) && fabs(v) < 1e15)
@@ -347,8 +402,13 @@ static void fill_topo(FILE *f, const void *arg)
 enum np_status np_openmetrics_topo(const char *path, const struct np_topo *t, int exit_code, struct np_err *err)
 {
 	struct topo_arg a = { t, exit_code };
+	const char *slash = strrchr(path, '/');
+	enum np_status st;
 
-	return write_file(path, fill_topo, &a, err);
+	om_file = slash ? slash + 1 : path;
+	st = write_file(path, fill_topo, &a, err);
+	om_file = NULL;
+	return st;
 }
 
 /* ---- isolate -------------------------------------------------------------- */

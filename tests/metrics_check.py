@@ -37,12 +37,13 @@ def parse(path):
 
 
 def samples(fams, name):
-    """{frozenset(labels): value} of the samples called NAME."""
+    """{frozenset(labels): value} of the samples called NAME, less the label
+    file (a topo file's own name, checked by lint)."""
     out = {}
     for f in fams:
         for s in f.samples:
             if s.name == name:
-                key = frozenset(s.labels.items())
+                key = frozenset((k, v) for k, v in s.labels.items() if k != "file")
                 if key in out:
                     fail("%s%s written twice" % (name, dict(s.labels)))
                 out[key] = s.value
@@ -80,6 +81,8 @@ def lint(paths):
                 for k in s.labels:
                     if not LABEL_RE.match(k):
                         fail("%s: label %r of %s" % (p, k, f.name))
+                if "file" in s.labels and s.labels["file"] != p.rsplit("/", 1)[-1]:
+                    fail("%s: %s has file=%r, not the file's name" % (p, s.name, s.labels["file"]))
                 if not math.isfinite(s.value):
                     fail("%s: %s%s is %r" % (p, s.name, s.labels, s.value))
         for unit in ("gbps", "gb_per", "mhz", "_ms", "_us", "percent"):

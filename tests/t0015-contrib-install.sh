@@ -46,4 +46,14 @@ if ! PATH=/sbin:/usr/sbin:/bin:/usr/bin command -v nccl-probe >/dev/null 2>&1; t
 fi
 expect_success "the installed prolog answers --help" "$share/slurm/prolog-nccl-probe" --help
 expect_grep 'NP_DRAIN' "$TEST_OUT" "  its settings"
+# the example settings and floors files, installed beside the prolog, are
+# valid as shipped (their NP_FLOORS pointed at the installed example)
+[ -f "$share/slurm/prolog.conf.example" ] && [ -f "$share/slurm/floors.example" ]
+ok $? "  $share/slurm/prolog.conf.example and floors.example"
+sed "s|^NP_FLOORS=.*|NP_FLOORS=$share/slurm/floors.example|" "$share/slurm/prolog.conf.example" >"$TEST_TMP/prolog.conf"
+echo "NP_BIN=$bin/nccl-probe" >>"$TEST_TMP/prolog.conf"
+expect_success "  the example passes --check-conf with the example floors" \
+	"$share/slurm/prolog-nccl-probe" --conf "$TEST_TMP/prolog.conf" --check-conf
+grep -q '^NP_FLOORS=/etc/nccl-probe/floors$' "$share/slurm/prolog.conf.example"
+ok $? "  it names /etc/nccl-probe/floors, where the man page copies floors.example"
 done_testing

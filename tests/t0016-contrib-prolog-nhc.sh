@@ -24,6 +24,10 @@ printf 'count=1\ngpu0.busid=0000:19:00.0\ngpu0.name=NVIDIA H100 80GB HBM3\ngpu0.
 fault() { NCCL_PROBE_FSROOT=$TEST_TMP/root NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf "$@"; }
 
 P=$srcdir/contrib/slurm/prolog-nccl-probe
+# the node's Slurm name, as slurmd gives it (without it the prolog asks
+# 'scontrol show node', which t0042 checks)
+SLURMD_NODENAME=n1
+export SLURMD_NODENAME
 C=$TEST_TMP/prolog.conf
 conf() {
 	{
@@ -77,16 +81,64 @@ else
 	ok 0 "  names the figure and the floor # SKIP one GPU"
 fi
 conf NP_BIN=/nonexistent/nccl-probe NP_FAIL_EXIT=1
-expect_success "nccl-probe missing: exit 0, no node blamed" prolog
-expect_grep "is not executable; check NP_BIN; nothing checked" "$TEST_ERR" "  says so"
+expect_code 64 "nccl-probe missing, by hand: exit 64" prolog
+expect_grep "configuration error: NP_BIN='/nonexistent/nccl-probe' .* is not an executable file" "$TEST_ERR" "  says so"
+expect_success "the same under slurmd: exit 0, no node blamed" env SLURM_SCRIPT_CONTEXT=prolog_slurmd SLURM_JOB_ID=7 \
+	NCCL_PROBE_PROLOG_CONF="$C" "$P"
+expect_grep "NP_BIN=.* is not an executable file.*; nothing checked: configuration errors fail open" "$TEST_ERR" \
+	"  nothing checked, said in one line"
 # launches that produce no report of nccl-probe: could not run, passed
 echo "$type = 100000" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 $nogdr 'NP_MPIRUN_ARGS="--no-such-option"'
 expect_success "a launcher option mpirun refuses (NP_MPIRUN_ARGS), a floor no node reaches: exit 0" prolog
-expect_grep "could not run: the all-reduce: 'mpirun' exited 1 without nccl-probe's report: 'mpirun: Error: unknown option" \
-	"$TEST_ERR" "  logged as could not run, saying what failed"
+expect_grep "not checked, could not run: the all-reduce: 'mpirun' exited 1 without nccl-probe's report: 'mpirun: Error: unknown option" \
+	"$TEST_ERR" "  logged as not checked, saying what failed"
 ! grep -q -e 'problem:' -e 'below' "$TEST_ERR"
 ok $? "  no problem, no floor named"
+! grep -q ': ok$' "$TEST_ERR" && grep -q ': not checked: 1 check(s) could not run (above); no problem in the others' "$TEST_ERR"
+ok $? "  the run ends 'not checked', never 'ok'"
+# not checked is counted: NP_METRICS, this node's runs by result
+mkdir -m 0755 "$TEST_TMP/prom"
+M=$TEST_TMP/prom/nccl-probe-prolog.prom
+conf NP_FAIL_EXIT=1 $nogdr 'NP_MPIRUN_ARGS="--no-such-option"' "NP_METRICS=$M"
+rc=0
+for i in 1 2; do SLURMD_NODENAME=n1 NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" || rc=1; done
+ok $rc "the same twice with NP_METRICS: exit 0"
+grep -q '^nccl_probe_prolog_runs_total{node="n1",result="not_checked"} 2$' "$M" &&
+	grep -q '^nccl_probe_prolog_runs_total{node="n1",result="ok"} 0$' "$M" &&
+	grep -q '^nccl_probe_prolog_last_result{node="n1",result="not_checked"} 1$' "$M"
+ok $? "  counted: nccl_probe_prolog_runs_total{result=\"not_checked\"} 2, the last result not_checked"
+echo "$type = 0.0001" >"$TEST_TMP/floors"
+conf $nogdr "NP_METRICS=$M"
+expect_success "then a healthy run" env SLURMD_NODENAME=n1 NCCL_PROBE_PROLOG_CONF="$C" "$P"
+grep -q '^nccl_probe_prolog_runs_total{node="n1",result="ok"} 1$' "$M" &&
+	grep -q '^nccl_probe_prolog_runs_total{node="n1",result="not_checked"} 2$' "$M" &&
+	grep -q '^nccl_probe_prolog_last_result{node="n1",result="ok"} 1$' "$M" &&
+	grep -q '^nccl_probe_prolog_last_result{node="n1",result="not_checked"} 0$' "$M"
+ok $? "  ok counted beside the 2 not checked, the last result ok"
+# a node name with an invalid UTF-8 byte, a quote and a backslash: escaped,
+# the file stays UTF-8 (node_exporter refuses a file that is not)
+rm -f "$M"
+expect_success "a node name with bytes 0xff, '\"' and '\\'" \
+	env SLURMD_NODENAME="$(printf 'n\377"\\x')" NCCL_PROBE_PROLOG_CONF="$C" "$P"
+iconv -f UTF-8 -t UTF-8 "$M" >/dev/null 2>&1 &&
+	grep -q '^nccl_probe_prolog_runs_total{node="n\\\\xff\\"\\\\x",result="ok"} 1$' "$M"
+ok $? "  the file is UTF-8, the name escaped ($(grep -m1 runs_total "$M"))"
+PY=
+for p in python3 /usr/bin/python3; do
+	command -v "$p" >/dev/null 2>&1 && "$p" -c 'import prometheus_client.parser' 2>/dev/null && { PY=$p; break; }
+done
+if [ -n "$PY" ]; then
+	# shellcheck disable=SC2016 # python
+	expect_success "  prometheus_client parses it" "$PY" -c 'import sys
+from prometheus_client.parser import text_string_to_metric_families as p
+f = {x.name: x for x in p(open(sys.argv[1], encoding="utf-8").read())}
+s = [x for x in f["nccl_probe_prolog_runs"].samples if x.labels["result"] == "ok"]
+assert s[0].labels["node"] == "n\\xff\"\\x" and s[0].value == 1, s' "$M"
+else
+	ok 0 "  prometheus_client parses it # SKIP prometheus_client not installed"
+fi
+echo "$type = 100000" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 NP_GDR=no NP_HOST_RANKS=64 'NP_MPIRUN_ARGS="--bind-to none"'
 if [ "${ngpu:-0}" -eq 0 ]; then
 	expect_success "more ranks than slots: exit 0" env -u OMPI_MCA_rmaps_base_oversubscribe \
@@ -138,6 +190,59 @@ expect_grep "stopped by SIGTERM during nvidia-smi; nothing drained" "$TEST_ERR" 
 sleep 1
 ! pgrep -f "sleep 313" >/dev/null 2>&1
 ok $? "  the hanging nvidia-smi is stopped"
+# SIGTERM during the all-reduce: a launcher that writes in its TMPDIR
+# after the signal (as mpirun's shutdown does) leaves nothing behind
+mkdir -p "$TEST_TMP/slowmpi" "$TEST_TMP/tmpd"
+printf '#!/bin/sh
+: >"%s/mpirun.started"
+trap '"'"'sleep 1; mkdir "$TMPDIR/late.$$"; exit 1'"'"' TERM
+while :; do sleep 1; done
+' "$TEST_TMP" >"$TEST_TMP/slowmpi/mpirun"
+chmod +x "$TEST_TMP/slowmpi/mpirun"
+echo "$type = 0.0001" >"$TEST_TMP/floors"
+conf $nogdr "NP_MPIRUN=$TEST_TMP/slowmpi/mpirun"
+TMPDIR=$TEST_TMP/tmpd NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+i=0
+while [ ! -e "$TEST_TMP/mpirun.started" ] && [ "$i" -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+sleep 2
+[ "$rc" -eq 0 ] && [ -z "$(ls -A "$TEST_TMP/tmpd")" ]
+ok $? "SIGTERM during the all-reduce: exit 0 ($rc), no temporary directory left ($(ls -A "$TEST_TMP/tmpd" | tr '\n' ' '))"
+expect_grep "stopped by SIGTERM during the all-reduce; nothing drained" "$TEST_ERR" "  logged"
+# the all-reduce runs at NP_NICE (-10 by default): a launcher that says
+# its niceness
+printf '#!/bin/sh\nnice >"%s/niceness"\nexit 1\n' "$TEST_TMP" >"$TEST_TMP/slowmpi/nicempi"
+chmod +x "$TEST_TMP/slowmpi/nicempi"
+conf $nogdr "NP_MPIRUN=$TEST_TMP/slowmpi/nicempi"
+NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR"
+if [ "$(id -u)" -eq 0 ]; then
+	[ "$(cat "$TEST_TMP/niceness" 2>/dev/null)" = "$(($(nice) - 10))" ]
+	ok $? "the launch runs at NP_NICE=-10 below the prolog's own niceness ($(cat "$TEST_TMP/niceness" 2>/dev/null))"
+else
+	ok 0 "the launch runs at NP_NICE=-10 # SKIP not root: only root may lower a niceness"
+fi
+# one deadline for the whole run: a hanging nvidia-smi with NP_TIMEOUT=60
+# is cut at NP_DEADLINE=15, not checked, and the run ends within it
+conf NP_TIMEOUT=60 NP_DEADLINE=15 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
+start=$(date +%s)
+expect_success "NP_DEADLINE=15, nvidia-smi hangs, NP_TIMEOUT=60: exit 0" prolog
+took=$(($(date +%s) - start))
+[ "$took" -le 16 ]
+ok $? "  the whole run ends within NP_DEADLINE (${took} s)"
+expect_grep "not checked, could not run: nvidia-smi: ended by NP_DEADLINE=15 s before its own NP_TIMEOUT" "$TEST_ERR" \
+	"  nvidia-smi cut short is not checked, never a hang"
+expect_grep "not checked, could not run: topo: ended by NP_DEADLINE=15 s" "$TEST_ERR" "  nor is topo, with no time left"
+! grep -q -e 'problem:' -e ': ok$' "$TEST_ERR"
+ok $? "  no problem, no ok"
+conf NP_DEADLINE=9
+expect_code 64 "NP_DEADLINE=9: exit 64" "$P" --conf "$C" --check-conf
+expect_grep "configuration error: NP_DEADLINE in '$C' must be at least 10 s" "$TEST_ERR" "  says so"
 
 conf NP_DRAIN=yes
 expect_code 64 "a bad setting: exit 64" prolog

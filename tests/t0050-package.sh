@@ -39,6 +39,7 @@ has_files() {
 	local list=$1 what=$2 f m sec
 	for f in /usr/bin/nccl-probe /usr/bin/nccl-probe-validate /usr/bin/nccl-probe-plot \
 		/usr/share/nccl-probe/slurm/prolog-nccl-probe /usr/share/nccl-probe/nhc/nccl-probe.nhc \
+		/usr/share/nccl-probe/slurm/prolog.conf.example /usr/share/nccl-probe/slurm/floors.example \
 		/usr/share/nccl-probe/nccl-probe-sweep.schema.json; do
 		grep -qx "$f" "$list"
 		ok $? "$what has $f" || true

@@ -76,7 +76,7 @@ if [ -n "${NP_FIXTURES:-}" ] && [ -d "$NP_FIXTURES/topology" ]; then
 			>"$TEST_OUT" 2>"$TEST_ERR"
 		rc=$?
 		{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && check lint "$T/$b.prom" && check topo "$T/$b.prom" "$T/$b.json" &&
-			grep -q "^nccl_probe_exit_code{command=\"topo\"} $rc\$" "$T/$b.prom"
+			grep -q "^nccl_probe_exit_code{command=\"topo\",file=\"$b.prom\"} $rc\$" "$T/$b.prom"
 		ok $? "topo --input $b: findings by level and kind, GDR per GPU and exit code $rc as the JSON"
 		ALL="$ALL $T/$b.prom"
 	done
@@ -95,7 +95,7 @@ for g in yes no; do
 	np topo --quiet --input "$T/gdr-$g.xml" --format json --output "$T/gdr-$g.json" --metrics "$T/gdr-$g.prom" \
 		>/dev/null 2>&1
 	check topo "$T/gdr-$g.prom" "$T/gdr-$g.json" &&
-		grep -q "^nccl_probe_gdr_state{gpu=\"0\",bus_id=\"0000:19:00.0\",state=\"$g\"} 1\$" "$T/gdr-$g.prom"
+		grep -q "^nccl_probe_gdr_state{gpu=\"0\",bus_id=\"0000:19:00.0\",state=\"$g\",file=\"gdr-$g.prom\"} 1\$" "$T/gdr-$g.prom"
 	ok $? "GDR $g on a fake node's snapshot: gdr_state{state=\"$g\"} 1, the JSON's gdr_ok"
 	ALL="$ALL $T/gdr-$g.prom"
 done
@@ -125,18 +125,51 @@ EOF
 	rc=$?
 	check lint "$T/h.prom" && check topo "$T/h.prom" "$T/h.json"
 	ok $? "health: SM clock, clock event reasons, temperature margin, power, ECC as the JSON's (exit $rc)"
-	grep -q '^nccl_probe_gpu_sm_clock_hertz{gpu="0",bus_id="0000:19:00.0"} 1200000000$' "$T/h.prom" &&
-		grep -q '^nccl_probe_gpu_clock_event_reason{gpu="0",bus_id="0000:19:00.0",reason="hw_thermal_slowdown"} 1$' "$T/h.prom" &&
-		grep -q '^nccl_probe_gpu_clock_event_reason{gpu="0",bus_id="0000:19:00.0",reason="sw_thermal_slowdown"} 0$' "$T/h.prom" &&
-		grep -q '^nccl_probe_gpu_temperature_margin_celsius{gpu="0",bus_id="0000:19:00.0"} 5$' "$T/h.prom" &&
-		grep -q '^nccl_probe_gpu_ecc_uncorrected_errors{gpu="0",bus_id="0000:19:00.0"} 3$' "$T/h.prom" &&
-		grep -q '^nccl_probe_topo_findings{level="error",kind="health-gpu-slowdown"} 1$' "$T/h.prom"
+	grep -q '^nccl_probe_gpu_sm_clock_hertz{gpu="0",bus_id="0000:19:00.0",file="h.prom"} 1200000000$' "$T/h.prom" &&
+		grep -q '^nccl_probe_gpu_clock_event_reason{gpu="0",bus_id="0000:19:00.0",reason="hw_thermal_slowdown",file="h.prom"} 1$' "$T/h.prom" &&
+		grep -q '^nccl_probe_gpu_clock_event_reason{gpu="0",bus_id="0000:19:00.0",reason="sw_thermal_slowdown",file="h.prom"} 0$' "$T/h.prom" &&
+		grep -q '^nccl_probe_gpu_temperature_margin_celsius{gpu="0",bus_id="0000:19:00.0",file="h.prom"} 5$' "$T/h.prom" &&
+		grep -q '^nccl_probe_gpu_ecc_uncorrected_errors{gpu="0",bus_id="0000:19:00.0",file="h.prom"} 3$' "$T/h.prom" &&
+		grep -q '^nccl_probe_topo_findings{level="error",kind="health-gpu-slowdown",file="h.prom"} 1$' "$T/h.prom"
 	ok $? "  the planted figures: 1200 MHz, HW thermal slowdown on, 5 C to slowdown, 3 ECC errors, its finding"
-	! grep -q 'gpu_power_watts{.*} 0$' "$T/h.prom" && grep -q '^nccl_probe_gpu_power_watts{gpu="0",bus_id="0000:19:00.0"} 650$' "$T/h.prom"
+	! grep -q 'gpu_power_watts{.*} 0$' "$T/h.prom" && grep -q '^nccl_probe_gpu_power_watts{gpu="0",bus_id="0000:19:00.0",file="h.prom"} 650$' "$T/h.prom"
 	ok $? "  power in watts"
 	ALL="$ALL $T/h.prom"
 else
 	ok 0 "health figures # SKIP the fake NVML is not built (make check builds it)"
+fi
+
+# ---- two topo files of one host, and a host name that is not UTF-8 ----------------
+# node_exporter reads every .prom file of its directory as one: topo and
+# topo --check-gdr of one host must not write one series twice (each
+# series carries file=NAME), and a host name with bytes that are not UTF-8
+# (sethostname takes any) is escaped, the file stays UTF-8
+mkdir -p "$T/two"
+if unshare -u "$PY" -c 'import socket; socket.sethostname(b"n\xff\xc3\"x\\y")' 2>/dev/null; then
+	# shellcheck disable=SC2016 # python
+	unshare -u "$PY" -c 'import socket, subprocess, sys
+socket.sethostname(b"n\xff\xc3\"x\\y")
+for a, n in (([], "topo"), (["--check-gdr"], "topo-gdr")):
+    subprocess.run([sys.argv[1], "topo", "--quiet"] + a + ["--metrics", sys.argv[2] + "/" + n + ".prom"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)' "$NP_BIN" "$T/two"
+	# shellcheck disable=SC2016 # python
+	expect_success "topo and topo --check-gdr of one host in one directory: no series twice, UTF-8, host escaped" \
+		"$PY" -c 'import sys
+from prometheus_client.parser import text_string_to_metric_families as parse
+seen, host = set(), None
+for p in sys.argv[1:]:
+    for f in parse(open(p, "rb").read().decode("utf-8")):
+        for s in f.samples:
+            k = (s.name, tuple(sorted(s.labels.items())))
+            assert k not in seen, "twice: %r" % (k,)
+            seen.add(k)
+            host = s.labels.get("host", host)
+assert host == "n\\xff\\xc3\"x\\y", host
+print(len(seen), "series, host", host)' "$T/two/topo.prom" "$T/two/topo-gdr.prom"
+	expect_success "  both files lint" check lint "$T/two/topo.prom" "$T/two/topo-gdr.prom"
+else
+	ok 0 "two topo files of one host # SKIP cannot set a host name in a new UTS namespace (unshare -u)"
+	ok 0 "  both files lint # SKIP"
 fi
 
 # ---- isolate on virtual nodes ----------------------------------------------------
@@ -189,6 +222,17 @@ cp "$T/v-old" "$T/v-old.copy"
 cmp -s "$T/v-old" "$T/v-old.copy" && ! cmp -s "$T/v-old" "$T/vm/nccl-probe-validate.vnode0.prom" &&
 	[ "$(ls -A "$T/vm" | grep -vc '\.prom$')" -eq 0 ]
 ok $? "  a second run replaces the files by rename: the old inode keeps the old text, no temporary left"
+# the files of nodes absent from the latest run are removed (a node shown
+# bad forever otherwise); another file, and a link, are left alone
+echo 'nccl_probe_validate_node_state{node="gone",state="bad"} 1' >"$T/vm/nccl-probe-validate.gone.prom"
+echo 'other' >"$T/vm/other.prom"
+ln -s "$T/v-old.copy" "$T/vm/nccl-probe-validate.linked.prom"
+"$V" --nccl-probe "$NP_BIN" --backend mpi --metrics "$T/vm" --no-topo --virtual 2 --ppn 1 -- --size 16K \
+	--budget 0.2 --min-effect 50 >/dev/null 2>&1
+got=$(ls "$T/vm" | tr '\n' ' ')
+[ "$got" = "nccl-probe-validate.linked.prom nccl-probe-validate.vnode0.prom nccl-probe-validate.vnode1.prom other.prom " ]
+ok $? "  a run of 2 nodes removes the files of vnode2, vnode3 and gone, keeps a link and another file ($got)"
+rm -f "$T/vm/other.prom" "$T/vm/nccl-probe-validate.linked.prom"
 ln -s "$T/elsewhere" "$T/vlink"
 expect_code 64 "validate --metrics a symbolic link: exit 64" "$V" --nccl-probe "$NP_BIN" --metrics "$T/vlink" \
 	--virtual 2 --dry-run
@@ -224,7 +268,7 @@ cat "$TEST_OUT" | head -n 3
 echo 'old' >"$T/m.prom"
 ln "$T/m.prom" "$T/m-old"
 expect_success "topo --metrics over an existing file" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T/m.prom"
-[ "$(cat "$T/m-old")" = old ] && grep -q '^nccl_probe_last_run_timestamp_seconds{command="topo"} ' "$T/m.prom" &&
+[ "$(cat "$T/m-old")" = old ] && grep -q '^nccl_probe_last_run_timestamp_seconds{command="topo",file="m.prom"} ' "$T/m.prom" &&
 	[ "$(ls -A "$T" | grep -c '^m\.prom\.')" -eq 0 ]
 ok $? "  replaced by rename: the old inode keeps its text, the new file is whole, no temporary left"
 # a reader polling the file while sweeps rewrite it never sees part of one
