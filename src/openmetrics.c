@@ -7,10 +7,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/printable.h"
 #include "../topo/health.h"
 #include "../topo/topo.h"
 #include "metrics.h"
@@ -36,9 +38,15 @@ static void put_help(FILE *f, const char *s)
 	}
 }
 
-/* A label value: backslash, double quote and newline escaped. */
-static void put_label_value(FILE *f, const char *s)
+/* A label value: control characters as \xNN (common/printable.h: a host
+ * name of another rank cannot carry ESC or CR to whoever reads the file),
+ * then backslash, double quote and newline escaped as the format says. */
+static void put_label_value(FILE *f, const char *val)
 {
+	size_t len = 4 * strlen(val) + 1;
+	char *safe = malloc(len);
+	const char *s = safe ? np_printable(safe, len, val) : "";
+
 	for (; *s; s++) {
 		if (*s == '\\')
 			fputs("\\\\", f);
@@ -49,6 +57,7 @@ static void put_label_value(FILE *f, const char *s)
 		else
 			fputc(*s, f);
 	}
+	free(safe);
 }
 
 /* "# HELP nccl_probe_NAME ..." and "# TYPE nccl_probe_NAME gauge": every
