@@ -120,6 +120,8 @@ rc=$?
 ok $? "a killed rank: mpirun exits non-zero ($rc)"
 if [ -e "$TEST_TMP/c.json" ]; then
 	incomplete_json "$TEST_TMP/c.json" "a killed rank"
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["verdict"]["exit_code"] != 3)' "$TEST_TMP/c.json"
+	ok $? "a killed rank: the report says exit 3, as the message does, not 130"
 else
 	ok 0 "a killed rank: no report (rank 0 ended before it could write one)"
 fi
