@@ -343,8 +343,9 @@ static _Noreturn void fire(void)
  * signal comes while the main thread is stuck (wd.lock held): the step
  * outlived --timeout (another rank's watchdog or arrival check ended the
  * job with exit 4: a stalled rank 0 cannot hear it), or a rank on this
- * host ended under the job (exit 3, as its message says); else an
- * interrupt (130). why: the sentence for the report, "" for 130. */
+ * host ended under the job (exit 3, as its message says, or the code it
+ * exited with after its own error); else an interrupt (130). why: the
+ * sentence for the report, "" for 130. */
 static int end_code(char *why, size_t len)
 {
 	int64_t now = now_ns();
@@ -360,8 +361,17 @@ static int end_code(char *why, size_t len)
 		 * launcher's stop could end it), not by its own exit status
 		 * nor by the launcher's SIGTERM or SIGINT */
 		if (!peers.gone[i] || (wd.sig_seen && peers.gone_at[i] - wd.sig_seen > 150000000) ||
-		    (st >= 0 && (WIFEXITED_(st) || (st & 0x7f) == SIGTERM || (st & 0x7f) == SIGINT)))
+		    (st >= 0 && !WIFEXITED_(st) && ((st & 0x7f) == SIGTERM || (st & 0x7f) == SIGINT)))
 			continue;
+		if (st >= 0 && WIFEXITED_(st)) {
+			int c = (st >> 8) & 0xff;
+			/* an error of its own, said above: the job ends with its code */
+			if (c == 0 || c == NP_EXIT_INTERRUPTED)
+				continue;
+			snprintf(why, len, "rank %d (pid %d) ended with exit %d during %s (its error is above)",
+				 peers.wrank[i], peers.pid[i], c, wd.what[0] ? wd.what : "start-up");
+			return c;
+		}
 		if (st >= 0)
 			snprintf(why, len, "rank %d (pid %d) was killed by signal %d (%s) during %s: exit 3",
 				 peers.wrank[i], peers.pid[i], st & 0x7f, sig_name(st & 0x7f),
@@ -396,11 +406,11 @@ static _Noreturn void take_over(int sig)
 	}
 	if (fn)
 		fn(arg, sig, code, why); /* does not return */
-	if (code == NP_EXIT_TIMEOUT) { /* said by the rank that ended the job */
+	if (code != NP_EXIT_INTERRUPTED && !peers.named) { /* said by the rank that ended the job */
 		np_cleanup();
 		fflush(stdout);
 		fflush(stderr);
-		_exit(NP_EXIT_TIMEOUT);
+		_exit(code);
 	}
 	if (peers.named) {
 		np_error("the launcher ended the job (signal %d) after rank %d ended (above); nothing was measured",

@@ -74,8 +74,9 @@ bool np_watchdog_interrupted(void);
  * runs on the watchdog thread and must not return. code is the job's
  * exit status as far as this rank can tell, for its report: 4 when the
  * step outlived --timeout (the launcher's signal follows another rank's
- * timeout), 3 when a rank on this host ended under the job, else 130 (an
- * interrupt); why says so in a sentence ("" for 130). */
+ * timeout), 3 when a rank on this host ended under the job (killed, or
+ * the code it exited with after its own error), else 130 (an interrupt);
+ * why says so in a sentence ("" for 130). */
 void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig, int code, const char *why), void *arg);
 /* fn(arg) on rank 0 when --timeout fires: writes the report of the rows
  * that finished, marked interrupted, and returns (the job then exits 4);
