@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../common/coll.h"
+#include "../common/printable.h"
 #include "cmds.h"
 #include "compare.h"
 #include "compare_judge.h"
@@ -72,11 +73,6 @@ static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, c
 				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", key, val ? val : "");
 		}
 	}
-	/* what came from a file is printed: keep it printable */
-	for (int i = 0; i < n; i++)
-		for (char *p = out[i]; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
 	return n;
 }
 
@@ -141,10 +137,19 @@ static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cm
 	int napprox = 0;
 
 	if (!quiet) {
-		fprintf(f, "# compare A '%s' and B '%s': %s backend, ranks %lld, nodes %lld\n", a->path, b->path,
-			or_unknown(a->backend), a->ranks, a->nodes);
-		for (int i = 0; i < ndiff; i++)
-			fprintf(f, "# differs: %s\n", diff[i]);
+		/* what came from a file or the command line is printed escaped */
+		fputs("# compare A '", f);
+		np_fputs_printable(f, a->path);
+		fputs("' and B '", f);
+		np_fputs_printable(f, b->path);
+		fputs("': ", f);
+		np_fputs_printable(f, or_unknown(a->backend));
+		fprintf(f, " backend, ranks %lld, nodes %lld\n", a->ranks, a->nodes);
+		for (int i = 0; i < ndiff; i++) {
+			fputs("# differs: ", f);
+			np_fputs_printable(f, diff[i]);
+			fputs("\n", f);
+		}
 		fprintf(f, "# B/A = B's speed over A's (busbw ratio; A's time / B's time), the Hodges-Lehmann estimate\n"
 			   "# from the stored sample times, with its 95%% confidence interval (Mann-Whitney),\n"
 			   "# Bonferroni-corrected over the %d rows compared\n",

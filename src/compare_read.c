@@ -23,7 +23,7 @@ static enum np_status bad_row(const struct np_cmp_run *r, size_t i, const struct
 			      const char *what, struct np_err *err)
 {
 	return np_fail(err, NP_EUSAGE, "'%s' is not a valid sweep report: results[%zu]: %s at byte %zu; give a file that nccl-probe wrote with --format json",
-		       r->path, i, what, v ? v->offset : 0);
+		       r->path, i, what, v ? (size_t)v->offset : 0);
 }
 
 /* Names of collectives, types and operations: short identifiers, so that
@@ -58,15 +58,18 @@ static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_j
 	if (!ident(row->coll) || !np_coll_find(row->coll) || strcmp(np_coll_find(row->coll)->name, row->coll))
 		return bad_row(r, i, o, "'coll' is not a collective name", err);
 	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
+	row->coll = np_colls[row->coll_index].name; /* the parsed results are freed */
 	row->type = np_jstr(np_jget(o, "type"));
 	if (!row->type)
 		row->type = "float";
 	if (!ident(row->type))
 		return bad_row(r, i, o, "'type' is not a data type name", err);
+	row->type = strcpy(row->type_buf, row->type); /* ident: at most 31 characters */
 	v = np_jget(o, "redop");
 	row->redop = v && v->type == NP_J_STR ? v->str : "none";
 	if (!ident(row->redop))
 		return bad_row(r, i, v, "'redop' is not an operation name", err);
+	row->redop = strcpy(row->redop_buf, row->redop);
 	v = np_jget(o, "root");
 	row->root = -1;
 	if (v && v->type == NP_J_NUM) {
@@ -92,8 +95,14 @@ static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_j
 	row->noise = v && np_jstr(v) && !strcmp(np_jstr(v), "noise-bound");
 	v = np_jget(o, "sample_times");
 	if (v && v->type != NP_J_NULL) {
-		if (v->type != NP_J_ARR || v->n > 100000000)
+		if (v->type != NP_J_ARR)
 			return bad_row(r, i, v, "'sample_times' is not an array of seconds", err);
+		if (v->n > NP_CMP_MAX_SAMPLES) {
+			char what[160];
+			snprintf(what, sizeof(what), "'sample_times' holds %zu, more than the %d a row of nccl-probe stores",
+				 (size_t)v->n, NP_CMP_MAX_SAMPLES);
+			return bad_row(r, i, v, what, err);
+		}
 		if (v->n) {
 			row->logt = malloc(v->n * sizeof(double));
 			if (!row->logt)
@@ -167,6 +176,10 @@ static enum np_status read_env(struct np_cmp_run *r, struct np_err *err)
 
 	if (!v || v->type != NP_J_OBJ || !v->n)
 		return NP_OK;
+	if (v->n > NP_CMP_MAX_ENV)
+		return np_fail(err, NP_EUSAGE,
+			       "'%s' has %zu NCCL_* variables in \"nccl_env\" at byte %zu, more than %d; give the JSON of a sweep",
+			       r->path, (size_t)v->n, (size_t)v->offset, NP_CMP_MAX_ENV);
 	r->env = calloc(v->n, sizeof(*r->env));
 	if (!r->env)
 		return np_fail(err, NP_ENOMEM, "out of memory for the nccl_env of '%s'", r->path);
@@ -188,6 +201,41 @@ const char *np_cmp_run_env(const struct np_cmp_run *r, const char *key)
 static long long num_or(const struct np_jval *v, long long dflt)
 {
 	return v && v->type == NP_J_NUM && v->num >= 0 && v->num < 1e15 ? (long long)v->num : dflt;
+}
+
+/* The strings of the document that compare keeps, copied, and the parsed
+ * document freed: the rows hold the rest, before the next report is read
+ * (its memory is then one document's, not two). */
+static enum np_status keep_strings(struct np_cmp_run *r, struct np_err *err)
+{
+	const char **str[6] = { &r->backend, &r->library, &r->runtime, &r->mpi, &r->dtype, &r->version };
+
+	for (int i = 0; i < 6; i++)
+		if (*str[i] && !(*str[i] = r->own[i] = strdup(*str[i])))
+			return np_fail(err, NP_ENOMEM, "out of memory reading '%s'", r->path);
+	if (r->nenv) {
+		struct np_cmp_env *copy = calloc(r->nenv, sizeof(*copy));
+		bool ok = copy != NULL;
+		size_t i = 0;
+		for (; ok && i < r->nenv; i++) {
+			copy[i].key = strdup(r->env[i].key);
+			copy[i].val = r->env[i].val ? strdup(r->env[i].val) : NULL;
+			ok = copy[i].key && (!r->env[i].val || copy[i].val);
+		}
+		if (!ok) {
+			for (size_t k = 0; copy && k < i; k++) {
+				free((char *)copy[k].key);
+				free((char *)copy[k].val);
+			}
+			free(copy);
+			return np_fail(err, NP_ENOMEM, "out of memory reading '%s'", r->path);
+		}
+		free(r->env);
+		r->env = copy;
+		r->env_own = true;
+	}
+	np_jval_free(&r->doc);
+	return NP_OK;
 }
 
 enum np_status np_cmp_run_read(struct np_cmp_run *r, const char *path, struct np_err *err)
@@ -225,7 +273,9 @@ enum np_status np_cmp_run_read(struct np_cmp_run *r, const char *path, struct np
 		if ((st = read_row(r, i, &res->items[i], &r->rows[i], err)))
 			return st;
 	}
-	return sort_rows(r, res, err);
+	if ((st = sort_rows(r, res, err)))
+		return st;
+	return keep_strings(r, err);
 }
 
 void np_cmp_run_free(struct np_cmp_run *r)
@@ -234,8 +284,14 @@ void np_cmp_run_free(struct np_cmp_run *r)
 		free(r->rows[i].logt);
 	free(r->rows);
 	free(r->sorted);
+	for (size_t i = 0; r->env_own && i < r->nenv; i++) {
+		free((char *)r->env[i].key);
+		free((char *)r->env[i].val);
+	}
 	free(r->env);
 	free(r->env_keys);
+	for (int i = 0; i < 6; i++)
+		free(r->own[i]);
 	np_jval_free(&r->doc);
 }
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* A sweep report as compare reads it (src/compare_read.c): the run's
  * facts that decide whether two runs compare, its NCCL_* variables, and
- * its rows with their log sample times, sorted by key. */
+ * its rows with their log sample times, sorted by key. Once read, the
+ * parsed document is freed (the few strings kept are copied): what is
+ * kept of a report is its rows and their samples, 8 bytes a sample time,
+ * so that two reports never hold two parsed documents at once. */
 #ifndef NP_COMPARE_READ_H
 #define NP_COMPARE_READ_H
 
@@ -25,7 +28,14 @@ struct np_cmp_row {
 	int judged;                      /* the row's "judged", -1 absent */
 	bool noise;                      /* the row's "stop" is noise-bound */
 	int coll_index;                  /* in np_colls: the sweep's order */
+	char type_buf[32], redop_buf[32]; /* type and redop of a row read from a file */
 };
+
+/* What compare reads, beyond the reader's own bounds (json_read.h): sample
+ * times of one row (what the sweep stores at most, NP_MEAS_MAX_SAMPLES)
+ * and NCCL_* variables of one run. */
+#define NP_CMP_MAX_SAMPLES 10000
+#define NP_CMP_MAX_ENV 1024
 
 /* One NCCL_* variable of a run; val NULL when the report's is not a string. */
 struct np_cmp_env {
@@ -35,7 +45,9 @@ struct np_cmp_env {
 /* A sweep report, from its file or from memory. */
 struct np_cmp_run {
 	const char *path;
-	struct np_jval doc;              /* a report read from a file */
+	struct np_jval doc;              /* a report read from a file: freed once read */
+	char *own[6];                    /* a report read from a file: its strings below */
+	bool env_own;                    /* env's keys and values are this run's copies */
 	const char *backend, *library, *runtime, *mpi, *dtype, *version;
 	long long ranks, nodes;
 	uint64_t judge_from;             /* 0 when absent */

@@ -741,7 +741,9 @@ static void iso_start(struct iso *is, struct np_run *run)
 	if (is->N < 2)
 		np_die(NP_EXIT_USAGE, "isolate needs at least 2 nodes (%d found); launch on more nodes, or use --ranks-per-node to try virtual nodes on one host",
 		       is->N);
-	if (run->w.rank == 0 && o->output && np_outfile_open(&is->of, o->output, "--output", &err))
+	/* checked now, its temporary made at the end (iso_report): a kill of
+	 * rank 0 during the rounds leaves no file beside it */
+	if (run->w.rank == 0 && o->output && np_outfile_check(o->output, "--output", &err))
 		np_abort(NP_EXIT_RUNTIME, "%s", err.msg);
 	is->ops = run->ops;
 	snprintf(is->backend_why, sizeof(is->backend_why), "%s", run->backend_why);
@@ -816,10 +818,16 @@ static int iso_report(struct iso *is)
 {
 	const struct np_opts *o = is->o;
 	struct np_err err = { 0 };
-	FILE *out = o->output ? is->of.f : stdout;
+	FILE *out = stdout;
 	double wall;
 	int code;
 
+	if (o->output && np_outfile_open(&is->of, o->output, "--output", &err)) {
+		np_error("%s", err.msg);
+		return NP_EXIT_RUNTIME;
+	}
+	if (o->output)
+		out = is->of.f;
 	np_iso_decide(&is->j, true);
 	np_iso_judge_fleet(&is->j);
 	wall = np_now_s() - is->t0;

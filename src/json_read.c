@@ -21,7 +21,20 @@ struct jp {
 	const char *what;
 	struct np_err *err;
 	size_t nvalues;
+	size_t mem;     /* what the document holds: values, strings, keys */
 };
+
+/* bytes more held; false (and err set) past NP_JREAD_MAX_MEM */
+static bool hold(struct jp *j, size_t bytes, const char *at)
+{
+	j->mem += bytes;
+	if (j->mem <= NP_JREAD_MAX_MEM)
+		return true;
+	np_fail(j->err, NP_EUSAGE,
+		"'%s' needs more than %u MiB of memory to read (its values, strings and names) at byte %zu; give a JSON report of nccl-probe",
+		j->what, NP_JREAD_MAX_MEM >> 20, (size_t)(at - j->start));
+	return false;
+}
 
 static enum np_status jfail(struct jp *j, const char *at, const char *why)
 {
@@ -103,6 +116,9 @@ static enum np_status parse_string(struct jp *j, char **out)
 	}
 	if (close >= j->end)
 		return jfail(j, j->p, "unterminated string");
+	/* the string and what malloc keeps beside it */
+	if (!hold(j, ((size_t)(close - q) + 1 + 15) / 16 * 16 + 16, j->p))
+		return NP_EUSAGE;
 	s = o = malloc((size_t)(close - q) + 1);
 	if (!s)
 		return np_fail(j->err, NP_ENOMEM, "out of memory reading '%s'", j->what);
@@ -235,6 +251,22 @@ static enum np_status grow(struct jp *j, struct np_jval *v, size_t *cap, bool ke
 	return NP_OK;
 }
 
+/* A container's arrays cut to its items once it is whole (growth left up
+ * to half of them unused) */
+static void shrink(struct np_jval *v, size_t cap)
+{
+	if (v->n >= cap)
+		return;
+	struct np_jval *items = realloc(v->items, v->n * sizeof(*items));
+	if (items)
+		v->items = items;
+	if (v->keys) {
+		char **k = realloc(v->keys, v->n * sizeof(*k));
+		if (k)
+			v->keys = k;
+	}
+}
+
 static enum np_status parse_container(struct jp *j, struct np_jval *v, int depth)
 {
 	bool obj = *j->p == '{';
@@ -268,6 +300,11 @@ static enum np_status parse_container(struct jp *j, struct np_jval *v, int depth
 			}
 			j->p++;
 			v->keys[v->n] = key;
+			if (!hold(j, sizeof(*v->keys), j->p)) {
+				memset(&v->items[v->n], 0, sizeof(v->items[0]));
+				v->n++; /* so that the key is freed */
+				return NP_EUSAGE;
+			}
 		}
 		memset(&v->items[v->n], 0, sizeof(v->items[0]));
 		v->n++; /* counted before parsing, so a failure frees it */
@@ -282,6 +319,7 @@ static enum np_status parse_container(struct jp *j, struct np_jval *v, int depth
 		}
 		if (*j->p == close) {
 			j->p++;
+			shrink(v, cap);
 			return NP_OK;
 		}
 		return jfail(j, NULL, obj ? "',' or '}' expected" : "',' or ']' expected");
@@ -291,9 +329,11 @@ static enum np_status parse_container(struct jp *j, struct np_jval *v, int depth
 static enum np_status parse_value(struct jp *j, struct np_jval *v, int depth)
 {
 	skip_ws(j);
-	v->offset = (size_t)(j->p - j->start);
+	v->offset = (uint32_t)(j->p - j->start); /* below NP_JREAD_MAX_BYTES */
 	if (++j->nvalues > NP_JREAD_MAX_VALUES)
 		return jfail(j, NULL, "more than 4194304 values");
+	if (!hold(j, sizeof(struct np_jval), j->p))
+		return NP_EUSAGE;
 	if (j->p >= j->end)
 		return jfail(j, NULL, "unexpected end of input");
 	switch (*j->p) {
@@ -329,7 +369,7 @@ static enum np_status parse_value(struct jp *j, struct np_jval *v, int depth)
 enum np_status np_json_parse(const char *buf, size_t len, const char *what, struct np_jval *out,
 			     struct np_err *err)
 {
-	struct jp j = { buf, buf + len, buf, what, err, 0 };
+	struct jp j = { buf, buf + len, buf, what, err, 0, 0 };
 	enum np_status st;
 
 	memset(out, 0, sizeof(*out));
@@ -412,16 +452,18 @@ void np_jval_free(struct np_jval *v)
 {
 	if (!v)
 		return;
-	free(v->str);
-	for (size_t i = 0; i < v->n; i++) {
-		np_jval_free(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
+	if (v->type == NP_J_STR)
+		free(v->str);
+	if (v->type == NP_J_ARR || v->type == NP_J_OBJ) {
+		for (size_t i = 0; i < v->n; i++) {
+			np_jval_free(&v->items[i]);
+			if (v->keys)
+				free(v->keys[i]);
+		}
+		free(v->items);
+		free(v->keys);
 	}
-	free(v->items);
-	free(v->keys);
-	v->str = NULL;
-	v->items = NULL;
+	v->items = NULL; /* and str */
 	v->keys = NULL;
 	v->n = 0;
 }

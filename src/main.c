@@ -17,6 +17,7 @@
 
 #include "../common/testhooks.h"
 #include "../probes/nccl_log.h"
+#include "../common/printable.h"
 #include "cmds.h"
 #include "launch.h"
 #include "measure.h"
@@ -319,7 +320,9 @@ static int help_cmd(int argc, char **argv)
 		return NP_EXIT_USAGE;
 	}
 	if (name && !find_cmd(name)) {
-		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune'\n", name);
+		char safe[256];
+		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune'\n",
+			np_printable(safe, sizeof(safe), name));
 		return NP_EXIT_USAGE;
 	}
 	if (!name) {
@@ -368,10 +371,13 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && argv[1][0] == '-' && (at = command_after_options(argc, argv)) > 0) {
 		if (first_process()) {
-			fprintf(stderr, "error: the command goes first, then its options: 'nccl-probe %s", argv[at]);
+			fputs("error: the command goes first, then its options: 'nccl-probe ", stderr);
+			np_fputs_printable(stderr, argv[at]);
 			for (int i = 1; i < argc; i++)
-				if (i != at)
-					fprintf(stderr, " %s", argv[i]);
+				if (i != at) {
+					fputc(' ', stderr);
+					np_fputs_printable(stderr, argv[i]);
+				}
 			fprintf(stderr, "'\n");
 		}
 		return NP_EXIT_USAGE;
@@ -382,8 +388,10 @@ int main(int argc, char **argv)
 	}
 	if (find_cmd(name))
 		return run_cmd(find_cmd(name), argc, argv, first);
-	if (first_process())
+	if (first_process()) {
+		char safe[256];
 		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune' (see 'nccl-probe --help')\n",
-			name);
+			np_printable(safe, sizeof(safe), name));
+	}
 	return NP_EXIT_USAGE;
 }

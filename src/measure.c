@@ -109,13 +109,15 @@ static void timed_batch(struct np_meas *m, const struct np_bench *b, int iters, 
 		np_abort_err(&m->be->err); /* the others are inside the collective */
 	in[0] = t;
 	in[1] = meas_now(m) - t_start;
-	in[2] = m->stop && *m->stop ? 1 : 0;
+	in[2] = m->stop ? *m->stop : 0; /* the signal: a rank that got none reports the other's */
 	MPI_Allreduce(in, outv, 3, MPI_DOUBLE, MPI_MAX, m->be->world.comm);
 	*t_max = outv[0];
 	*elapsed = outv[1];
 	if (t_own)
 		*t_own = t;
 	*stop = outv[2] > 0;
+	if (*stop)
+		m->stop_sig = (int)outv[2];
 }
 
 /* Per-rank times of a row: every rank's own median time per iteration,

@@ -94,6 +94,8 @@ struct np_meas {
 	bool quiet_wrong;            /* wrong elements counted, not printed */
 	const char *what;            /* added to the watchdog's step, or NULL */
 	volatile sig_atomic_t *stop; /* NULL or a signal flag */
+	int stop_sig;                /* the world's largest *stop when it stopped: the
+					signal of the rank that got one, 0 none */
 	/* with synced, every decision (batch length, the last sample) is
 	 * also agreed over sync, so that groups measuring at once run their
 	 * batches in the same windows: every rank of sync must be measuring */

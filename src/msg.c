@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include "../common/printable.h"
 #include "msg.h"
 
 int np_msg_rank = -1;
@@ -24,16 +25,20 @@ enum who { RANK0, ANY_PLAIN, ANY_RANK };
 NP_PRINTF(3, 0)
 static void vmsg(const char *prefix, enum who who, const char *fmt, va_list ap)
 {
-	char buf[2048];
+	char buf[2048], host[sizeof(np_msg_host) * 4], line[sizeof(buf) * 4];
 
 	if (who == RANK0 && np_msg_rank > 0)
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* a message is one line: what it quotes from a file, another rank or
+	 * the command line cannot forge a second one or reach the terminal
+	 * as a control sequence */
+	np_printable(line, sizeof(line), buf);
 	if (who == ANY_RANK && np_msg_rank >= 0)
 		fprintf(stderr, "%s: rank %d on '%s': %s\n", prefix, np_msg_rank,
-			np_msg_host, buf);
+			np_printable(host, sizeof(host), np_msg_host), line);
 	else
-		fprintf(stderr, "%s: %s\n", prefix, buf);
+		fprintf(stderr, "%s: %s\n", prefix, line);
 	fflush(stderr);
 }
 
@@ -196,6 +201,13 @@ void np_abort_err(const struct np_err *err)
 void np_wrap(FILE *f, const char *lead, const char *indent, const char *text, int width)
 {
 	const char *pre = lead;
+	size_t len = 4 * strlen(text) + 1;
+	char *safe = malloc(len);
+
+	/* a note may quote a file or another rank: escaped, it stays lines
+	 * of this writer's */
+	if (safe)
+		text = np_printable(safe, len, text);
 
 	do {
 		int room = width - (int)strlen(pre), n = (int)strlen(text);
@@ -214,6 +226,7 @@ void np_wrap(FILE *f, const char *lead, const char *indent, const char *text, in
 			text++;
 		pre = indent;
 	} while (*text);
+	free(safe);
 }
 
 void np_human_size(uint64_t bytes, char *buf, size_t len)

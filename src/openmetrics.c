@@ -7,10 +7,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/printable.h"
 #include "../topo/health.h"
 #include "../topo/topo.h"
 #include "metrics.h"
@@ -36,53 +38,17 @@ static void put_help(FILE *f, const char *s)
 	}
 }
 
-/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
- * overlong form, no surrogate, at most U+10FFFF), 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
+/* A label value: control characters and bytes that are not well-formed
+ * UTF-8 as \xNN (common/printable.h: a host
+ * name of another rank cannot carry ESC or CR to whoever reads the file),
+ * then backslash, double quote and newline escaped as the format says. */
+static void put_label_value(FILE *f, const char *val)
 {
-	size_t n;
-	unsigned lo = 0x80, hi = 0xbf;
+	size_t len = 4 * strlen(val) + 1;
+	char *safe = malloc(len);
+	const char *s = safe ? np_printable(safe, len, val) : "";
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/* A label value: backslash, double quote and newline escaped; a byte that
- * is not part of well-formed UTF-8 (a host name from a driver or a file)
- * written as the text \xNN, since node_exporter refuses a whole file
- * that is not UTF-8. */
-static void put_label_value(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		size_t n = utf8_len(s);
-		if (!n) {
-			fprintf(f, "\\\\x%02x", *s++);
-			continue;
-		}
+	for (; *s; s++) {
 		if (*s == '\\')
 			fputs("\\\\", f);
 		else if (*s == '"')
@@ -90,9 +56,9 @@ static void put_label_value(FILE *f, const char *str)
 		else if (*s == '\n')
 			fputs("\\n", f);
 		else
-			fwrite(s, 1, n, f);
-		s += n;
+			fputc(*s, f);
 	}
+	free(safe);
 }
 
 /* The file a writer fills (its base name), set for the writing of a topo

@@ -51,6 +51,11 @@ static int stream_fd(const char *path)
 	return !*end && !errno && v <= INT_MAX ? (int)v : -1;
 }
 
+bool np_outfile_is_stream(const char *path)
+{
+	return stream_fd(path) != -1;
+}
+
 const char *np_file_type_str(mode_t m)
 {
 	if (S_ISFIFO(m))

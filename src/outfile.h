@@ -68,6 +68,10 @@ void np_outfile_discard(struct np_outfile *of);
 enum np_status np_outfile_write(const char *path, const char *what, const void *buf, size_t len,
 				struct np_err *err);
 
+/* Whether path names a stream ("-", /dev/stdout, /dev/fd/N, /dev/null...),
+ * written as it is, with no temporary. */
+bool np_outfile_is_stream(const char *path);
+
 /* "FIFO", "directory", "symbolic link"...: what a non-regular file is */
 const char *np_file_type_str(mode_t m);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/printable.h"
 #include "msg.h"
 #include "report.h"
 #include "stats.h"
@@ -61,12 +62,24 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 	const struct np_world *w = rep->world;
 	char lo[32];
 
-	fprintf(f, "# nccl-probe %s: backend %s (%s)\n", PACKAGE_VERSION, rep->backend,
-		rep->backend_why);
-	fprintf(f, "# library: %s%s%s%s%s\n", rep->info.library,
-		rep->info.runtime[0] ? "; " : "", rep->info.runtime,
-		rep->info.transport[0] ? "; transport: " : "", rep->info.transport);
-	fprintf(f, "# MPI: %s\n", w->mpi_version);
+	/* strings of libraries and other ranks are printed escaped */
+	fputs("# nccl-probe " PACKAGE_VERSION ": backend ", f);
+	np_fputs_printable(f, rep->backend);
+	fputs(" (", f);
+	np_fputs_printable(f, rep->backend_why);
+	fputs(")\n# library: ", f);
+	np_fputs_printable(f, rep->info.library);
+	if (rep->info.runtime[0]) {
+		fputs("; ", f);
+		np_fputs_printable(f, rep->info.runtime);
+	}
+	if (rep->info.transport[0]) {
+		fputs("; transport: ", f);
+		np_fputs_printable(f, rep->info.transport);
+	}
+	fputs("\n# MPI: ", f);
+	np_fputs_printable(f, w->mpi_version);
+	fputs("\n", f);
 	fprintf(f, "# %d rank%s on %d node%s (%s%d per node)%s; %d host%s\n", w->size,
 		w->size == 1 ? "" : "s", w->nnodes, w->nnodes == 1 ? "" : "s",
 		w->ranks_per_node ? "" : "uneven, ", w->ranks_per_node ? w->ranks_per_node : w->local_size,
@@ -104,14 +117,16 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 		"node", "device", "bus id", "name");
 	for (int r = 0; r < w->size && rep->ranks; r++) {
 		const struct np_rank_info *ri = &rep->ranks[r];
-		char dev[16];
+		char dev[16], host[4 * sizeof(ri->host)], bus[4 * sizeof(ri->bus_id)],
+			name[4 * sizeof(ri->device_name)];
 		if (ri->device >= 0)
 			snprintf(dev, sizeof(dev), "%d", ri->device);
 		else
 			strcpy(dev, "-");
-		fprintf(f, "# %5d  %-20s %8d %5d %4d %6s  %-14s %s\n", ri->rank, ri->host, ri->pid,
-			ri->local_rank, ri->node, dev, ri->bus_id[0] ? ri->bus_id : "-",
-			ri->device_name);
+		fprintf(f, "# %5d  %-20s %8d %5d %4d %6s  %-14s %s\n", ri->rank,
+			np_printable(host, sizeof(host), ri->host), ri->pid, ri->local_rank, ri->node, dev,
+			ri->bus_id[0] ? np_printable(bus, sizeof(bus), ri->bus_id) : "-",
+			np_printable(name, sizeof(name), ri->device_name));
 	}
 	fprintf(f, "#\n");
 }
@@ -292,9 +307,10 @@ static void slowest_footer(FILE *f, const struct np_sweep_report *rep)
 			ex[k++] = rep->rows[i].slow_excess;
 	{
 		struct np_stats st;
+		char host[4 * sizeof(rep->ranks[0].host)];
 		np_stats_compute(ex, k, &st);
 		fprintf(f, "# slowest rank: %d (%s, node %d) in %d of %d rows, %.1f%% over the median rank (largest %.1f%%)\n",
-			best, rep->ranks ? rep->ranks[best].host : "?",
+			best, rep->ranks ? np_printable(host, sizeof(host), rep->ranks[best].host) : "?",
 			rep->ranks ? rep->ranks[best].node : -1, cnt[best], rows, st.median * 100,
 			st.max * 100);
 	}
@@ -304,7 +320,8 @@ static void slowest_footer(FILE *f, const struct np_sweep_report *rep)
 		char ev[512];
 		np_gpu_clocks_str(&rep->clocks[best], np_gpu_clocks_median_sm(rep->clocks, w->size, best), ev,
 				  sizeof(ev));
-		fprintf(f, "#   its GPU %s: %s\n", rep->ranks[best].bus_id, ev);
+		char bus[4 * sizeof(rep->ranks[0].bus_id)];
+		fprintf(f, "#   its GPU %s: %s\n", np_printable(bus, sizeof(bus), rep->ranks[best].bus_id), ev);
 	}
 out_free:
 	free(cnt);

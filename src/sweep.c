@@ -321,28 +321,45 @@ static void host_notes(struct sweep *s)
 			 s->be.info.host_id, s->be.info.transport[0] ? s->be.info.transport : "transport not reported");
 }
 
+/* The report of the rows that finished, marked interrupted (rank 0, the
+ * watchdog thread, rep_lock held): with code and why the job's end when
+ * it is not an interrupt (a timeout, a rank that ended), so that the
+ * report's exit code is the job's. */
+static void end_report(struct sweep *s, int code, const char *why)
+{
+	sweep_progress_clear(s);
+	s->rep.interrupted = true;
+	s->rep.complete = false;
+	s->rep.wall_seconds = np_now_s() - s->t0;
+	np_sweep_verdict(&s->rep);
+	if (code != NP_EXIT_INTERRUPTED) {
+		np_sweep_add_verdict(&s->rep, "%s: the report holds the %zu row%s that finished", why, s->rep.nrows,
+				     s->rep.nrows == 1 ? "" : "s");
+		s->rep.exit_code = code;
+	}
+	sweep_finish_output(s);
+}
+
 /* A signal came while the main thread is stuck in a collective (watchdog
  * thread): the same whole, marked-incomplete report as an interrupt
- * between batches, then exit; the main thread never gets the lock back. */
-static _Noreturn void takeover(void *arg, int sig)
+ * between batches, then exit; the main thread never gets the lock back.
+ * When the signal is the launcher's after a timeout or after a rank ended
+ * (code 4 or 3), the report and the exit say so, not 130. */
+static _Noreturn void takeover(void *arg, int sig, int code, const char *why)
 {
 	struct sweep *s = arg;
 
 	pthread_mutex_lock(&rep_lock);
 	if (s->w->rank == 0) {
-		sweep_progress_clear(s);
-		s->rep.interrupted = true;
-		s->rep.complete = false;
-		s->rep.wall_seconds = np_now_s() - s->t0;
-		np_sweep_verdict(&s->rep);
-		sweep_finish_output(s);
-		np_error("interrupted by signal %d while a collective had not finished (row %d of %d); the report holds the %zu rows that finished",
-			 sig, s->done + 1, s->planned, s->rep.nrows);
+		end_report(s, code, why);
+		if (code == NP_EXIT_INTERRUPTED)
+			np_error("interrupted by signal %d while a collective had not finished (row %d of %d); the report holds the %zu rows that finished",
+				 sig, s->done + 1, s->planned, s->rep.nrows);
 	}
 	np_cleanup();
 	fflush(stdout);
 	fflush(stderr);
-	_exit(s->w->rank == 0 ? s->rep.exit_code : NP_EXIT_INTERRUPTED);
+	_exit(s->w->rank == 0 ? s->rep.exit_code : code);
 }
 
 /* --timeout fired (watchdog thread, rank 0): the report, -J and --csv of
@@ -350,17 +367,11 @@ static _Noreturn void takeover(void *arg, int sig)
 static void hang_report(void *arg)
 {
 	struct sweep *s = arg;
+	char why[64];
 
 	pthread_mutex_lock(&rep_lock);
-	sweep_progress_clear(s);
-	s->rep.interrupted = true;
-	s->rep.complete = false;
-	s->rep.wall_seconds = np_now_s() - s->t0;
-	np_sweep_verdict(&s->rep);
-	np_sweep_add_verdict(&s->rep, "timed out (--timeout %g s, exit 4): the report holds the %zu row%s that finished",
-			     s->o->timeout, s->rep.nrows, s->rep.nrows == 1 ? "" : "s");
-	s->rep.exit_code = NP_EXIT_TIMEOUT;
-	sweep_finish_output(s);
+	snprintf(why, sizeof(why), "timed out (--timeout %g s, exit 4)", s->o->timeout);
+	end_report(s, NP_EXIT_TIMEOUT, why);
 	fflush(stdout);
 	/* the lock stays held: the job ends now */
 }
@@ -556,8 +567,9 @@ int cmd_sweep(struct np_run *run)
 		free(cmp_text);
 	}
 	if (s->rep.interrupted && s->w->rank == 0)
-		np_error("interrupted by signal %d after %zu of %d rows; the report holds the rows that finished",
-			 (int)np_signal, s->rep.nrows, s->planned);
+		np_error("interrupted by signal %d%s after %zu of %d rows; the report holds the rows that finished",
+			 np_signal ? (int)np_signal : s->meas.stop_sig, np_signal ? "" : " on another rank",
+			 s->rep.nrows, s->planned);
 	s->be.ops->finalize(&s->be);
 	free(pts);
 	sweep_release(s);

@@ -5,6 +5,7 @@
  * the report carries. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "compare.h"
 #include "msg.h"
+#include "outfile.h"
 #include "openmetrics.h"
 #include "report.h"
 #include "sweep_state.h"
@@ -63,20 +65,27 @@ enum np_status sweep_open_output(struct sweep *s, struct np_err *err)
 {
 	if (s->w->rank != 0)
 		return NP_OK;
-	if (s->o->output) {
+	/* the files' temporaries are made at the end, when the report is
+	 * written (a SIGKILL of rank 0 mid-sweep leaves none beside them):
+	 * here they are only checked, and a table for an --output file is
+	 * kept in memory until then; a stream ("-", /dev/fd/N) is written as
+	 * the rows come */
+	if (s->o->output && np_outfile_is_stream(s->o->output)) {
 		if (np_outfile_open(&s->of, s->o->output, "--output", err))
 			return err->status;
 		s->out = s->of.f;
+	} else if (s->o->output) {
+		if (np_outfile_check(s->o->output, "--output", err))
+			return err->status;
+		if (!(s->out = open_memstream(&s->out_buf, &s->out_len)))
+			return np_fail(err, NP_ENOMEM, "out of memory for the report");
+		s->out_mem = true;
 	} else {
 		s->out = stdout;
 	}
-	if (s->o->json_file && np_outfile_open(&s->json_of, s->o->json_file, "--json", err)) {
+	if ((s->o->json_file && np_outfile_check(s->o->json_file, "--json", err)) ||
+	    (s->o->csv_file && np_outfile_check(s->o->csv_file, "--csv", err))) {
 		np_outfile_discard(&s->of);
-		return err->status;
-	}
-	if (s->o->csv_file && np_outfile_open(&s->csv_of, s->o->csv_file, "--csv", err)) {
-		np_outfile_discard(&s->of);
-		np_outfile_discard(&s->json_of);
 		return err->status;
 	}
 	s->stream = s->o->format == NP_FMT_TABLE;
@@ -110,13 +119,34 @@ void sweep_finish_output(struct sweep *s)
 		np_report_nccltests(s->out, &s->rep);
 		break;
 	}
-	if (s->o->json_file && s->o->format == NP_FMT_NCCLTESTS)
-		np_report_nccltests_json(s->json_of.f, &s->rep);
-	else if (s->o->json_file)
-		np_report_json(s->json_of.f, &s->rep);
-	if (s->o->csv_file)
+	/* the files' temporaries, made now */
+	if (s->out_mem) {
+		if (fflush(s->out) || ferror(s->out))
+			np_fail(&err, NP_ENOMEM, "out of memory for the report of --output '%s'", s->o->output);
+		else if (!np_outfile_open(&s->of, s->o->output, "--output", &err) &&
+			 fwrite(s->out_buf, 1, s->out_len, s->of.f) != s->out_len)
+			np_fail(&err, NP_ESYS, "cannot write --output '%s': %s", s->o->output, strerror(errno));
+		fclose(s->out);
+		free(s->out_buf);
+		s->out_buf = NULL;
+		s->out = NULL;
+		s->out_mem = false;
+	}
+	if (!err.status && s->o->json_file && !np_outfile_open(&s->json_of, s->o->json_file, "--json", &err)) {
+		if (s->o->format == NP_FMT_NCCLTESTS)
+			np_report_nccltests_json(s->json_of.f, &s->rep);
+		else
+			np_report_json(s->json_of.f, &s->rep);
+	}
+	if (!err.status && s->o->csv_file && !np_outfile_open(&s->csv_of, s->o->csv_file, "--csv", &err))
 		np_report_csv(s->csv_of.f, &s->rep);
-	{
+	if (err.status) {
+		np_outfile_discard(&s->of);
+		np_outfile_discard(&s->json_of);
+		np_outfile_discard(&s->csv_of);
+		np_error("%s", err.msg);
+		s->rep.exit_code = NP_EXIT_RUNTIME;
+	} else {
 		/* one run's files: all replaced or none */
 		struct np_outfile *files[4], mof = { 0 };
 		int n = 0;

@@ -24,7 +24,11 @@ struct sweep {
 	struct np_sweep_report rep;
 	struct np_outfile of;
 	struct np_outfile json_of, csv_of; /* rank 0: -J/--json and --csv files */
-	FILE *out;            /* rank 0: where the report goes */
+	FILE *out;            /* rank 0: where the report goes (a memory stream for
+				 an --output file, written at the end) */
+	bool out_mem;         /* out is that memory stream */
+	char *out_buf;        /* its text */
+	size_t out_len;
 	bool stream;          /* rank 0: table rows streamed to out */
 	struct np_table table; /* rank 0: the streamed table's state */
 	bool progress;        /* rank 0: progress on stderr */

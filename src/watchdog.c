@@ -45,12 +45,13 @@ static struct {
 	bool running, stop, armed;
 	double timeout;
 	int64_t deadline;     /* ns on CLOCK_MONOTONIC */
+	int64_t step_t0;      /* when the step in wd.what began */
 	bool everyone;        /* every rank of the step's communicator arrived */
 	char what[256];
 	struct np_backend *be;
 	int64_t sig_seen;     /* when the thread saw np_signal, 0 not yet */
 	bool sig_taken;       /* the main thread reached a decision after it */
-	void (*takeover)(void *arg, int sig);
+	void (*takeover)(void *arg, int sig, int code, const char *why);
 	void *takeover_arg;
 	void (*on_hang)(void *arg); /* rank 0: the report of the rows that finished */
 	void *on_hang_arg;
@@ -85,6 +86,7 @@ static struct {
 	int wrank[MAX_PEERS], pid[MAX_PEERS];
 	unsigned long long start[MAX_PEERS]; /* /proc starttime: a reused pid is not the rank */
 	bool gone[MAX_PEERS];
+	int64_t gone_at[MAX_PEERS];          /* when it was seen gone */
 	int status[MAX_PEERS];               /* waitpid's form, -1 unknown (reaped before it was read) */
 	int named;                           /* the peer named, + 1; 0 none */
 	int64_t named_at;
@@ -267,6 +269,7 @@ static void peers_check(void)
 		if (state != 0 && state != 'Z' && state != 'X' && start == peers.start[i])
 			continue;
 		peers.gone[i] = true;
+		peers.gone_at[i] = now_ns();
 		peers.status[i] = (state == 'Z' || state == 'X') && start == peers.start[i] ? st : -1;
 		if (first < 0)
 			first = i;
@@ -337,13 +340,60 @@ static _Noreturn void fire(void)
 	_exit(NP_EXIT_TIMEOUT);
 }
 
+/* Why the job ends, as far as this rank can tell, when the launcher's
+ * signal comes while the main thread is stuck (wd.lock held): the step
+ * outlived --timeout (another rank's watchdog or arrival check ended the
+ * job with exit 4: a stalled rank 0 cannot hear it), or a rank on this
+ * host ended under the job (exit 3, as its message says, or the code it
+ * exited with after its own error); else an interrupt (130). why: the
+ * sentence for the report, "" for 130. */
+static int end_code(char *why, size_t len)
+{
+	int64_t now = now_ns();
+
+	if (wd.armed && wd.timeout > 0 && now - wd.step_t0 >= (int64_t)(wd.timeout * 1e9)) {
+		/* stuck in that step, or stalled before the next one */
+		snprintf(why, len, "timed out (--timeout %g s, exit 4) in or after %s", wd.timeout, wd.what);
+		return NP_EXIT_TIMEOUT;
+	}
+	for (int i = 0; i < peers.n; i++) {
+		int st = peers.status[i];
+		/* gone before the signal (or within 150 ms of it, before the
+		 * launcher's stop could end it), not by its own exit status
+		 * nor by the launcher's SIGTERM or SIGINT */
+		if (!peers.gone[i] || (wd.sig_seen && peers.gone_at[i] - wd.sig_seen > 150000000) ||
+		    (st >= 0 && !WIFEXITED_(st) && ((st & 0x7f) == SIGTERM || (st & 0x7f) == SIGINT)))
+			continue;
+		if (st >= 0 && WIFEXITED_(st)) {
+			int c = (st >> 8) & 0xff;
+			/* an error of its own, said above: the job ends with its code */
+			if (c == 0 || c == NP_EXIT_INTERRUPTED)
+				continue;
+			snprintf(why, len, "rank %d (pid %d) ended with exit %d during %s (its error is above)",
+				 peers.wrank[i], peers.pid[i], c, wd.what[0] ? wd.what : "start-up");
+			return c;
+		}
+		if (st >= 0)
+			snprintf(why, len, "rank %d (pid %d) was killed by signal %d (%s) during %s: exit 3",
+				 peers.wrank[i], peers.pid[i], st & 0x7f, sig_name(st & 0x7f),
+				 wd.what[0] ? wd.what : "start-up");
+		else
+			snprintf(why, len, "rank %d (pid %d) ended during %s without finishing: exit 3",
+				 peers.wrank[i], peers.pid[i], wd.what[0] ? wd.what : "start-up");
+		return NP_EXIT_RUNTIME;
+	}
+	return NP_EXIT_INTERRUPTED;
+}
+
 /* A signal the main thread did not get to: it is stuck (a stalled
  * collective). End the run as an interrupt would: the takeover (rank 0
  * writes the report of the rows that finished) or a quiet exit. */
 static _Noreturn void take_over(int sig)
 {
-	void (*fn)(void *, int) = wd.takeover;
+	void (*fn)(void *, int, int, const char *) = wd.takeover;
 	void *arg = wd.takeover_arg;
+	char why[512] = "";
+	int code = end_code(why, sizeof(why));
 
 	pthread_mutex_unlock(&wd.lock);
 	if (np_exiting) { /* ending anyway (an error, MPI_Finalize): quietly */
@@ -356,7 +406,13 @@ static _Noreturn void take_over(int sig)
 		nanosleep(&ts, NULL);
 	}
 	if (fn)
-		fn(arg, sig); /* does not return */
+		fn(arg, sig, code, why); /* does not return */
+	if (code != NP_EXIT_INTERRUPTED && !peers.named) { /* said by the rank that ended the job */
+		np_cleanup();
+		fflush(stdout);
+		fflush(stderr);
+		_exit(code);
+	}
 	if (peers.named) {
 		np_error("the launcher ended the job (signal %d) after rank %d ended (above); nothing was measured",
 			 sig, peers.wrank[peers.named - 1]);
@@ -446,7 +502,7 @@ void np_watchdog_on_hang(void (*fn)(void *arg), void *arg)
 	pthread_mutex_unlock(&wd.lock);
 }
 
-void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig), void *arg)
+void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig, int code, const char *why), void *arg)
 {
 	pthread_mutex_lock(&wd.lock);
 	wd.takeover = fn;
@@ -509,10 +565,22 @@ static void varm(double extra, const char *fmt, va_list ap)
 {
 	pthread_mutex_lock(&wd.lock);
 	vsnprintf(wd.what, sizeof(wd.what), fmt, ap);
-	wd.deadline = now_ns() + (int64_t)((wd.timeout + extra) * 1e9);
+	wd.step_t0 = now_ns();
+	wd.deadline = wd.step_t0 + (int64_t)((wd.timeout + extra) * 1e9);
 	wd.everyone = false;
 	wd.armed = true;
 	pthread_cond_signal(&wd.cond);
+	pthread_mutex_unlock(&wd.lock);
+}
+
+/* Without --timeout the step is only named, for the message about a rank
+ * that ends under the job ("during allreduce of 1 MiB"). */
+NP_PRINTF(1, 0)
+static void vname(const char *fmt, va_list ap)
+{
+	pthread_mutex_lock(&wd.lock);
+	vsnprintf(wd.what, sizeof(wd.what), fmt, ap);
+	wd.step_t0 = now_ns();
 	pthread_mutex_unlock(&wd.lock);
 }
 
@@ -520,10 +588,13 @@ void np_watchdog_arm(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!wd.running || wd.timeout <= 0)
+	if (!wd.running)
 		return;
 	va_start(ap, fmt);
-	varm(extra(np_msg_rank, np_msg_size), fmt, ap);
+	if (wd.timeout <= 0)
+		vname(fmt, ap);
+	else
+		varm(extra(np_msg_rank, np_msg_size), fmt, ap);
 	va_end(ap);
 }
 
@@ -666,8 +737,14 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 	int64_t t0;
 	char what[256];
 
-	if (!wd.running || wd.timeout <= 0)
+	if (!wd.running)
 		return;
+	if (wd.timeout <= 0) {
+		va_start(ap, fmt);
+		vname(fmt, ap);
+		va_end(ap);
+		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
@@ -678,6 +755,7 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 	 * collection names the late rank at the timeout itself */
 	pthread_mutex_lock(&wd.lock);
 	snprintf(wd.what, sizeof(wd.what), "%s", what);
+	wd.step_t0 = t0;
 	wd.deadline = t0 + (int64_t)((wd.timeout + NP_WATCHDOG_GRACE) * 1e9);
 	wd.everyone = false;
 	wd.armed = true;

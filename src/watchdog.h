@@ -71,9 +71,14 @@ void np_watchdog_disarm(void);
 /* The main thread, between batches: whether a signal came (and that it
  * will end the run itself). */
 bool np_watchdog_interrupted(void);
-/* fn(arg, sig) ends the run when the main thread is stuck; it runs on the
- * watchdog thread and must not return. */
-void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig), void *arg);
+/* fn(arg, sig, code, why) ends the run when the main thread is stuck; it
+ * runs on the watchdog thread and must not return. code is the job's
+ * exit status as far as this rank can tell, for its report: 4 when the
+ * step outlived --timeout (the launcher's signal follows another rank's
+ * timeout), 3 when a rank on this host ended under the job (killed, or
+ * the code it exited with after its own error), else 130 (an interrupt);
+ * why says so in a sentence ("" for 130). */
+void np_watchdog_on_interrupt(void (*fn)(void *arg, int sig, int code, const char *why), void *arg);
 /* fn(arg) on rank 0 when --timeout fires: writes the report of the rows
  * that finished, marked interrupted, and returns (the job then exits 4);
  * it runs on the watchdog thread while the main thread is stuck. */

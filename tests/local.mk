@@ -70,6 +70,12 @@ tests_unit_test_notes_SOURCES = tests/unit/test_notes.c tests/unit/tap.h
 tests_unit_test_notes_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_notes
 
+# text from a file or another rank as printed: controls escaped
+check_PROGRAMS += tests/unit/test_printable
+tests_unit_test_printable_SOURCES = tests/unit/test_printable.c tests/unit/tap.h
+tests_unit_test_printable_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_printable
+
 TESTS += tests/unit/test_parse tests/unit/test_stats tests/unit/test_tune tests/unit/test_measure tests/unit/test_isolate_judge \
 	tests/unit/test_tune_judge $(SWEEP_TESTS)
 

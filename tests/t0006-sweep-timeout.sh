@@ -70,5 +70,21 @@ assert j["verdict"]["exit_code"] == 4 and any("timed out" in r for r in j["verdi
 assert "# interrupted" in table
 PY
 ok $? "  the JSON, the CSV and the table hold the finished rows, marked interrupted, exit 4"
+# rank 0 itself stalled after rows finished: another rank ends the job
+# with exit 4 and mpirun's SIGTERM has rank 0 write its report, which
+# says exit 4 (the job's), not 130 ("interrupted"), in the verdict and
+# in --metrics
+NCCL_PROBE_TEST_STALL=0@7 expect_code 4 "rank 0 stalled after rows finished: exit 4" \
+	np_mpi 3 --backend mpi --sweep 1K:64K --coll allreduce --iters 1 --samples 3 --timeout 2 \
+	-J "$TEST_TMP/h0.json" --metrics "$TEST_TMP/h0.prom"
+python3 - "$TEST_TMP/h0.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["interrupted"] is True and len(j["results"]) >= 1
+assert j["verdict"]["exit_code"] == 4 and any("timed out" in r for r in j["verdict"]["reasons"]), j["verdict"]
+PY
+ok $? "  rank 0's JSON says exit 4 and timed out"
+grep -qx 'nccl_probe_exit_code{command="sweep"} 4' "$TEST_TMP/h0.prom" && ! grep -q 'interrupted by signal' "$TEST_ERR"
+ok $? "  nccl_probe_exit_code is 4, and no line says interrupted"
 
 done_testing

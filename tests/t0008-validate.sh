@@ -195,6 +195,11 @@ fi
 # bad input: one line, exit 64
 expect_code 64 "no nodes: exit 64" env -u SLURM_JOB_ID "$V" --nccl-probe "$NP_BIN"
 expect_grep "^error: no nodes to validate" "$TEST_ERR" "  says what to give"
+expect_code 64 "a node name with ESC, BEL and CR: exit 64" "$V" --nccl-probe "$NP_BIN" \
+	--hosts "a,$(printf 'b\033]0;x\007\rerror: forged')" --dry-run --no-topo
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && grep -qF "invalid node name 'b\x1b]0;x\x07\x0derror: forged'" "$TEST_ERR" &&
+	! grep -q "$(printf '[\033\007\r]')" "$TEST_ERR"
+ok $? "  one line, the name's controls as \\xNN"
 expect_code 64 "a node twice: exit 64" "$V" --nccl-probe "$NP_BIN" --hosts a,b,a
 expect_grep "node 'a' is listed twice" "$TEST_ERR" "  names the node"
 expect_code 64 "one node: exit 64" "$V" --nccl-probe "$NP_BIN" --hosts a

@@ -23,16 +23,19 @@ wait_gone() {
 	return 0
 }
 
-# started FILE: wait (at most 60 s) until the run has opened its report
-# FILE (its temporary file exists), then 1 s more. Every rank installs its
-# signal handlers before the job's first collective, which comes before
-# rank 0 opens the report; a fixed sleep was too short where start-up is
-# slow (an AddressSanitizer build on a slow VM takes over 2 s), and a
-# signal before the handlers is lost: a job started in the background by
-# a shell without job control ignores SIGINT until then.
+# started: wait (at most 60 s) until rank 0 has begun its first row (its
+# progress line, every row with NCCL_PROBE_PROGRESS=0), then 1 s more.
+# Every rank installs its signal handlers before the job's first
+# collective, which comes before that line; a fixed sleep was too short
+# where start-up is slow (an AddressSanitizer build on a slow VM takes
+# over 2 s), and a signal before the handlers is lost: a job started in
+# the background by a shell without job control ignores SIGINT until
+# then. (The report's temporary is made only at the end.)
+NCCL_PROBE_PROGRESS=0
+export NCCL_PROBE_PROGRESS
 started() {
 	i=0
-	until ls "$1".tmp.* >/dev/null 2>&1; do
+	until grep -q '^progress: row 1/' "$TEST_ERR" 2>/dev/null; do
 		i=$((i + 1))
 		[ "$i" -gt 600 ] && break
 		sleep 0.1
@@ -120,6 +123,8 @@ rc=$?
 ok $? "a killed rank: mpirun exits non-zero ($rc)"
 if [ -e "$TEST_TMP/c.json" ]; then
 	incomplete_json "$TEST_TMP/c.json" "a killed rank"
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["verdict"]["exit_code"] != 3)' "$TEST_TMP/c.json"
+	ok $? "a killed rank: the report says exit 3, as the message does, not 130"
 else
 	ok 0 "a killed rank: no report (rank 0 ended before it could write one)"
 fi

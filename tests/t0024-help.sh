@@ -65,6 +65,14 @@ grep -q '^usage: mpirun -np N nccl-probe \[sweep\]' "$TEST_OUT" && grep -q 'nccl
 ok $? "  the commands, and help and version"
 expect_code 64 "help of an unknown command" np help frobnicate
 expect_grep "unknown command 'frobnicate'" "$TEST_ERR" "  names it"
+# a command name with ESC and a newline: one line, its controls as \xNN
+expect_code 64 "an unknown command with ESC and a newline" np "$(printf 'x\033[2J\nerror: forged')"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && grep -qF "unknown command 'x\x1b[2J\x0aerror: forged'" "$TEST_ERR" &&
+	! grep -q "$(printf '\033')" "$TEST_ERR"
+ok $? "  one line, escaped"
+expect_code 64 "options before a command, one with a newline" np --quiet sweep "$(printf -- '--x\ny')"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && grep -qF -- "--x\x0ay" "$TEST_ERR"
+ok $? "  one line, escaped"
 expect_success "version" np version
 expect_grep '^nccl-probe [0-9]+\.[0-9]+' "$TEST_OUT" "  prints the version"
 expect_grep '^nccl backend: (yes|no)$' "$TEST_OUT" "  and what this build runs"

@@ -164,6 +164,30 @@ expect_grep "^error: cannot compare .*: A ran on the mpi backend and B on the nc
 mkrun "$TEST_TMP/half.json" 1 1 dtype=half
 expect_code 64 "different data types: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/half.json"
 expect_grep "A's data type is float and B's half" "$TEST_ERR" "the reason names the data types"
+# strings of a report reach the terminal escaped: ESC, CR and LF as \xNN,
+# so that a report cannot clear the screen or forge a second error line
+# (a backend name, a data type, a library version)
+esc=$(printf '\033')
+cr=$(printf '\r')
+one_line_safe() { # FILE: every line of FILE free of ESC and CR, and no forged error line
+	! grep -q "[$esc$cr]" "$1" && ! grep -q '^error: forged' "$1"
+}
+sed 's/"name": "mpi"/"name": "mpi\\u001b[2J\\u001b]0;pwned\\u0007\\r\\nerror: forged"/' "$TEST_TMP/a2.json" >"$TEST_TMP/hb.json"
+expect_code 64 "a backend name with ESC, CR and LF: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/hb.json"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && one_line_safe "$TEST_ERR" &&
+	grep -qF 'B on the mpi\x1b[2J\x1b]0;pwned\x07\x0d\x0aerror: forged backend' "$TEST_ERR"
+ok $? "  one error line, the name's controls as \\xNN: $(od -c "$TEST_ERR" | head -2 | tr -s ' ' | tr '\n' ' ')"
+sed 's/"dtype": "float"/"dtype": "half\\r\\nerror: forged\\u001b[2J"/' "$TEST_TMP/a2.json" >"$TEST_TMP/hd.json"
+expect_code 64 "a data type with CR, LF and ESC: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/hd.json"
+[ "$(wc -l <"$TEST_ERR")" -eq 1 ] && one_line_safe "$TEST_ERR" && grep -qF "B's half\x0d\x0aerror: forged" "$TEST_ERR"
+ok $? "  one error line, escaped"
+sed 's/"library": "Open MPI v4.1.4"/"library": "v9\\r\\nerror: forged\\u009b2J\\u001b[31m"/' "$TEST_TMP/a2.json" >"$TEST_TMP/hl.json"
+expect_code 0 "a library version with CR, LF, CSI and ESC: compared" np compare "$TEST_TMP/a1.json" "$TEST_TMP/hl.json"
+one_line_safe "$TEST_OUT" && one_line_safe "$TEST_ERR" &&
+	grep -qF "# differs: library: A 'Open MPI v4.1.4', B 'v9\x0d\x0aerror: forged\xc2\x9b2J\x1b[31m'" "$TEST_OUT" &&
+	grep -qF "note: A and B differ: library: A 'Open MPI v4.1.4', B 'v9\x0d\x0aerror: forged\xc2\x9b2J" "$TEST_ERR" &&
+	! grep -q "$(printf '\302\233')" "$TEST_OUT" "$TEST_ERR"
+ok $? "  the difference is one line on stdout and on stderr, its controls (C1 CSI too) escaped"
 sed 's/"alltoall"/"gather"/; s/"allreduce"/"broadcast"/' "$TEST_TMP/a2.json" >"$TEST_TMP/other.json"
 expect_code 64 "no rows in common: refused" np compare "$TEST_TMP/a1.json" "$TEST_TMP/other.json"
 expect_grep "no collective and size in common" "$TEST_ERR" "the reason says so"
@@ -292,6 +316,16 @@ PY
 		np_host 3 $S --baseline "$TEST_TMP/gate.json" --quiet
 	expect_grep "^error: cannot compare '.*gate.json' and 'this run': A ran on 2 ranks and B on 3" "$TEST_ERR" \
 		"  says why, after the sweep"
+	# a baseline's strings reach the terminal escaped
+	sed 's/"name": "mpi"/"name": "mpi\\r\\nerror: forged\\u001b[2J"/' "$TEST_TMP/gate.json" >"$TEST_TMP/hgate.json"
+	grep -q 'forged' "$TEST_TMP/hgate.json"
+	ok $? "  a baseline whose backend name has CR, LF and ESC"
+	# shellcheck disable=SC2086
+	expect_code 64 "--baseline with a hostile backend name: exit 64" \
+		np_host 2 $S --baseline "$TEST_TMP/hgate.json" --quiet
+	[ "$(grep -c '^error: cannot compare' "$TEST_ERR")" -eq 1 ] && one_line_safe "$TEST_ERR" && one_line_safe "$TEST_OUT" &&
+		grep -qF 'A ran on the mpi\x0d\x0aerror: forged\x1b[2J backend' "$TEST_ERR"
+	ok $? "  one line says why, the name escaped, no forged line"
 	expect_code 64 "--baseline that is not a sweep report: exit 64 before the sweep" \
 		np_host 2 --sweep 1K --baseline "$TEST_TMP/topo.json"
 	expect_grep "^error: --baseline: '.*topo.json' is not a sweep report" "$TEST_ERR" "  one line naming it"

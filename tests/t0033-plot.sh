@@ -210,6 +210,28 @@ ln -s "$TEST_TMP/victim" "$TEST_TMP/link.png"
 expect_code 64 "--output a symbolic link: exit 64" plot -o "$TEST_TMP/link.png" "$A"
 [ "$(cat "$TEST_TMP/victim")" = keep ] && [ -L "$TEST_TMP/link.png" ]
 ok $? "  the link and its target are left alone"
+# the output contract of nccl-probe: a read-only file is not replaced; a
+# file replaced keeps its mode and group; no temporary is left
+echo keep >"$TEST_TMP/ro.png"
+chmod 444 "$TEST_TMP/ro.png"
+expect_code 64 "--output a read-only file: exit 64" plot -o "$TEST_TMP/ro.png" "$A"
+[ "$(cat "$TEST_TMP/ro.png")" = keep ] && grep -q "is read-only, and nccl-probe-plot does not replace it" "$TEST_ERR"
+ok $? "  left as it was, and the line says why and what to do"
+echo old >"$TEST_TMP/kept.png"
+chmod 640 "$TEST_TMP/kept.png"
+grp=$(id -g)
+if [ "$(id -u)" -eq 0 ]; then
+	grp=$(awk -F: '$3 != 0 { print $3; exit }' /etc/group)
+	chgrp "$grp" "$TEST_TMP/kept.png"
+fi
+umask 022
+expect_success "--output an existing file of mode 640 and group $grp" plot -o "$TEST_TMP/kept.png" "$A"
+[ "$(stat -c %a:%g "$TEST_TMP/kept.png")" = "640:$grp" ] &&
+	[ "$(head -c 4 "$TEST_TMP/kept.png" | od -An -tx1 | tr -d ' \n')" = 89504e47 ]
+ok $? "  replaced by the PNG, its mode and group kept (640:$grp, got $(stat -c %a:%g "$TEST_TMP/kept.png"))"
+[ "$(find "$TEST_TMP" -maxdepth 1 -name '.*.tmp.*' | wc -l)" -eq 0 ]
+ok $? "  no temporary left"
+expect_code 64 "--output in a directory that does not exist: exit 64" plot -o "$TEST_TMP/nodir/x.png" "$A"
 mkfifo "$TEST_TMP/fifo.png"
 expect_code 64 "--output a FIFO: exit 64" plot -o "$TEST_TMP/fifo.png" "$A"
 expect_grep "is not a regular file" "$TEST_ERR" "  says so"

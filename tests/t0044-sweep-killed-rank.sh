@@ -39,6 +39,49 @@ fi
 ok $? "  not as a timeout or an interrupt"
 [ "$rc" -ne 0 ]
 ok $? "  the run fails (exit $rc)"
+# without --timeout: the message names the step the ranks were in (not
+# "start-up": the step is named without a deadline too), and rank 0's
+# report says exit 3, as the message does, not 130 ("interrupted")
+mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi --sweep 64K:1G -J "$TEST_TMP/k.json" >"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+i=0
+while [ "$i" -lt 600 ] && ! grep -q '^ *262144 ' "$TEST_OUT" 2>/dev/null; do
+	i=$((i + 1))
+	sleep 0.1
+done
+victim=$(rank_pid 1 10)
+[ -n "$victim" ] && kill -KILL "$victim"
+ok $? "no --timeout: rank 1 killed after rows finished (pid $victim)"
+wait "$pid"
+rc=$?
+diag "mpirun exit $rc"
+grep -Eq "rank 1 on '$host' \(pid $victim\) (was killed by signal 9 \(SIGKILL|ended during)" "$TEST_ERR" &&
+	! grep -q 'during start-up' "$TEST_ERR" && grep -Eq 'during (the end of )?(preparing |checking )?[a-z]+ of [0-9]+ B' "$TEST_ERR"
+ok $? "  named during the step it was in, not start-up: $(grep -o 'during [^;]*' "$TEST_ERR" | head -1)"
+python3 - "$TEST_TMP/k.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))["verdict"]
+sys.exit(0 if v["exit_code"] == 3 and any("rank 1" in r and "exit 3" in r for r in v["reasons"]) else 1)
+PY
+ok $? "  rank 0's report says exit 3 and names rank 1, not 130"
+! grep -q 'interrupted by signal' "$TEST_ERR"
+ok $? "  not said to be an interrupt"
+# SIGTERM to one rank (not through mpirun): the ranks agree to stop, and
+# rank 0 names the signal the other rank got, not "signal 0"
+mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi --sweep 64K:1G >"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+i=0
+while [ "$i" -lt 600 ] && ! grep -q '^ *262144 ' "$TEST_OUT" 2>/dev/null; do
+	i=$((i + 1))
+	sleep 0.1
+done
+victim=$(rank_pid 1 10)
+[ -n "$victim" ] && kill -TERM "$victim"
+wait "$pid"
+diag "mpirun exit $?"
+grep -q '^error: interrupted by signal 15 on another rank after [0-9]* of [0-9]* rows' "$TEST_ERR" &&
+	! grep -q 'signal 0' "$TEST_ERR"
+ok $? "SIGTERM to rank 1: rank 0 says signal 15 on another rank, not signal 0"
 expect_success "a healthy run on 3 ranks" mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi --sweep 1K:64K --quiet
 ! grep -q -e 'was killed' -e 'ended during' "$TEST_ERR"
 ok $? "  names no one"

@@ -37,6 +37,64 @@ ok $? "rank 1 killed by SIGKILL: the run fails (exit $rc)"
 empty
 ok $? "  TMPDIR is empty after it ($(ls -A "$D" | head -n 3 | tr '\n' ' '))"
 
+# rank 0 killed by SIGKILL (as the OOM killer does) mid-sweep, with every
+# output file named: the outputs' temporaries are made only at the end,
+# when the report is written, so none is left beside them
+O=$TEST_TMP/out
+mkdir "$O"
+NP_T0045_MARK=$TEST_TMP NCCL_PROBE_PROGRESS=0 mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi \
+	--sweep 64K:1G --output "$O/table.txt" -J "$O/run.json" --csv "$O/run.csv" --metrics "$O/run.prom" \
+	>"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+i=0
+while [ "$i" -lt 600 ] && ! grep -q '^progress: row 4/' "$TEST_ERR"; do
+	i=$((i + 1))
+	sleep 0.1
+done
+victim=
+for p in $(pgrep -f "$NP_BIN"); do
+	env=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null)
+	if printf '%s\n' "$env" | grep -qx 'OMPI_COMM_WORLD_RANK=0' &&
+		printf '%s\n' "$env" | grep -qxF "NP_T0045_MARK=$TEST_TMP"; then
+		victim=$p
+	fi
+done
+[ -n "$victim" ] && [ -z "$(ls -A "$O")" ]
+ok $? "3 rows measured (pid of rank 0 ${victim:-none}): no file yet beside the outputs"
+[ -n "$victim" ] && kill -KILL "$victim"
+wait "$pid"
+rc=$?
+[ "$rc" -ne 0 ] && [ -z "$(ls -A "$O")" ]
+ok $? "rank 0 killed by SIGKILL mid-sweep (exit $rc): no temporary left ($(ls -A "$O" | head -n 4 | tr '\n' ' '))"
+expect_success "the same outputs of a whole run" mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi \
+	--sweep 64K:256K --quiet --output "$O/table.txt" -J "$O/run.json" --csv "$O/run.csv" --metrics "$O/run.prom"
+[ "$(ls "$O" | tr '\n' ' ')" = "run.csv run.json run.prom table.txt " ] && grep -q '^ *262144 ' "$O/table.txt"
+ok $? "  are written whole, and nothing else ($(ls -A "$O" | tr '\n' ' '))"
+
+# isolate likewise: its --output's temporary is made when it reports
+rm -f "$O"/*
+NP_T0045_MARK=$TEST_TMP mpirun -np 4 --oversubscribe --bind-to none "$NP_BIN" isolate --backend mpi \
+	--ranks-per-node 1 --size 16K --budget 0.6 --format json --output "$O/iso.json" >"$TEST_OUT" 2>"$TEST_ERR" &
+pid=$!
+i=0
+while [ "$i" -lt 600 ] && ! grep -q '^isolate: round 1:' "$TEST_ERR"; do
+	i=$((i + 1))
+	sleep 0.1
+done
+victim=
+for p in $(pgrep -f "$NP_BIN"); do
+	env=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null)
+	if printf '%s\n' "$env" | grep -qx 'OMPI_COMM_WORLD_RANK=0' &&
+		printf '%s\n' "$env" | grep -qxF "NP_T0045_MARK=$TEST_TMP"; then
+		victim=$p
+	fi
+done
+[ -n "$victim" ] && [ -z "$(ls -A "$O")" ] && kill -KILL "$victim"
+ok $? "isolate: rank 0 (pid ${victim:-none}) killed by SIGKILL after round 1, no file yet"
+wait "$pid"
+[ -z "$(ls -A "$O")" ]
+ok $? "  no temporary left ($(ls -A "$O" | head -n 4 | tr '\n' ' '))"
+
 expect_success "a healthy run on 3 ranks" mpirun -np 3 --oversubscribe env TMPDIR="$D" "$NP_BIN" --backend mpi \
 	--sweep 1K:64K --quiet
 empty

@@ -69,4 +69,50 @@ else
 	ok $? "the same file with memory: exit 64 for its contents, not out of memory (exit $rc)"
 	rm -f big.xml
 fi
+
+# compare on large reports the reader accepts: 400 rows of 10000 sample
+# times (the most a row of nccl-probe stores), 4 million values, 47 MB
+# each. Each report's parsed document (32 bytes a value) is freed once its
+# rows are read, so two of them take about 210 MB, not 526 MB: they are
+# read whole under 600 MB of address space (B ran on other ranks, so that
+# only the reading is timed, not the statistics)
+bigrun() { # FILE RANKS
+	awk -v ranks="$2" 'BEGIN {
+		printf "{\"schema\": \"nccl-probe/sweep\", \"backend\": {\"name\": \"mpi\"}, \"world\": {\"ranks\": %d, \"nodes\": 1},", ranks
+		printf " \"options\": {\"dtype\": \"float\"}, \"results\": ["
+		for (r = 0; r < 400; r++) {
+			printf "%s{\"coll\": \"allreduce\", \"size\": %d, \"time\": 1e-05, \"sample_times\": [", r ? "," : "", 1024 * (r + 1)
+			for (k = 0; k < 10000; k++)
+				printf "%s1.%05de-05", k ? "," : "", (r * 7919 + k * 104729) % 100000
+			printf "]}"
+		}
+		print "]}"
+	}' >"$1"
+}
+bigrun big_a.json 2
+bigrun big_b.json 4
+if [ -n "${NP_SANITIZED:-}" ]; then
+	ok 0 "# SKIP a sanitized build cannot start under ulimit -v"
+	ok 0 "# SKIP a sanitized build cannot start under ulimit -v"
+else
+	expect_code 64 "compare two 47 MB reports of 4 million values under ulimit -v 600000: read whole" \
+		sh -c 'ulimit -v 600000 && exec "$0" compare big_a.json big_b.json' "$NP_BIN"
+	one_error "two large reports" "A ran on 2 ranks and B on 4"
+fi
+# what a row or a run of nccl-probe never holds is refused with the bound
+awk 'BEGIN { printf "{\"schema\": \"nccl-probe/sweep\", \"results\": [{\"coll\": \"allreduce\", \"size\": 1024,"
+	printf " \"time\": 1e-05, \"sample_times\": ["; for (k = 0; k < 10001; k++) printf "%s1e-05", k ? "," : ""; print "]}]}" }' >many.json
+expect_code 64 "a row of 10001 sample times: exit 64" "$NP_BIN" compare many.json many.json
+one_error "10001 sample times" "'sample_times' holds 10001, more than the 10000 a row of nccl-probe stores"
+awk 'BEGIN { printf "{\"schema\": \"nccl-probe/sweep\", \"nccl_env\": {"
+	for (k = 0; k < 1025; k++) printf "%s\"NCCL_X%d\": \"1\"", k ? "," : "", k; print "}, \"results\": []}" }' >env.json
+expect_code 64 "1025 NCCL_* variables: exit 64" "$NP_BIN" compare env.json env.json
+one_error "1025 NCCL_* variables" "has 1025 NCCL_* variables in \"nccl_env\" at byte"
+# 4 million named strings (60 MB, within the bounds on bytes and values)
+# would take 480 MB to hold: refused at the bound on memory
+awk 'BEGIN { printf "{\"schema\": \"nccl-probe/sweep\", \"x\": {"
+	for (k = 0; k < 4000000; k++) printf "%s\"k%d\":\"v\"", k ? "," : "", k; print "}}" }' >names.json
+expect_code 64 "4 million named strings: exit 64" "$NP_BIN" compare names.json names.json
+one_error "4 million named strings" "'names.json' needs more than 192 MiB of memory to read (its values, strings and names) at byte"
+rm -f big_a.json big_b.json many.json env.json names.json
 done_testing

@@ -185,7 +185,7 @@ static void nic_counters(const struct np_topo *t, const struct np_sysfs *fs, str
 static void host_shm(const struct np_sysfs *fs, struct np_host_health *hh)
 {
 	struct statvfs sv;
-	int fd = openat(fs->root_fd, "dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(fs->root_fd, "dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return;

@@ -5,10 +5,13 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
@@ -542,6 +545,23 @@ double np_nvlink_gbps_of_sm(int sm)
 	}
 }
 
+/* A regular file opened for reading, NULL for anything else: a FIFO is not
+ * waited on (O_NONBLOCK), a device such as /dev/zero is not read for ever. */
+static FILE *open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 /* pci.ids: "vvvv  Vendor" at the start of a line, "\tdddd  Device" below
  * it, "\t\tssss ssss  Subsystem" below that, "C cc  Class" sections at the
  * end. */
@@ -555,9 +575,9 @@ bool np_pci_ids_name(unsigned vendor, unsigned device, char *out, size_t len)
 	bool in_vendor = false, found = false;
 
 	if (env && *env)
-		f = fopen(env, "r");
+		f = open_regular(env);
 	for (size_t i = 0; !f && !(env && *env) && i < sizeof(paths) / sizeof(paths[0]); i++)
-		f = fopen(paths[i], "r");
+		f = open_regular(paths[i]);
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sysfs.h"
@@ -165,11 +166,21 @@ void np_sysfs_release(struct np_sysfs *fs)
 
 long np_sysfs_read_bin(const struct np_sysfs *fs, const char *rel, void *buf, size_t len)
 {
-	int fd = open_in_root(fs, rel, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or a device) where a file is expected, as a
+	 * fake root may hold, is not waited on, and it is no file: refused.
+	 * sysfs and /proc attributes are regular files; at most len bytes
+	 * are read */
+	int fd = open_in_root(fs, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	size_t got = 0;
+	struct stat st;
 
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
 	while (got < len) {
 		ssize_t r = read(fd, (char *)buf + got, len - got);
 		if (r < 0 && errno == EINTR)
