@@ -9,17 +9,17 @@
 SIM=$top_builddir/tests/bench/isolate-sim
 [ -x "$SIM" ] || skip_all "tests/bench/isolate-sim not built (make isolate-sim)"
 
-LINE='^nodes=([0-9]+) runs=([0-9]+) false_accusations=([0-9]+) detected=([0-9]+) rounds_max=([0-9]+)$'
-# sim ARGS...: the last line's fields in $nodes $runs $fa $det $rmax
+LINE='^nodes=([0-9]+) runs=([0-9]+) false_accusations=([0-9]+) detected=([0-9]+) rounds_max=([0-9]+) inconclusive=([0-9]+) segments=([0-9]+)$'
+# sim ARGS...: the last line's fields in $nodes $runs $fa $det $rmax $inc $seg
 sim() {
 	"$SIM" --nodes 64 --runs 20 --seed 7 "$@" >"$TEST_OUT" 2>"$TEST_ERR" || return $?
 	tail -n 1 "$TEST_OUT" | grep -Eq "$LINE" || return 1
-	set -- $(tail -n 1 "$TEST_OUT" | sed -E "s/$LINE/\\1 \\2 \\3 \\4 \\5/")
-	nodes=$1 runs=$2 fa=$3 det=$4 rmax=$5
+	set -- $(tail -n 1 "$TEST_OUT" | sed -E "s/$LINE/\\1 \\2 \\3 \\4 \\5 \\6 \\7/")
+	nodes=$1 runs=$2 fa=$3 det=$4 rmax=$5 inc=$6 seg=$7
 }
 
 sim
-ok $? "healthy fleet: the last line is nodes=N runs=R false_accusations=F detected=D rounds_max=M"
+ok $? "healthy fleet: the last line is nodes=N runs=R false_accusations=F detected=D rounds_max=M inconclusive=I segments=S"
 [ "$nodes" = 64 ] && [ "$runs" = 20 ]
 ok $? "  64 nodes, 20 runs (got $nodes, $runs)"
 [ "$fa" = 0 ] && [ "$det" = 0 ]
