@@ -69,6 +69,10 @@ struct np_iso_fig {
 	 * for such figures only is NP_NODE_COULD_NOT_RUN, not wrong data
 	 * (false, as a zeroed figure has it, keeps older callers as they were) */
 	bool failed;
+	/* below, but explained by its leaf's congestion in its round (with
+	 * j->leaf: most of the pairs across leaves of one leaf below together
+	 * in one round): neither bad nor ok (np_iso_judge_figs fills it) */
+	bool seg;
 };
 
 /* What the figures prove about a node (np_iso_node_state_str() names it). */
@@ -124,6 +128,18 @@ struct np_iso_judge {
 	 * all be same-leaf pairs); 0 after np_iso_judge_init, which is a
 	 * random order too. Report it: the same seed plans the same rounds */
 	uint64_t seed;
+	/* each node's leaf switch, 0 to nleaves - 1, -1 unknown (N entries,
+	 * not owned), or NULL when no leaf is known (the default): with it a
+	 * pair is compared with pairs of the same relation (same leaf, across
+	 * leaves), and pairs of one leaf below together are its segment's, not
+	 * its nodes' (np_iso_judge_figs); leaf_names, NULL or nleaves names */
+	const int *leaf;
+	int nleaves;
+	const char (*leaf_names)[NP_ISO_NAMELEN];
+	/* a switch or fabric segment found (np_iso_decide with final): a
+	 * leaf whose pairs across leaves were below together in every round
+	 * that measured them, its members said; "" none. It names no node */
+	char segment[768];
 	/* what was seen but not named (np_iso_decide with final), or NULL */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
@@ -135,6 +151,10 @@ struct np_iso_judge {
 	 * after each round costs that round, not every round again */
 	int *by_node_at, *by_node;
 	int indexed, judged;
+	/* the judge's own: seg_busy[round * nleaves + leaf], the leaf's pairs
+	 * across leaves below together in that round (rounds 0 to seg_rounds) */
+	unsigned char *seg_busy;
+	int seg_rounds;
 };
 
 /* Ready for N nodes of L ranks; floors in GB/s (0 none). Returns false
@@ -159,7 +179,12 @@ void np_iso_fig_add(struct np_iso_judge *j, const struct np_iso_fig *f);
  *             NP_ISO_Z)
  *   unpaired: slow = floor and hi < floor and (no fleet or hi < ref (1 - min_effect));
  *             ok = !bad and (no floor or lo >= floor)
- *   bad = slow or wrong data. */
+ *   bad = slow or wrong data.
+ * With j->leaf, a pair's fleet is the pairs of its relation (both ends on
+ * one leaf, or across leaves) when it holds 3 or more groups, and a pair
+ * across leaves below while at least 3 and half of its round's pairs
+ * across leaves of an end's leaf are below (not counting pairs with other
+ * such leaves) is seg: neither bad nor ok, its leaf's congestion. */
 void np_iso_judge_figs(struct np_iso_judge *j);
 /* Judges the figures and names what they prove: a node below alone and
  * never fine alone (bad inside), or below with at least as many partners
@@ -192,7 +217,8 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone);
  * against world_floor only (j->scale): the whole world's busbw differs
  * from a pair's by the fabric's shape, not by a fixed factor. */
 void np_iso_judge_fleet(struct np_iso_judge *j);
-/* 2 when a node computes wrong data, 1 when anything is named, else 6
+/* 2 when a node computes wrong data, 1 when anything is named (a segment
+ * too), else 6
  * when j->inconclusive says why nothing could be cleared, else 0. */
 int np_iso_exit_code(const struct np_iso_judge *j);
 /* Why node v was named, in words its figures support: "fine alone" only

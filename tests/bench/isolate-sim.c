@@ -420,6 +420,11 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 	j.seed = next_u64(s); /* each run its own random order of partners, as isolate draws */
 	j.note = on_note;
 	j.note_arg = &nc;
+	if (s->topology && s->xleaf != 1) {
+		/* the leaves, as isolate's --topology tells them */
+		j.leaf = s->leaf;
+		j.nleaves = s->nleaves;
+	}
 	if (s->fault == F_LINK) {
 		/* a pair of round 1 or of round 2, bad in that round */
 		r0 = 1 + below(s, 2);
@@ -471,8 +476,8 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 			if (!is_bad(s, v))
 				out->accused = true;
 			if (s->verbose)
-				fprintf(stderr, "  named node %d (%s)%s\n", v, np_iso_node_state_str(j.state[v]),
-					is_bad(s, v) ? "" : " HEALTHY");
+				fprintf(stderr, "  named node %d (%s)%s: %s\n", v, np_iso_node_state_str(j.state[v]),
+					is_bad(s, v) ? "" : " HEALTHY", j.evidence[v]);
 		}
 	for (int i = 0; i < j.nlinks; i++) {
 		int a = j.links[i].a, b = j.links[i].b;
@@ -480,7 +485,7 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 		if (!planted && !is_bad(s, a) && !is_bad(s, b))
 			out->accused = true;
 		if (s->verbose)
-			fprintf(stderr, "  named link %d-%d%s\n", a, b, planted ? "" : " (not planted)");
+			fprintf(stderr, "  named link %d-%d%s: %s\n", a, b, planted ? "" : " (not planted)", j.links[i].why);
 	}
 	switch (s->fault) {
 	case F_NONE:
@@ -504,7 +509,9 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 		break;
 	}
 	out->inconclusive = np_iso_exit_code(&j) == 6;
-	out->segment = false;
+	out->segment = j.segment[0] != '\0';
+	if (s->verbose && j.segment[0])
+		fprintf(stderr, "  segment: %s\n", j.segment);
 	base = np_iso_floor_of_run(&j);
 	np_iso_judge_release(&j);
 	return base;
