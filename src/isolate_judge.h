@@ -9,6 +9,8 @@
  *     struct np_iso_judge j;
  *     np_iso_judge_init(&j, N, L, names, min_effect, floor, world_floor);
  *     j.seed = the run's seed (0 by default: a fixed random order)
+ *     j.leaf, j.nleaves (and j.leaf_names) = each node's leaf switch, where
+ *         known (NULL by default: none known; isolate's --topology)
  *     for round 1, 2: np_iso_plan_matching_seed(N, round, j.seed, part), measure the
  *         pairs (and with L > 1 every node alone in round 1, the whole
  *         world in round 2), np_iso_fig_add() each figure; j.rounds = round
@@ -16,7 +18,8 @@
  *            np_iso_plan_confirm(&j, part, alone))
  *         measure part (and alone), add the figures, j.rounds++
  *     np_iso_decide(&j, true); np_iso_judge_fleet(&j);
- *     j.state[], j.links, j.fleet, j.scale, j.inconclusive, np_iso_exit_code(&j)
+ *     j.state[], j.links, j.fleet, j.scale, j.segment, j.inconclusive,
+ *     np_iso_exit_code(&j)
  *     (np_iso_node_why(&j, v, ...) says why node v was named, in words
  *     that its own figures support)
  *     np_iso_judge_release(&j);
@@ -191,11 +194,17 @@ void np_iso_judge_figs(struct np_iso_judge *j);
  * fine elsewhere as it was fine with, two or more (its network), or wrong
  * data twice; wrong data when wrong again in a confirmation round (round 3
  * on), slowness only when below in NP_ISO_CONFIRMS confirmation rounds
- * (alone, or with a new partner each); a link below, and again in
- * NP_ISO_CONFIRMS confirmation rounds, never fine, while both ends are
- * fine elsewhere (with N = 2, while neither is bad alone).
+ * (alone, or with a new partner each) after the round it was first below
+ * in; a link below, and again in NP_ISO_CONFIRMS confirmation rounds after
+ * that, never fine, while both ends are fine elsewhere (with N = 2, while
+ * neither is bad alone). Figures seg (a busy leaf's, with j->leaf) count
+ * for nobody.
  * Returns how many suspects a confirmation round could still settle;
- * with final, those become notes instead. */
+ * with final, those become notes instead, and (with j->leaf) a leaf busy
+ * in every round that measured it, two or more, is j->segment (a leaf
+ * busy in some rounds only, a note); then names for slowness that the
+ * fleet's own false-below rate cannot support become notes, and with
+ * nothing named j->inconclusive says why nothing could be cleared. */
 int np_iso_decide(struct np_iso_judge *j, bool final);
 /* Rounds 1 and 2: part[v] = node v's pair (-1: sits out), from one
  * random order of the nodes drawn from seed: round 1 pairs its places
