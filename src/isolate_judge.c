@@ -521,12 +521,18 @@ static void find_segments(struct np_iso_judge *j)
 		}
 		if (!busy)
 			continue;
+		/* the ratio of its pairs across leaves below in its busy rounds
+		 * (below by their interval: the figures that made it busy) */
 		for (int i = 0; i < j->nfigs; i++) {
 			const struct np_iso_fig *f = &j->figs[i];
-			if (f->seg && (j->leaf[f->a] == l || j->leaf[f->b] == l) && f->ratio > 0) {
-				ratio += f->ratio;
-				seg++;
-			}
+			if (f->kind != NP_FIG_PAIR || f->a < 0 || f->b < 0 || f->wrong || !(f->ratio > 0) ||
+			    f->round < 0 || f->round > j->seg_rounds || j->leaf[f->a] == j->leaf[f->b] ||
+			    (j->leaf[f->a] != l && j->leaf[f->b] != l) ||
+			    !j->seg_busy[(size_t)f->round * (size_t)j->nleaves + (size_t)l] ||
+			    !(f->seg || f->ratio_hi < 1 - j->min_effect))
+				continue;
+			ratio += f->ratio;
+			seg++;
 		}
 		ratio = seg ? ratio / seg : 0;
 		for (int v = 0; v < j->N; v++)
