@@ -164,15 +164,25 @@ struct phase {
 	bool *has;
 };
 
+/* Whether pair f reaches a leaf busy in its round (busy: the round's
+ * flags by leaf, or NULL) */
+static bool on_busy(const struct np_iso_judge *j, const struct np_iso_fig *f, const unsigned char *busy)
+{
+	return busy && relation(j, f) == 2 && (busy[j->leaf[f->a]] || busy[j->leaf[f->b]]);
+}
+
+/* The phase of (round, kind), of relation rel (0 any), without the pairs
+ * that reach a leaf busy in the round (busy, or NULL). */
 static void phase_make(struct np_iso_judge *j, struct phase *p, int round, enum np_iso_fig_kind kind,
-		       int rel, int *at)
+		       int rel, const unsigned char *busy, int *at)
 {
 	memset(p, 0, sizeof(*p));
 	p->at = at;
 	p->fig = np_iso_xmalloc(((size_t)j->nfigs + 1) * sizeof(int));
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *g = &j->figs[i];
-		if (g->round == round && g->kind == kind && !g->wrong && (!rel || relation(j, g) == rel)) {
+		if (g->round == round && g->kind == kind && !g->wrong && (!rel || relation(j, g) == rel) &&
+		    !on_busy(j, g, busy)) {
 			at[i] = p->n;
 			p->fig[p->n++] = i;
 			if (g->nt > p->nt)
@@ -325,6 +335,23 @@ static bool fleet_in_phase(struct np_iso_judge *j, struct np_iso_fig *f, int fi,
 	return true;
 }
 
+/* slow, bad and ok of f against its fleet (z: spreads below it that count) */
+static void judge_one(const struct np_iso_judge *j, struct np_iso_fig *f, double z)
+{
+	if (f->ratio > 0) /* the same windows: the paired interval decides */
+		f->slow = f->ratio_hi < 1 - j->min_effect && f->busbw < f->ref - z * f->spread &&
+			  (j->floor <= 0 || f->busbw < j->floor);
+	else /* no group measured beside it: only a floor can judge it */
+		f->slow = j->floor > 0 && f->hi < j->floor &&
+			  (!f->nref || f->hi < f->ref * (1 - j->min_effect));
+	f->bad = f->slow || f->wrong;
+	/* clearly fine; neither bad nor ok: unclear, no evidence either way */
+	if (f->ratio > 0)
+		f->ok = !f->bad && f->ratio_lo >= 1 - j->min_effect;
+	else
+		f->ok = !f->bad && (j->floor <= 0 || f->lo >= j->floor);
+}
+
 /* With leaves known: per round, a leaf whose pairs across leaves are below
  * together (3 or more, and half or more of them, not counting pairs with
  * other such leaves) is busy in that round (j->seg_busy), and its pairs
@@ -399,6 +426,31 @@ static void mark_segments(struct np_iso_judge *j, int rmax)
 	free(below);
 }
 
+/* In a round with busy leaves, the pairs across leaves that reach none
+ * are compared again with such pairs only: a busy leaf's pairs, below
+ * together, would lower their fleet and widen its spread (with a quarter
+ * of the leaves busy, a node 10% slow came out at its fleet) */
+static void fleet_off_busy(struct np_iso_judge *j, int rmax, int *at, double *ratios)
+{
+	for (int r = 0; j->seg_busy && r <= rmax && r <= j->seg_rounds; r++) {
+		const unsigned char *b = j->seg_busy + (size_t)r * (size_t)j->nleaves;
+		struct phase p;
+		bool any = false;
+		for (int l = 0; l < j->nleaves; l++)
+			any |= b[l] != 0;
+		if (!any)
+			continue;
+		phase_make(j, &p, r, NP_FIG_PAIR, 2, b, at);
+		for (int k = 0; p.n >= 4 && k < p.n; k++) {
+			int fi = p.fig[k];
+			struct np_iso_fig *f = &j->figs[fi];
+			if (fleet_in_phase(j, f, fi, &p, ratios, 3))
+				judge_one(j, f, z_of(f->nref));
+		}
+		phase_free(&p);
+	}
+}
+
 void np_iso_judge_figs(struct np_iso_judge *j)
 {
 	double *buf = np_iso_xmalloc(((size_t)j->nfigs + 1) * 2 * sizeof(double));
@@ -438,7 +490,7 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 		/* its phase, once for every figure of it that is to be judged:
 		 * of its relation (3 groups or more), else of every relation */
 		rel = relation(j, f);
-		phase_make(j, &p, f->round, f->kind, rel, at);
+		phase_make(j, &p, f->round, f->kind, rel, NULL, at);
 		nlate = 0;
 		for (int g = i; g < j->nfigs; g++) {
 			struct np_iso_fig *h = &j->figs[g];
@@ -455,7 +507,7 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 		}
 		phase_free(&p);
 		if (nlate) {
-			phase_make(j, &p, f->round, f->kind, 0, at);
+			phase_make(j, &p, f->round, f->kind, 0, NULL, at);
 			for (int k = 0; k < nlate; k++)
 				if (!fleet_in_phase(j, &j->figs[late[k]], late[k], &p, ratios, 1))
 					fleet_elsewhere(j, &j->figs[late[k]], buf);
@@ -468,23 +520,12 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 			zn_of = f->nref;
 			zn = z_of(zn_of);
 		}
-		if (f->ratio > 0) /* the same windows: the paired interval decides */
-			f->slow = f->ratio_hi < 1 - j->min_effect &&
-				  f->busbw < f->ref - zn * f->spread &&
-				  (j->floor <= 0 || f->busbw < j->floor);
-		else /* no group measured beside it: only a floor can judge it */
-			f->slow = j->floor > 0 && f->hi < j->floor &&
-				  (!f->nref || f->hi < f->ref * (1 - j->min_effect));
-		f->bad = f->slow || f->wrong;
-		/* clearly fine; neither bad nor ok: unclear, no evidence either way */
-		if (f->ratio > 0)
-			f->ok = !f->bad && f->ratio_lo >= 1 - j->min_effect;
-		else
-			f->ok = !f->bad && (j->floor <= 0 || f->lo >= j->floor);
+		judge_one(j, f, zn);
 	}
 #undef PHASE_OF
 	j->judged = j->nfigs;
 	mark_segments(j, rmax);
+	fleet_off_busy(j, rmax, at, ratios);
 	free(late);
 	free(grew);
 	free(buf);

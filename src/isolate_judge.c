@@ -477,6 +477,49 @@ static void fleet_chance(struct np_iso_judge *j)
 		 below, n, 100 * q, chance, 1 + NP_ISO_CONFIRMS, names, names == 1 ? "" : "s");
 }
 
+/* Leaf l's rounds with pairs across leaves (measured) and those busy in
+ * (busy, listed in rounds) */
+static void leaf_rounds(const struct np_iso_judge *j, int l, int *measured, int *busy, char *rounds,
+			size_t len)
+{
+	size_t ro = 0;
+
+	*measured = *busy = 0;
+	if (rounds && len)
+		rounds[0] = '\0';
+	for (int r = 0; j->seg_busy && r <= j->seg_rounds; r++) {
+		bool m = false;
+		for (int i = 0; i < j->nfigs && !m; i++) {
+			const struct np_iso_fig *f = &j->figs[i];
+			m = f->round == r && f->kind == NP_FIG_PAIR && f->a >= 0 && f->b >= 0 &&
+			    j->leaf[f->a] >= 0 && j->leaf[f->b] >= 0 && j->leaf[f->a] != j->leaf[f->b] &&
+			    (j->leaf[f->a] == l || j->leaf[f->b] == l);
+		}
+		*measured += m;
+		if (m && j->seg_busy[(size_t)r * (size_t)j->nleaves + (size_t)l]) {
+			int n = rounds ? snprintf(rounds + ro, len - ro, "%s%d", ro ? ", " : "", r) : 0;
+			(*busy)++;
+			if (n > 0 && (size_t)n < len - ro)
+				ro += (size_t)n;
+		}
+	}
+}
+
+/* Leaves busy in every round that measured them, but in fewer than
+ * 1 + NP_ISO_CONFIRMS: a confirmation round tells a busy leaf from a
+ * passing burst, as it does a node */
+static int leaves_open(const struct np_iso_judge *j)
+{
+	int open = 0;
+
+	for (int l = 0; j->leaf && j->seg_busy && l < j->nleaves; l++) {
+		int measured, busy;
+		leaf_rounds(j, l, &measured, &busy, NULL, 0);
+		open += busy && busy == measured && measured < 1 + NP_ISO_CONFIRMS;
+	}
+	return open;
+}
+
 static const char *leaf_name(const struct np_iso_judge *j, int l, char *buf, size_t len)
 {
 	if (j->leaf_names)
@@ -486,7 +529,8 @@ static const char *leaf_name(const struct np_iso_judge *j, int l, char *buf, siz
 }
 
 /* With leaves known: a leaf busy (np_iso_judge_figs) in every round that
- * measured its pairs across leaves, two or more, is one switch or fabric
+ * measured its pairs across leaves, three or more (a leaf busy in
+ * every round so far, fewer, asks for a confirmation round), is one switch or fabric
  * segment finding with its members (j->segment), which names none of
  * them; a leaf busy in some rounds only is a note (congestion that comes
  * and goes: another job, a passing burst). */
@@ -499,26 +543,11 @@ static void find_segments(struct np_iso_judge *j)
 	if (!j->leaf || !j->seg_busy)
 		return;
 	for (int l = 0; l < j->nleaves; l++) {
-		int measured = 0, busy = 0, members = 0, seg = 0, first = -1, n;
+		int measured, busy, members = 0, seg = 0, first = -1, n;
 		double ratio = 0;
 		char rounds[96] = "", lb[32];
-		size_t ro = 0;
-		for (int r = 0; r <= j->seg_rounds; r++) {
-			bool m = false;
-			for (int i = 0; i < j->nfigs && !m; i++) {
-				const struct np_iso_fig *f = &j->figs[i];
-				m = f->round == r && f->kind == NP_FIG_PAIR && f->a >= 0 && f->b >= 0 &&
-				    j->leaf[f->a] >= 0 && j->leaf[f->b] >= 0 && j->leaf[f->a] != j->leaf[f->b] &&
-				    (j->leaf[f->a] == l || j->leaf[f->b] == l);
-			}
-			measured += m;
-			if (m && j->seg_busy[(size_t)r * (size_t)j->nleaves + (size_t)l]) {
-				busy++;
-				n = snprintf(rounds + ro, sizeof(rounds) - ro, "%s%d", ro ? ", " : "", r);
-				if (n > 0 && (size_t)n < sizeof(rounds) - ro)
-					ro += (size_t)n;
-			}
-		}
+
+		leaf_rounds(j, l, &measured, &busy, rounds, sizeof(rounds));
 		if (!busy)
 			continue;
 		/* the ratio of its pairs across leaves below in its busy rounds
@@ -541,7 +570,7 @@ static void find_segments(struct np_iso_judge *j)
 				if (first < 0)
 					first = v;
 			}
-		if (busy < measured || measured < 2) {
+		if (busy < measured || measured < 1 + NP_ISO_CONFIRMS) {
 			judge_note(j, "%s (%d nodes, %s and others) was below together in round%s %s of %d, its pairs across leaves %.2f of their fleet: congestion that comes and goes (another job, a burst); its nodes are not accused",
 				   leaf_name(j, l, lb, sizeof(lb)), members, first >= 0 ? j->names[first] : "?",
 				   busy == 1 ? "" : "s", rounds, measured, ratio);
@@ -648,6 +677,8 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		j->nlinks++;
 	}
 	free(nv);
+	if (!final)
+		open += leaves_open(j);
 	if (final) {
 		find_segments(j);
 		fleet_chance(j);
@@ -772,6 +803,8 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
 			any = true;
 		}
 	}
+	/* a leaf busy in every round so far: a round of every node again */
+	any |= leaves_open(j) > 0;
 	/* the others pair up too, in a random order: the fleet of this
 	 * round, measured in the same windows as the suspects */
 	if (any) {

@@ -201,7 +201,7 @@ void np_iso_judge_figs(struct np_iso_judge *j);
  * for nobody.
  * Returns how many suspects a confirmation round could still settle;
  * with final, those become notes instead, and (with j->leaf) a leaf busy
- * in every round that measured it, two or more, is j->segment (a leaf
+ * in every round that measured it, three or more, is j->segment (a leaf
  * busy in some rounds only, a note); then names for slowness that the
  * fleet's own false-below rate cannot support become notes, and with
  * nothing named j->inconclusive says why nothing could be cleared. */

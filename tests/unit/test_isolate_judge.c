@@ -695,7 +695,7 @@ static const int leaf48[48] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
 				4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5 };
 static const char leafnames[6][NP_ISO_NAMELEN] = { "sw0", "sw1", "sw2", "sw3", "sw4", "sw5" };
 
-static void busy_leaf(struct np_iso_judge *j, bool told)
+static void busy_leaf(struct np_iso_judge *j, bool told, int rounds)
 {
 	static const int blocks[4][3][2] = {
 		{ { 0, 1 }, { 2, 3 }, { 4, 5 } },
@@ -710,14 +710,16 @@ static void busy_leaf(struct np_iso_judge *j, bool told)
 		j->nleaves = 6;
 		j->leaf_names = leafnames;
 	}
-	for (int r = 0; r < 4; r++)
+	for (int r = 0; r < rounds; r++)
 		for (int b = 0; b < 3; b++)
 			for (int k = 0; k < 8; k++) {
 				int la = blocks[r][b][0], lb = blocks[r][b][1];
 				add_fig(j, r + 1, NP_FIG_PAIR, 8 * la + k, 8 * lb + (k + r) % 8,
 					la == 0 || lb == 0 ? 70 : 100, 0);
 			}
-	j->rounds = 4;
+	j->rounds = rounds;
+	if (rounds < 4)
+		return;
 	np_iso_decide(j, true);
 	np_iso_judge_fleet(j);
 }
@@ -727,11 +729,11 @@ static void test_busy_leaf(void)
 	struct np_iso_judge j;
 	int seg = 0;
 
-	busy_leaf(&j, false);
+	busy_leaf(&j, false, 4);
 	tap_is_int(named(&j), 8, "a busy leaf, leaves unknown: its 8 nodes named (what leaves change)");
 	np_iso_judge_release(&j);
 
-	busy_leaf(&j, true);
+	busy_leaf(&j, true, 4);
 	tap_is_int(named(&j) + j.nlinks, 0, "leaves known: none of its nodes named, no link");
 	tap_ok(strstr(j.segment, "sw0 (8 nodes: n0 and others)") &&
 		       strstr(j.segment, "every round (1, 2, 3, 4), 0.70 of their fleet") &&
@@ -745,6 +747,22 @@ static void test_busy_leaf(void)
 	for (int i = 0; i < j.nfigs; i++)
 		seg += j.figs[i].seg;
 	tap_is_int(seg, 32, "  its 32 pairs below are its segment's (seg), neither bad nor ok");
+	np_iso_judge_release(&j);
+
+	/* busy in rounds 1 and 2 only so far: a confirmation round of every
+	 * node, as for a suspect node; no segment named from two rounds */
+	busy_leaf(&j, true, 2);
+	{
+		int part[48], alone[48], paired = 0;
+		tap_ok(np_iso_decide(&j, false) > 0, "a leaf busy in rounds 1 and 2: open, another round asked");
+		tap_ok(np_iso_plan_confirm(&j, part, alone), "  a confirmation round is planned");
+		for (int v = 0; v < 48; v++)
+			paired += part[v] >= 0;
+		tap_is_int(paired, 48, "  of every node, paired");
+		np_iso_decide(&j, true);
+		tap_ok(!j.segment[0] && named(&j) == 0 && strstr(last_note, "congestion that comes and goes"),
+		       "  ended there: a note, no segment, nobody named");
+	}
 	np_iso_judge_release(&j);
 }
 
