@@ -16,11 +16,12 @@
 #include "stats.h"
 
 /* A pair's relation where both leaves are known: 1 one leaf, 2 across
- * leaves; 0 otherwise (every group compared with every other). */
+ * leaves; 0 otherwise (every group compared with every other; a leaf
+ * outside 0 to nleaves - 1 is unknown). */
 static int relation(const struct np_iso_judge *j, const struct np_iso_fig *f)
 {
 	if (!j->leaf || f->kind != NP_FIG_PAIR || f->a < 0 || f->b < 0 || j->leaf[f->a] < 0 ||
-	    j->leaf[f->b] < 0)
+	    j->leaf[f->b] < 0 || j->leaf[f->a] >= j->nleaves || j->leaf[f->b] >= j->nleaves)
 		return 0;
 	return j->leaf[f->a] == j->leaf[f->b] ? 1 : 2;
 }
