@@ -20,6 +20,7 @@
 
 #include "cmds.h"
 #include "isolate_judge.h"
+#include "isolate_topology.h"
 #include "json_read.h"
 #include "json.h"
 #include "measure.h"
@@ -44,6 +45,8 @@ struct iso {
 	char device_name[96]; /* rank 0's */
 	int N, L;
 	char (*names)[NP_ISO_NAMELEN]; /* node names */
+	int *leaf;            /* --topology: each node's leaf switch, -1 unknown */
+	char (*leaf_names)[NP_ISO_NAMELEN];
 	struct np_meas meas;
 	uint64_t size;
 	/* the floors; rank 0: the figures and the verdict */
@@ -483,6 +486,7 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 	np_json_arr_end(&j);
 	np_json_str(&j, "fleet", is->j.fleet[0] ? is->j.fleet : NULL);
 	np_json_str(&j, "scale", is->j.scale[0] ? is->j.scale : NULL);
+	np_json_str(&j, "segment", is->j.segment[0] ? is->j.segment : NULL);
 	np_json_str(&j, "inconclusive", is->j.inconclusive[0] ? is->j.inconclusive : NULL);
 	np_json_uint(&j, "seed", is->j.seed);
 	np_json_arr_begin(&j, "figures");
@@ -571,6 +575,13 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 			(unsigned long long)is->size, is->ops->name);
 		fprintf(out, "# partners: a random order, seed %llu (--seed %llu plans the same rounds)\n",
 			(unsigned long long)is->j.seed, (unsigned long long)is->j.seed);
+		if (is->j.leaf) {
+			int known = 0;
+			for (int v = 0; v < is->N; v++)
+				known += is->leaf[v] >= 0;
+			fprintf(out, "# leaves: %d switch%s from --topology, %d of %d nodes on them: pairs compared with pairs of their relation\n",
+				is->j.nleaves, is->j.nleaves == 1 ? "" : "es", known, is->N);
+		}
 		fprintf(out, "# %-6s %-6s %-30s %10s %21s %10s %20s\n", "round", "kind", "group", "busbw",
 			"95% interval", "fleet", "x fleet (95%)");
 		for (int i = 0; i < is->j.nfigs; i++) {
@@ -612,6 +623,10 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 	}
 	if (is->j.scale[0]) {
 		fprintf(out, "bad: scale: %s\n", is->j.scale);
+		bad++;
+	}
+	if (is->j.segment[0]) {
+		fprintf(out, "bad: segment: %s\n", is->j.segment);
 		bad++;
 	}
 	if (bad)
@@ -756,6 +771,17 @@ static void iso_start(struct iso *is, struct np_run *run)
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
 	is->j.names = (const char (*)[NP_ISO_NAMELEN])is->names;
 	node_names(is);
+	if (o->topology) {
+		is->leaf = calloc((size_t)is->N, sizeof(int));
+		is->leaf_names = calloc((size_t)is->N, sizeof(*is->leaf_names));
+		if (!is->leaf || !is->leaf_names)
+			np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
+		if (np_iso_topology_read(o->topology, is->N, (const char (*)[NP_ISO_NAMELEN])is->names,
+					 is->leaf, is->leaf_names, &is->j.nleaves, &err))
+			np_die(np_status_exit(err.status), "%s", err.msg);
+		is->j.leaf = is->leaf;
+		is->j.leaf_names = (const char (*)[NP_ISO_NAMELEN])is->leaf_names;
+	}
 	if (o->baseline) {
 		char type[160];
 		node_type(is, type, sizeof(type));
@@ -858,6 +884,8 @@ static int iso_report(struct iso *is)
 			np_error("%s", is->j.fleet);
 		if (is->j.scale[0])
 			np_error("%s", is->j.scale);
+		if (is->j.segment[0])
+			np_error("segment: %s", is->j.segment);
 		if (is->j.inconclusive[0] && code == NP_EXIT_INCONCLUSIVE)
 			np_error("inconclusive: %s", is->j.inconclusive);
 	}
@@ -889,6 +917,8 @@ int cmd_isolate(struct np_run *run)
 	free(is->meas.samples);
 	free(is->meas.sorted);
 	free(is->names);
+	free(is->leaf);
+	free(is->leaf_names);
 	np_iso_judge_release(&is->j);
 	np_notes_release(&is->notes);
 	free(is->tbuf);

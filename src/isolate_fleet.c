@@ -15,6 +15,17 @@
 #include "msg.h"
 #include "stats.h"
 
+/* A pair's relation where both leaves are known: 1 one leaf, 2 across
+ * leaves; 0 otherwise (every group compared with every other; a leaf
+ * outside 0 to nleaves - 1 is unknown). */
+static int relation(const struct np_iso_judge *j, const struct np_iso_fig *f)
+{
+	if (!j->leaf || f->kind != NP_FIG_PAIR || f->a < 0 || f->b < 0 || j->leaf[f->a] < 0 ||
+	    j->leaf[f->b] < 0 || j->leaf[f->a] >= j->nleaves || j->leaf[f->b] >= j->nleaves)
+		return 0;
+	return j->leaf[f->a] == j->leaf[f->b] ? 1 : 2;
+}
+
 static bool shares(const struct np_iso_fig *f, const struct np_iso_fig *g)
 {
 	return (f->a >= 0 && (f->a == g->a || f->a == g->b)) ||
@@ -154,15 +165,25 @@ struct phase {
 	bool *has;
 };
 
+/* Whether pair f reaches a leaf busy in its round (busy: the round's
+ * flags by leaf, or NULL) */
+static bool on_busy(const struct np_iso_judge *j, const struct np_iso_fig *f, const unsigned char *busy)
+{
+	return busy && relation(j, f) == 2 && (busy[j->leaf[f->a]] || busy[j->leaf[f->b]]);
+}
+
+/* The phase of (round, kind), of relation rel (0 any), without the pairs
+ * that reach a leaf busy in the round (busy, or NULL). */
 static void phase_make(struct np_iso_judge *j, struct phase *p, int round, enum np_iso_fig_kind kind,
-		       int *at)
+		       int rel, const unsigned char *busy, int *at)
 {
 	memset(p, 0, sizeof(*p));
 	p->at = at;
 	p->fig = np_iso_xmalloc(((size_t)j->nfigs + 1) * sizeof(int));
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *g = &j->figs[i];
-		if (g->round == round && g->kind == kind && !g->wrong) {
+		if (g->round == round && g->kind == kind && !g->wrong && (!rel || relation(j, g) == rel) &&
+		    !on_busy(j, g, busy)) {
 			at[i] = p->n;
 			p->fig[p->n++] = i;
 			if (g->nt > p->nt)
@@ -273,14 +294,14 @@ static int left_out(struct np_iso_judge *j, const struct np_iso_fig *f, int fi, 
  * interval, 0 with fewer than 3 batches). False when the phase has no
  * group for its fleet. */
 static bool fleet_in_phase(struct np_iso_judge *j, struct np_iso_fig *f, int fi, struct phase *p,
-			   double *ratios)
+			   double *ratios, int least)
 {
 	int out[64], pos[64], nout, m, n = 0;
 	struct np_stats st;
 
 	nout = left_out(j, f, fi, p, out);
 	m = p->n - nout;
-	if (m < 1)
+	if (m < least)
 		return false;
 	for (int d = 0; d < nout; d++)
 		pos[d] = p->bw.pos[out[d]];
@@ -315,6 +336,122 @@ static bool fleet_in_phase(struct np_iso_judge *j, struct np_iso_fig *f, int fi,
 	return true;
 }
 
+/* slow, bad and ok of f against its fleet (z: spreads below it that count) */
+static void judge_one(const struct np_iso_judge *j, struct np_iso_fig *f, double z)
+{
+	if (f->ratio > 0) /* the same windows: the paired interval decides */
+		f->slow = f->ratio_hi < 1 - j->min_effect && f->busbw < f->ref - z * f->spread &&
+			  (j->floor <= 0 || f->busbw < j->floor);
+	else /* no group measured beside it: only a floor can judge it */
+		f->slow = j->floor > 0 && f->hi < j->floor &&
+			  (!f->nref || f->hi < f->ref * (1 - j->min_effect));
+	f->bad = f->slow || f->wrong;
+	/* clearly fine; neither bad nor ok: unclear, no evidence either way */
+	if (f->ratio > 0)
+		f->ok = !f->bad && f->ratio_lo >= 1 - j->min_effect;
+	else
+		f->ok = !f->bad && (j->floor <= 0 || f->lo >= j->floor);
+}
+
+/* With leaves known: per round, a leaf whose pairs across leaves are below
+ * together (3 or more, and half or more of them, not counting pairs with
+ * other such leaves) is busy in that round (j->seg_busy), and its pairs
+ * below are seg: its segment's congestion, not its nodes' (another job's
+ * traffic, an uplink), neither bad nor ok. */
+static void mark_segments(struct np_iso_judge *j, int rmax)
+{
+	int nl = j->nleaves, *below, *total;
+	unsigned char *busy;
+
+	free(j->seg_busy);
+	j->seg_busy = NULL;
+	j->seg_rounds = 0;
+	if (!j->leaf || nl < 1)
+		return;
+	below = np_iso_xmalloc((size_t)nl * 2 * sizeof(int));
+	total = below + nl;
+	busy = calloc(((size_t)rmax + 1) * (size_t)nl, 1);
+	if (!busy)
+		np_abort(NP_EXIT_RUNTIME, "out of memory");
+	for (int r = 0; r <= rmax; r++) {
+		unsigned char *b = busy + (size_t)r * (size_t)nl;
+		/* pass 0 every pair across leaves; pass 1 without those that
+		 * reach a leaf busy in pass 0 (a busy leaf's partners' leaves
+		 * see its pairs below too) */
+		for (int pass = 0; pass < 2; pass++) {
+			memset(below, 0, (size_t)nl * 2 * sizeof(int));
+			for (int i = 0; i < j->nfigs; i++) {
+				const struct np_iso_fig *f = &j->figs[i];
+				int la, lb;
+				bool low;
+				if (f->round != r || f->wrong || relation(j, f) != 2 || j->leaf[f->a] >= nl ||
+				    j->leaf[f->b] >= nl)
+					continue;
+				la = j->leaf[f->a];
+				lb = j->leaf[f->b];
+				/* below by its paired interval alone: the fleet's
+				 * spread, which a busy leaf widens, is no test here */
+				low = f->slow || (f->ratio > 0 && f->ratio_hi < 1 - j->min_effect);
+				if (!pass || !b[lb]) {
+					total[la]++;
+					below[la] += low;
+				}
+				if (!pass || !b[la]) {
+					total[lb]++;
+					below[lb] += low;
+				}
+			}
+			for (int l = 0; l < nl; l++) {
+				bool is = below[l] >= 3 && 2 * below[l] >= total[l];
+				if (!pass)
+					b[l] = is;
+				else if (b[l] && total[l] >= 3 && !is)
+					b[l] = 0;
+			}
+		}
+	}
+	for (int i = 0; i < j->nfigs; i++) {
+		struct np_iso_fig *f = &j->figs[i];
+		const unsigned char *b = busy + (size_t)(f->round < 0 ? 0 : f->round) * (size_t)nl;
+		f->seg = false;
+		if (f->round < 0 || f->round > rmax || !f->slow || f->wrong || relation(j, f) != 2 ||
+		    j->leaf[f->a] >= nl || j->leaf[f->b] >= nl)
+			continue;
+		if (b[j->leaf[f->a]] || b[j->leaf[f->b]]) {
+			f->seg = true;
+			f->slow = f->bad = f->ok = false;
+		}
+	}
+	j->seg_busy = busy;
+	j->seg_rounds = rmax;
+	free(below);
+}
+
+/* In a round with busy leaves, the pairs across leaves that reach none
+ * are compared again with such pairs only: a busy leaf's pairs, below
+ * together, would lower their fleet and widen its spread (with a quarter
+ * of the leaves busy, a node 10% slow came out at its fleet) */
+static void fleet_off_busy(struct np_iso_judge *j, int rmax, int *at, double *ratios)
+{
+	for (int r = 0; j->seg_busy && r <= rmax && r <= j->seg_rounds; r++) {
+		const unsigned char *b = j->seg_busy + (size_t)r * (size_t)j->nleaves;
+		struct phase p;
+		bool any = false;
+		for (int l = 0; l < j->nleaves; l++)
+			any |= b[l] != 0;
+		if (!any)
+			continue;
+		phase_make(j, &p, r, NP_FIG_PAIR, 2, b, at);
+		for (int k = 0; p.n >= 4 && k < p.n; k++) {
+			int fi = p.fig[k];
+			struct np_iso_fig *f = &j->figs[fi];
+			if (fleet_in_phase(j, f, fi, &p, ratios, 3))
+				judge_one(j, f, z_of(f->nref));
+		}
+		phase_free(&p);
+	}
+}
+
 void np_iso_judge_figs(struct np_iso_judge *j)
 {
 	double *buf = np_iso_xmalloc(((size_t)j->nfigs + 1) * 2 * sizeof(double));
@@ -322,7 +459,8 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 	bool *fresh = np_iso_xmalloc(((size_t)j->nfigs + 1) * sizeof(bool));
 	bool *grew;
 	double *ratios;
-	int nt = 0, rmax = 0, zn_of = -1;
+	int *late = np_iso_xmalloc(((size_t)j->nfigs + 1) * sizeof(int));
+	int nt = 0, rmax = 0, zn_of = -1, rel, nlate;
 	double zn = NP_ISO_Z;
 
 	np_iso_index_nodes(j);
@@ -350,18 +488,32 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 		if (f->kind == NP_FIG_WORLD || fresh[i] ||
 		    (!grew[PHASE_OF(f)] && f->nref && f->ratio > 0))
 			goto judge;
-		/* its phase, once for every figure of it that is to be judged */
-		phase_make(j, &p, f->round, f->kind, at);
+		/* its phase, once for every figure of it that is to be judged:
+		 * of its relation (3 groups or more), else of every relation */
+		rel = relation(j, f);
+		phase_make(j, &p, f->round, f->kind, rel, NULL, at);
+		nlate = 0;
 		for (int g = i; g < j->nfigs; g++) {
 			struct np_iso_fig *h = &j->figs[g];
-			if (h->round != f->round || h->kind != f->kind ||
+			if (h->round != f->round || h->kind != f->kind || relation(j, h) != rel ||
 			    (!grew[PHASE_OF(h)] && h->nref && h->ratio > 0))
 				continue;
-			if (!fleet_in_phase(j, h, g, &p, ratios))
-				fleet_elsewhere(j, h, buf);
 			fresh[g] = true;
+			if (fleet_in_phase(j, h, g, &p, ratios, rel ? 3 : 1))
+				continue;
+			if (rel)
+				late[nlate++] = g;
+			else
+				fleet_elsewhere(j, h, buf);
 		}
 		phase_free(&p);
+		if (nlate) {
+			phase_make(j, &p, f->round, f->kind, 0, NULL, at);
+			for (int k = 0; k < nlate; k++)
+				if (!fleet_in_phase(j, &j->figs[late[k]], late[k], &p, ratios, 1))
+					fleet_elsewhere(j, &j->figs[late[k]], buf);
+			phase_free(&p);
+		}
 	judge:
 		if (f->kind == NP_FIG_WORLD)
 			continue;
@@ -369,22 +521,13 @@ void np_iso_judge_figs(struct np_iso_judge *j)
 			zn_of = f->nref;
 			zn = z_of(zn_of);
 		}
-		if (f->ratio > 0) /* the same windows: the paired interval decides */
-			f->slow = f->ratio_hi < 1 - j->min_effect &&
-				  f->busbw < f->ref - zn * f->spread &&
-				  (j->floor <= 0 || f->busbw < j->floor);
-		else /* no group measured beside it: only a floor can judge it */
-			f->slow = j->floor > 0 && f->hi < j->floor &&
-				  (!f->nref || f->hi < f->ref * (1 - j->min_effect));
-		f->bad = f->slow || f->wrong;
-		/* clearly fine; neither bad nor ok: unclear, no evidence either way */
-		if (f->ratio > 0)
-			f->ok = !f->bad && f->ratio_lo >= 1 - j->min_effect;
-		else
-			f->ok = !f->bad && (j->floor <= 0 || f->lo >= j->floor);
+		judge_one(j, f, zn);
 	}
 #undef PHASE_OF
 	j->judged = j->nfigs;
+	mark_segments(j, rmax);
+	fleet_off_busy(j, rmax, at, ratios);
+	free(late);
 	free(grew);
 	free(buf);
 	free(at);

@@ -41,6 +41,7 @@ void np_iso_judge_release(struct np_iso_judge *j)
 	free(j->links);
 	free(j->by_node_at);
 	free(j->by_node);
+	free(j->seg_busy);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -133,6 +134,7 @@ struct nodeview {
 	int late_pair_bad;     /* of them in pairs (one a round: a new partner) */
 	int good_partners_bad; /* distinct partners, fine elsewhere, of bad pairs */
 	int good_partners;     /* distinct partners of its clearly fine pairs */
+	int first_bad;         /* the round of its first figure below, 0 none */
 };
 
 /* Below alone, and never clearly fine alone. */
@@ -141,26 +143,44 @@ static bool inside(const struct nodeview *n)
 	return n->alone_bad && !n->alone_ok;
 }
 
+/* A confirmation round of a node or link first below in round first: a
+ * later one, and never round 1 or 2 (a group first below in a
+ * confirmation round, as the fleet of it, is confirmed only after) */
+static bool confirms(int round, int first)
+{
+	return round > 2 && round > first;
+}
+
 static void view_nodes(struct np_iso_judge *j, struct nodeview *nv)
 {
 	memset(nv, 0, (size_t)j->N * sizeof(*nv));
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
+		for (int k = 0; k < 2 && f->kind != NP_FIG_WORLD && f->bad; k++) {
+			int v = k ? f->b : f->a;
+			if (v >= 0 && (!nv[v].first_bad || f->round < nv[v].first_bad))
+				nv[v].first_bad = f->round;
+		}
+	}
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
 		if (f->kind == NP_FIG_ALONE) {
+			bool late = f->bad && confirms(f->round, nv[f->a].first_bad);
 			nv[f->a].alone++;
 			nv[f->a].alone_bad += f->bad;
 			nv[f->a].alone_ok += f->ok;
 			nv[f->a].alone_wrong += f->wrong > 0;
-			nv[f->a].late_bad += f->bad && f->round > 2;
-			nv[f->a].late_alone_bad += f->bad && f->round > 2;
+			nv[f->a].late_bad += late;
+			nv[f->a].late_alone_bad += late;
 		} else if (f->kind == NP_FIG_PAIR) {
 			for (int k = 0; k < 2; k++) {
 				int v = k ? f->b : f->a;
+				bool late = f->bad && confirms(f->round, nv[v].first_bad);
 				nv[v].good_pairs += f->ok;
 				nv[v].bad_pairs += f->bad;
 				nv[v].wrong_pairs += f->wrong > 0;
-				nv[v].late_bad += f->bad && f->round > 2;
-				nv[v].late_pair_bad += f->bad && f->round > 2;
+				nv[v].late_bad += late;
+				nv[v].late_pair_bad += late;
 			}
 		}
 	}
@@ -222,16 +242,22 @@ static bool paired_before(struct np_iso_judge *j, int a, int b)
 }
 
 /* Figures of pair a-b below the fleet (bad) or clearly fine (!bad); with
- * late, only those of confirmation rounds. */
+ * late, only those of confirmation rounds after its first figure below. */
 static int count_pair(struct np_iso_judge *j, int a, int b, bool bad, bool late)
 {
-	int n = 0;
+	int n = 0, first = 0;
 
 	np_iso_index_nodes(j);
 	NP_ISO_NODE_FIGS(j, a, i) {
 		const struct np_iso_fig *f = &j->figs[i];
 		if (f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)) &&
-		    (bad ? f->bad : f->ok) && (!late || f->round > 2))
+		    f->bad && (!first || f->round < first))
+			first = f->round;
+	}
+	NP_ISO_NODE_FIGS(j, a, i) {
+		const struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)) &&
+		    (bad ? f->bad : f->ok) && (!late || confirms(f->round, first)))
 			n++;
 	}
 	return n;
@@ -367,7 +393,7 @@ static void find_inconclusive(struct np_iso_judge *j)
 	for (int v = 0; v < j->N; v++)
 		if (j->state[v] != NP_NODE_OK)
 			return;
-	if (j->nlinks || j->fleet[0] || j->scale[0])
+	if (j->nlinks || j->fleet[0] || j->scale[0] || j->segment[0])
 		return;
 	if (j->chance[0]) {
 		snprintf(j->inconclusive, sizeof(j->inconclusive), "%s", j->chance);
@@ -449,6 +475,120 @@ static void fleet_chance(struct np_iso_judge *j)
 	snprintf(j->chance, sizeof(j->chance),
 		 "the fleet's own pairs, which nothing named explains, were below their fleet in %d of %d figures (%.0f%%): at that rate about %.2f healthy nodes a run come out below in %d rounds by chance, so %d name%s could not be supported",
 		 below, n, 100 * q, chance, 1 + NP_ISO_CONFIRMS, names, names == 1 ? "" : "s");
+}
+
+/* Leaf l's rounds with pairs across leaves (measured) and those busy in
+ * (busy, listed in rounds) */
+static void leaf_rounds(const struct np_iso_judge *j, int l, int *measured, int *busy, char *rounds,
+			size_t len)
+{
+	size_t ro = 0;
+
+	*measured = *busy = 0;
+	if (rounds && len)
+		rounds[0] = '\0';
+	for (int r = 0; j->seg_busy && r <= j->seg_rounds; r++) {
+		bool m = false;
+		for (int i = 0; i < j->nfigs && !m; i++) {
+			const struct np_iso_fig *f = &j->figs[i];
+			m = f->round == r && f->kind == NP_FIG_PAIR && f->a >= 0 && f->b >= 0 &&
+			    j->leaf[f->a] >= 0 && j->leaf[f->b] >= 0 && j->leaf[f->a] != j->leaf[f->b] &&
+			    (j->leaf[f->a] == l || j->leaf[f->b] == l);
+		}
+		*measured += m;
+		if (m && j->seg_busy[(size_t)r * (size_t)j->nleaves + (size_t)l]) {
+			int n = rounds ? snprintf(rounds + ro, len - ro, "%s%d", ro ? ", " : "", r) : 0;
+			(*busy)++;
+			if (n > 0 && (size_t)n < len - ro)
+				ro += (size_t)n;
+		}
+	}
+}
+
+/* Leaves busy in every round that measured them, but in fewer than
+ * 1 + NP_ISO_CONFIRMS: a confirmation round tells a busy leaf from a
+ * passing burst, as it does a node */
+static int leaves_open(const struct np_iso_judge *j)
+{
+	int open = 0;
+
+	for (int l = 0; j->leaf && j->seg_busy && l < j->nleaves; l++) {
+		int measured, busy;
+		leaf_rounds(j, l, &measured, &busy, NULL, 0);
+		open += busy && busy == measured && measured < 1 + NP_ISO_CONFIRMS;
+	}
+	return open;
+}
+
+static const char *leaf_name(const struct np_iso_judge *j, int l, char *buf, size_t len)
+{
+	if (j->leaf_names)
+		return j->leaf_names[l];
+	snprintf(buf, len, "leaf %d", l);
+	return buf;
+}
+
+/* With leaves known: a leaf busy (np_iso_judge_figs) in every round that
+ * measured its pairs across leaves, three or more (a leaf busy in
+ * every round so far, fewer, asks for a confirmation round), is one switch or fabric
+ * segment finding with its members (j->segment), which names none of
+ * them; a leaf busy in some rounds only is a note (congestion that comes
+ * and goes: another job, a passing burst). */
+static void find_segments(struct np_iso_judge *j)
+{
+	size_t off = 0;
+	int found = 0;
+
+	j->segment[0] = '\0';
+	if (!j->leaf || !j->seg_busy)
+		return;
+	for (int l = 0; l < j->nleaves; l++) {
+		int measured, busy, members = 0, seg = 0, first = -1, n;
+		double ratio = 0;
+		char rounds[96] = "", lb[32];
+
+		leaf_rounds(j, l, &measured, &busy, rounds, sizeof(rounds));
+		if (!busy)
+			continue;
+		/* the ratio of its pairs across leaves below in its busy rounds
+		 * (below by their interval: the figures that made it busy) */
+		for (int i = 0; i < j->nfigs; i++) {
+			const struct np_iso_fig *f = &j->figs[i];
+			if (f->kind != NP_FIG_PAIR || f->a < 0 || f->b < 0 || f->wrong || !(f->ratio > 0) ||
+			    f->round < 0 || f->round > j->seg_rounds || j->leaf[f->a] == j->leaf[f->b] ||
+			    (j->leaf[f->a] != l && j->leaf[f->b] != l) ||
+			    !j->seg_busy[(size_t)f->round * (size_t)j->nleaves + (size_t)l] ||
+			    !(f->seg || f->ratio_hi < 1 - j->min_effect))
+				continue;
+			ratio += f->ratio;
+			seg++;
+		}
+		ratio = seg ? ratio / seg : 0;
+		for (int v = 0; v < j->N; v++)
+			if (j->leaf[v] == l) {
+				members++;
+				if (first < 0)
+					first = v;
+			}
+		if (busy < measured || measured < 1 + NP_ISO_CONFIRMS) {
+			judge_note(j, "%s (%d nodes, %s and others) was below together in round%s %s of %d, its pairs across leaves %.2f of their fleet: congestion that comes and goes (another job, a burst); its nodes are not accused",
+				   leaf_name(j, l, lb, sizeof(lb)), members, first >= 0 ? j->names[first] : "?",
+				   busy == 1 ? "" : "s", rounds, measured, ratio);
+			continue;
+		}
+		found++;
+		n = snprintf(j->segment + off, sizeof(j->segment) - off,
+			     "%s%s (%d nodes: %s and others): its pairs across leaves were below together in every round (%s), %.2f of their fleet",
+			     off ? "; " : "", leaf_name(j, l, lb, sizeof(lb)), members,
+			     first >= 0 ? j->names[first] : "?", rounds, ratio);
+		if (n > 0 && (size_t)n < sizeof(j->segment) - off)
+			off += (size_t)n;
+	}
+	if (found) {
+		const char *tail = ": a switch or fabric segment (its uplinks, or another job's traffic through it), not its nodes; none of them is accused";
+		if (off + strlen(tail) < sizeof(j->segment))
+			strcat(j->segment, tail);
+	}
 }
 
 /* Name what the figures prove; returns how many suspects still need a
@@ -537,7 +677,10 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		j->nlinks++;
 	}
 	free(nv);
+	if (!final)
+		open += leaves_open(j);
 	if (final) {
+		find_segments(j);
 		fleet_chance(j);
 		find_inconclusive(j);
 	}
@@ -660,6 +803,8 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
 			any = true;
 		}
 	}
+	/* a leaf busy in every round so far: a round of every node again */
+	any |= leaves_open(j) > 0;
 	/* the others pair up too, in a random order: the fleet of this
 	 * round, measured in the same windows as the suspects */
 	if (any) {
@@ -747,7 +892,7 @@ const char *np_iso_node_state_why(enum np_iso_node_state s)
 
 int np_iso_exit_code(const struct np_iso_judge *j)
 {
-	bool data = false, any = j->nlinks > 0 || j->fleet[0] || j->scale[0];
+	bool data = false, any = j->nlinks > 0 || j->fleet[0] || j->scale[0] || j->segment[0];
 
 	for (int v = 0; v < j->N; v++) {
 		data |= j->state[v] == NP_NODE_BAD_DATA;

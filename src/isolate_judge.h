@@ -9,6 +9,8 @@
  *     struct np_iso_judge j;
  *     np_iso_judge_init(&j, N, L, names, min_effect, floor, world_floor);
  *     j.seed = the run's seed (0 by default: a fixed random order)
+ *     j.leaf, j.nleaves (and j.leaf_names) = each node's leaf switch, where
+ *         known (NULL by default: none known; isolate's --topology)
  *     for round 1, 2: np_iso_plan_matching_seed(N, round, j.seed, part), measure the
  *         pairs (and with L > 1 every node alone in round 1, the whole
  *         world in round 2), np_iso_fig_add() each figure; j.rounds = round
@@ -16,7 +18,8 @@
  *            np_iso_plan_confirm(&j, part, alone))
  *         measure part (and alone), add the figures, j.rounds++
  *     np_iso_decide(&j, true); np_iso_judge_fleet(&j);
- *     j.state[], j.links, j.fleet, j.scale, j.inconclusive, np_iso_exit_code(&j)
+ *     j.state[], j.links, j.fleet, j.scale, j.segment, j.inconclusive,
+ *     np_iso_exit_code(&j)
  *     (np_iso_node_why(&j, v, ...) says why node v was named, in words
  *     that its own figures support)
  *     np_iso_judge_release(&j);
@@ -69,6 +72,10 @@ struct np_iso_fig {
 	 * for such figures only is NP_NODE_COULD_NOT_RUN, not wrong data
 	 * (false, as a zeroed figure has it, keeps older callers as they were) */
 	bool failed;
+	/* below, but explained by its leaf's congestion in its round (with
+	 * j->leaf: most of the pairs across leaves of one leaf below together
+	 * in one round): neither bad nor ok (np_iso_judge_figs fills it) */
+	bool seg;
 };
 
 /* What the figures prove about a node (np_iso_node_state_str() names it). */
@@ -124,6 +131,18 @@ struct np_iso_judge {
 	 * all be same-leaf pairs); 0 after np_iso_judge_init, which is a
 	 * random order too. Report it: the same seed plans the same rounds */
 	uint64_t seed;
+	/* each node's leaf switch, 0 to nleaves - 1, -1 unknown (N entries,
+	 * not owned), or NULL when no leaf is known (the default): with it a
+	 * pair is compared with pairs of the same relation (same leaf, across
+	 * leaves), and pairs of one leaf below together are its segment's, not
+	 * its nodes' (np_iso_judge_figs); leaf_names, NULL or nleaves names */
+	const int *leaf;
+	int nleaves;
+	const char (*leaf_names)[NP_ISO_NAMELEN];
+	/* a switch or fabric segment found (np_iso_decide with final): a
+	 * leaf whose pairs across leaves were below together in every round
+	 * that measured them, its members said; "" none. It names no node */
+	char segment[768];
 	/* what was seen but not named (np_iso_decide with final), or NULL */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
@@ -135,6 +154,10 @@ struct np_iso_judge {
 	 * after each round costs that round, not every round again */
 	int *by_node_at, *by_node;
 	int indexed, judged;
+	/* the judge's own: seg_busy[round * nleaves + leaf], the leaf's pairs
+	 * across leaves below together in that round (rounds 0 to seg_rounds) */
+	unsigned char *seg_busy;
+	int seg_rounds;
 };
 
 /* Ready for N nodes of L ranks; floors in GB/s (0 none). Returns false
@@ -159,18 +182,29 @@ void np_iso_fig_add(struct np_iso_judge *j, const struct np_iso_fig *f);
  *             NP_ISO_Z)
  *   unpaired: slow = floor and hi < floor and (no fleet or hi < ref (1 - min_effect));
  *             ok = !bad and (no floor or lo >= floor)
- *   bad = slow or wrong data. */
+ *   bad = slow or wrong data.
+ * With j->leaf, a pair's fleet is the pairs of its relation (both ends on
+ * one leaf, or across leaves) when it holds 3 or more groups, and a pair
+ * across leaves below while at least 3 and half of its round's pairs
+ * across leaves of an end's leaf are below (not counting pairs with other
+ * such leaves) is seg: neither bad nor ok, its leaf's congestion. */
 void np_iso_judge_figs(struct np_iso_judge *j);
 /* Judges the figures and names what they prove: a node below alone and
  * never fine alone (bad inside), or below with at least as many partners
  * fine elsewhere as it was fine with, two or more (its network), or wrong
  * data twice; wrong data when wrong again in a confirmation round (round 3
  * on), slowness only when below in NP_ISO_CONFIRMS confirmation rounds
- * (alone, or with a new partner each); a link below, and again in
- * NP_ISO_CONFIRMS confirmation rounds, never fine, while both ends are
- * fine elsewhere (with N = 2, while neither is bad alone).
+ * (alone, or with a new partner each) after the round it was first below
+ * in; a link below, and again in NP_ISO_CONFIRMS confirmation rounds after
+ * that, never fine, while both ends are fine elsewhere (with N = 2, while
+ * neither is bad alone). Figures seg (a busy leaf's, with j->leaf) count
+ * for nobody.
  * Returns how many suspects a confirmation round could still settle;
- * with final, those become notes instead. */
+ * with final, those become notes instead, and (with j->leaf) a leaf busy
+ * in every round that measured it, three or more, is j->segment (a leaf
+ * busy in some rounds only, a note); then names for slowness that the
+ * fleet's own false-below rate cannot support become notes, and with
+ * nothing named j->inconclusive says why nothing could be cleared. */
 int np_iso_decide(struct np_iso_judge *j, bool final);
 /* Rounds 1 and 2: part[v] = node v's pair (-1: sits out), from one
  * random order of the nodes drawn from seed: round 1 pairs its places
@@ -192,7 +226,8 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone);
  * against world_floor only (j->scale): the whole world's busbw differs
  * from a pair's by the fabric's shape, not by a fixed factor. */
 void np_iso_judge_fleet(struct np_iso_judge *j);
-/* 2 when a node computes wrong data, 1 when anything is named, else 6
+/* 2 when a node computes wrong data, 1 when anything is named (a segment
+ * too), else 6
  * when j->inconclusive says why nothing could be cleared, else 0. */
 int np_iso_exit_code(const struct np_iso_judge *j);
 /* Why node v was named, in words its figures support: "fine alone" only

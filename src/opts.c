@@ -119,6 +119,7 @@ const struct np_option np_options[] = {
 	OPT_CALLBACK("stepfactor", 'f', "F", SW | TU, opt_stepfactor, "grow sizes by multiplying by F (> 1; not with -i)"),
 	OPT_CALLBACK("sweep", 0, "MIN:MAX[:xF|:+STEP]", SW | TU, opt_sweep, "sizes: bytes or K/M/G/T, powers of 1024 (default 8 B x4 up to 8G on GPUs, as fits; 128M on host memory)"),
 	OPT_DOUBLE("timeout", 'T', "SEC", SW | IS | TU, timeout, 0, NP_TIMEOUT_MAX, "abort (exit 4) when one step takes longer than SEC (at most 604800)"),
+	OPT_STRING("topology", 0, "FILE", IS, topology, "leaf switches from Slurm's topology.conf: pairs compared by relation, a busy leaf one finding"),
 	OPT_CALLBACK("try", 0, "VAR=V1,V2,...", TU, opt_try, "a setting to try against the environment as launched, one candidate per value (repeatable)"),
 	OPT_STRING("try-file", 0, "FILE", TU, try_file, "candidates from FILE: one per line, VAR=VALUE settings separated by spaces"),
 	OPT_DOUBLE("under-load", 0, "SEC", TP, under_load, 0.1, 600, "sample GPU health during SEC seconds of a busy kernel on every GPU (default: 1 s idle)"),

@@ -88,6 +88,7 @@ struct np_opts {
 	double min_effect;         /* fraction below the fleet worth naming */
 	int seed;                  /* --seed: the random order of partners; -1 = drawn */
 	const char *baseline;      /* --baseline FILE or NULL */
+	const char *topology;      /* isolate --topology FILE (Slurm topology.conf) or NULL */
 	/* topo */
 	const char *input;         /* --input FILE */
 	const char *host_hash;     /* --host-hash HASH: the tray of a multi-node NVLink dump */

@@ -535,12 +535,12 @@ static enum np_status check_same_files(const struct np_opts *o, struct np_err *e
 {
 	const char *out[5] = { o->output, o->json_file, o->csv_file, o->metrics_file, o->export_file };
 	static const char *const on[5] = { "--output", "--json", "--csv", "--metrics", "--export" };
-	const char *in[5] = { o->input, o->files[0], o->files[1], o->baseline, o->try_file };
-	static const char *const inn[5] = { "--input", "compare's first file", "compare's second file",
-					    "--baseline", "--try-file" };
+	const char *in[6] = { o->input, o->files[0], o->files[1], o->baseline, o->try_file, o->topology };
+	static const char *const inn[6] = { "--input", "compare's first file", "compare's second file",
+					    "--baseline", "--try-file", "--topology" };
 
 	for (int i = 0; i < 5; i++) {
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < 6; k++)
 			if (same_file(out[i], in[k]))
 				return np_fail(err, NP_EUSAGE,
 					       "%s '%s' is %s '%s': writing it would replace what this run reads; give %s another file",
@@ -573,6 +573,9 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 		return np_fail(err, NP_EUSAGE,
 			       "cannot read --input '%s': %s; give an hwloc or NCCL topology XML file",
 			       o->input, strerror(errno));
+	if (o->topology && access(o->topology, R_OK) != 0)
+		return np_fail(err, NP_EUSAGE, "cannot read --topology '%s': %s; give Slurm's topology.conf",
+			       o->topology, strerror(errno));
 	if (o->try_file && access(o->try_file, R_OK) != 0)
 		return np_fail(err, NP_EUSAGE, "cannot read --try-file '%s': %s; give a file of candidates, one per line",
 			       o->try_file, strerror(errno));

@@ -226,6 +226,24 @@ expect_unnamed "table output" mpirun -np 4 --oversubscribe --bind-to none \
 	"$NP_BIN" isolate --backend mpi --ranks-per-node 1 --size 16K --budget 0.2 --min-effect 50
 expect_grep '^verdict: (ok|inconclusive), 4 nodes, [0-9]+ rounds' "$TEST_OUT" "  the verdict line"
 expect_grep '^# partners: a random order, seed [0-9]+ ' "$TEST_OUT" "  the header gives the seed"
+# --topology: Slurm's topology.conf gives each node's leaf switch
+printf '# two leaves and a spine\nSwitchName=leaf0 Nodes=vnode[0-1]\nSwitchName=leaf1 Nodes=vnode[2-3]\nSwitchName=spine Switches=leaf[0-1]\n' \
+	>"$TEST_TMP/topology.conf"
+expect_unnamed "--topology: table output" mpirun -np 4 --oversubscribe --bind-to none \
+	"$NP_BIN" isolate --backend mpi --ranks-per-node 1 --size 16K --budget 0.2 --min-effect 50 \
+	--topology "$TEST_TMP/topology.conf"
+expect_grep '^# leaves: 2 switches from --topology, 4 of 4 nodes on them' "$TEST_OUT" "  the header says the leaves"
+expect_grep '^verdict: (ok|inconclusive), 4 nodes' "$TEST_OUT" "  a healthy fleet: no segment, nobody named"
+expect_unnamed "--topology: JSON" iso 4 1 --topology "$TEST_TMP/topology.conf"
+python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); sys.exit(not ("segment" in r and r["segment"] is None))' \
+	"$TEST_TMP/i.json"
+ok $? "  the JSON's segment is null"
+printf 'SwitchName=leaf0 Nodes=other[1-4]\n' >"$TEST_TMP/elsewhere.conf"
+expect_code 64 "--topology without this job's nodes: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-node 1 \
+	--topology "$TEST_TMP/elsewhere.conf"
+expect_grep "^error: --topology '.*' puts none of this job's nodes \(such as 'vnode0'\)" "$TEST_ERR" "  one line says so"
+expect_code 64 "--topology missing: exit 64" np_mpi 2 isolate --backend mpi --topology /nonexistent
+expect_grep "cannot read --topology '/nonexistent'" "$TEST_ERR" "  names it"
 expect_code 64 "one node: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-node 2
 expect_grep "at least 2 nodes" "$TEST_ERR" "  says why"
 expect_code 64 "bad --min-effect: exit 64" np_mpi 2 isolate --backend mpi --min-effect 100

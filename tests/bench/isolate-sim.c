@@ -7,8 +7,42 @@
  *
  *   isolate-sim [--nodes N] [--runs R] [--slow PCT] [--seed S]
  *               [--fault none|node|link|two|fabric|straggler]
+ *               [--scenario NAME] [--table] [--no-topology]
  *               [--noise host|gpu] [--ranks-per-node L] [--min-effect PCT]
  *               [--samples K] [--verbose]
+ *
+ * Scenarios (--scenario; each plants a fault of its own unless --fault
+ * says otherwise: a node 10% slow, or what its line says), effects on top
+ * of the noise model below, written from what fleets do, not from what
+ * the judge assumes:
+ *   plain         the noise model alone
+ *   leaf          leaf switches of 32 nodes, node numbers following them;
+ *                 every pair across two leaves slower by one figure drawn
+ *                 per run from 10-30% (oversubscribed uplinks)
+ *   leaf-shuffled the same, node numbers not following the leaves
+ *   leaf-busy     as leaf, and one leaf congested by another job for the
+ *                 whole run: its pairs across leaves 20-40% slower more
+ *   leaf-rounds   as leaf, and per round each leaf's uplinks congested
+ *                 with chance 1/4, by 10-40%, independently
+ *   modes         each group's communicator takes one of four modes (two
+ *                 ring orders, two algorithms) at random: one of them 25%
+ *                 slower
+ *   bimodal       each group's batches 1.3x slower in half of them (at
+ *                 random, its own); two nodes 10% slow
+ *   intermittent  a link 20% slow in the round that first pairs it, then
+ *                 in each later round with chance 1/2
+ * The leaf scenarios tell the judge each node's leaf, as isolate's
+ * --topology does (--no-topology: they do not).
+ *
+ * --table prints, for every scenario at 256, 1,024 and 4,096 nodes (or
+ * --nodes), R runs each: the runs that name a healthy node or link, the
+ * runs that name every planted fault, the inconclusive runs (exit 6), the
+ * runs with a segment finding, and the most rounds. The table of 100 runs:
+ *
+ *   build/tests/bench/isolate-sim --table --runs 100 --seed 1
+ *
+ * (about 15 minutes of one core; rows do not depend on each other: each
+ * (scenario, nodes) has a seed of its own from --seed)
  *
  * The noise model (a figure's batch times; see man/nccl-probe.1, ISOLATE):
  *   t[k] = T x f x exp(w[k] + u + e[k]),
@@ -33,7 +67,8 @@
  *         figure spread was recorded on GPUs; on 4 virtual nodes of one
  *         H200 over NCCL healthy runs named nobody, which the host model
  *         would not give. An assumption for dedicated nodes, stated.
- * Last line: nodes=N runs=R false_accusations=F detected=D rounds_max=M. */
+ * Last line: nodes=N runs=R false_accusations=F detected=D rounds_max=M
+ * inconclusive=I segments=S. */
 #include "config.h"
 
 #include <math.h>
@@ -48,6 +83,13 @@
 
 enum fault { F_NONE, F_NODE, F_LINK, F_TWO, F_FABRIC, F_STRAGGLER };
 static const char *const fault_names[] = { "none", "node", "link", "two", "fabric", "straggler" };
+
+enum scenario { S_PLAIN, S_LEAF, S_LEAF_SHUFFLED, S_LEAF_BUSY, S_LEAF_ROUNDS, S_MODES, S_BIMODAL,
+		S_INTERMITTENT, S_COUNT };
+static const char *const scenario_names[] = { "plain", "leaf", "leaf-shuffled", "leaf-busy",
+					      "leaf-rounds", "modes", "bimodal", "intermittent" };
+#define LEAF_SIZE 32
+#define MAX_ROUNDS 64
 
 struct noise {
 	const char *name;
@@ -70,7 +112,16 @@ struct sim {
 	/* the run's truth */
 	int bad[2], nbad;  /* slow nodes (node, two, straggler) */
 	int la, lb;        /* slow link, -1 none */
-	bool on[64];       /* straggler: slow in round r */
+	bool on[MAX_ROUNDS]; /* straggler, intermittent link: slow in round r */
+	enum scenario scen;
+	bool topology;     /* the judge is told the leaves */
+	int *leaf;         /* node v's leaf switch (leaf scenarios), else NULL */
+	int nleaves;
+	double xleaf;      /* factor on a pair's times across two leaves */
+	int busy;          /* leaf-busy: the congested leaf */
+	double busyf;      /* its factor on pairs across leaves */
+	double *leafr;     /* leaf-rounds: leafr[round * nleaves + leaf] */
+	int notes_link;    /* intermittent: notes naming the planted link */
 	double busbw;      /* a healthy group's GB/s */
 	double *w;         /* the phase's windows */
 	double *tmp;
@@ -139,9 +190,33 @@ static double fault_factor(const struct sim *s, int a, int b, int round)
 		return slow;
 	if (node_slow(s, a, round) || (b >= 0 && node_slow(s, b, round)))
 		return slow;
-	if (s->la >= 0 && ((a == s->la && b == s->lb) || (a == s->lb && b == s->la)))
+	if (s->la >= 0 && ((a == s->la && b == s->lb) || (a == s->lb && b == s->la)) &&
+	    (s->scen != S_INTERMITTENT || s->on[round]))
 		return slow;
 	return 1;
+}
+
+/* The factor on a pair's times from where its ends sit: across leaves,
+ * the uplinks' oversubscription, a busy leaf, a round's congestion. */
+static double place_factor(const struct sim *s, int a, int b, int round)
+{
+	double f = 1, c;
+	int la, lb;
+
+	if (!s->leaf || a < 0 || b < 0 || s->leaf[a] == s->leaf[b])
+		return 1;
+	la = s->leaf[a];
+	lb = s->leaf[b];
+	f = s->xleaf;
+	if (s->scen == S_LEAF_BUSY && (la == s->busy || lb == s->busy))
+		f *= s->busyf;
+	if (s->scen == S_LEAF_ROUNDS && round < MAX_ROUNDS) {
+		c = s->leafr[round * s->nleaves + la];
+		if (s->leafr[round * s->nleaves + lb] > c)
+			c = s->leafr[round * s->nleaves + lb];
+		f *= c;
+	}
+	return f;
 }
 
 /* One group's figure, as isolate's run_phase() makes it from np_measure:
@@ -154,6 +229,11 @@ static void add_group(struct sim *s, struct np_iso_judge *j, int round, enum np_
 	double u = s->nz->sg * student4(s), f0 = fault_factor(s, a, b, round);
 	int n = s->samples;
 
+	f0 *= place_factor(s, a, b, round);
+	/* one of four communicator modes, one 25% slower (busbw) */
+	if (s->scen == S_MODES && below(s, 4) == 0)
+		f0 /= 0.75;
+
 	memset(&f, 0, sizeof(f));
 	f.round = round;
 	f.kind = kind;
@@ -165,8 +245,11 @@ static void add_group(struct sim *s, struct np_iso_judge *j, int round, enum np_
 		fprintf(stderr, "isolate-sim: out of memory\n");
 		exit(3);
 	}
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		f.t[k] = 1e-3 * f0 * exp(s->w[k] + u + s->nz->sb * gauss(s));
+		if (s->scen == S_BIMODAL && uniform(s) < 0.5)
+			f.t[k] *= 1.3;
+	}
 	memcpy(s->tmp, f.t, (size_t)n * sizeof(double));
 	np_stats_compute(s->tmp, n, &st);
 	/* time 1 ms at the healthy busbw */
@@ -220,12 +303,42 @@ struct outcome {
 	int rounds;
 	bool accused;  /* a healthy node (or a link between healthy nodes) named */
 	bool exact;    /* named exactly what was planted */
+	bool inconclusive; /* exit 6 */
+	bool segment;  /* a switch or fabric segment found */
 };
+
+/* Where the run's leaves and their congestion are: the leaf scenarios. */
+static void plant_places(struct sim *s)
+{
+	bool leaves = s->scen == S_LEAF || s->scen == S_LEAF_SHUFFLED || s->scen == S_LEAF_BUSY ||
+		      s->scen == S_LEAF_ROUNDS;
+
+	s->nleaves = (s->N + LEAF_SIZE - 1) / LEAF_SIZE;
+	if (!leaves) {
+		s->xleaf = 1;
+		return;
+	}
+	for (int v = 0; v < s->N; v++)
+		s->leaf[v] = v / LEAF_SIZE;
+	if (s->scen == S_LEAF_SHUFFLED)
+		for (int i = s->N - 1; i > 0; i--) {
+			int k = below(s, i + 1), t = s->leaf[i];
+			s->leaf[i] = s->leaf[k];
+			s->leaf[k] = t;
+		}
+	s->xleaf = 1 / (1 - (0.10 + 0.20 * uniform(s)));
+	s->busy = below(s, s->nleaves);
+	s->busyf = 1 / (1 - (0.20 + 0.20 * uniform(s)));
+	for (int i = 0; i < MAX_ROUNDS * s->nleaves; i++)
+		s->leafr[i] = uniform(s) < 0.25 ? 1 / (1 - (0.10 + 0.30 * uniform(s))) : 1;
+}
 
 static void plant(struct sim *s)
 {
 	s->nbad = 0;
 	s->la = s->lb = -1;
+	s->notes_link = 0;
+	plant_places(s);
 	switch (s->fault) {
 	case F_NONE:
 	case F_FABRIC:
@@ -246,7 +359,10 @@ static void plant(struct sim *s)
 	case F_LINK:
 		/* on a pair that a round measures: chosen in one_run, once the
 		 * run's seed has planned its rounds (a link between two nodes is
-		 * seen only where a round pairs them) */
+		 * seen only where a round pairs them); intermittent: bad in the
+		 * rounds on[] says */
+		for (int r = 0; r < MAX_ROUNDS; r++)
+			s->on[r] = uniform(s) < 0.5;
 		break;
 	}
 }
@@ -267,11 +383,34 @@ static bool any_part(const int *part, int N)
 	return false;
 }
 
+/* The judge's notes: those that name the planted link (an intermittent
+ * link said, not named) are counted. */
+struct note_ctx {
+	struct sim *s;
+	const char (*names)[NP_ISO_NAMELEN];
+};
+
+static void on_note(void *arg, const char *msg)
+{
+	struct note_ctx *c = arg;
+	char a[2 * NP_ISO_NAMELEN + 16], b[2 * NP_ISO_NAMELEN + 16];
+
+	if (c->s->verbose)
+		fprintf(stderr, "  note: %s\n", msg);
+	if (c->s->la < 0)
+		return;
+	snprintf(a, sizeof(a), "link %s-%s ", c->names[c->s->la], c->names[c->s->lb]);
+	snprintf(b, sizeof(b), "link %s-%s ", c->names[c->s->lb], c->names[c->s->la]);
+	if (!strncmp(msg, a, strlen(a)) || !strncmp(msg, b, strlen(b)))
+		c->s->notes_link++;
+}
+
 static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *part, int *alone,
 		      int *first, double floor, struct outcome *out)
 {
 	struct np_iso_judge j;
-	int extra = 0, named = 0;
+	struct note_ctx nc = { s, names };
+	int extra = 0, named = 0, r0;
 	double base;
 
 	if (!np_iso_judge_init(&j, s->N, s->L, names, s->min_effect, floor, 0)) {
@@ -279,9 +418,18 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 		exit(3);
 	}
 	j.seed = next_u64(s); /* each run its own random order of partners, as isolate draws */
+	j.note = on_note;
+	j.note_arg = &nc;
+	if (s->topology && s->xleaf != 1) {
+		/* the leaves, as isolate's --topology tells them */
+		j.leaf = s->leaf;
+		j.nleaves = s->nleaves;
+	}
 	if (s->fault == F_LINK) {
-		/* a pair of round 1 or of round 2 */
-		np_iso_plan_matching_seed(s->N, 1 + below(s, 2), j.seed, part);
+		/* a pair of round 1 or of round 2, bad in that round */
+		r0 = 1 + below(s, 2);
+		s->on[r0] = true;
+		np_iso_plan_matching_seed(s->N, r0, j.seed, part);
 		do
 			s->la = below(s, s->N);
 		while (part[s->la] < 0);
@@ -328,8 +476,8 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 			if (!is_bad(s, v))
 				out->accused = true;
 			if (s->verbose)
-				fprintf(stderr, "  named node %d (%s)%s\n", v, np_iso_node_state_str(j.state[v]),
-					is_bad(s, v) ? "" : " HEALTHY");
+				fprintf(stderr, "  named node %d (%s)%s: %s\n", v, np_iso_node_state_str(j.state[v]),
+					is_bad(s, v) ? "" : " HEALTHY", j.evidence[v]);
 		}
 	for (int i = 0; i < j.nlinks; i++) {
 		int a = j.links[i].a, b = j.links[i].b;
@@ -337,7 +485,7 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 		if (!planted && !is_bad(s, a) && !is_bad(s, b))
 			out->accused = true;
 		if (s->verbose)
-			fprintf(stderr, "  named link %d-%d%s\n", a, b, planted ? "" : " (not planted)");
+			fprintf(stderr, "  named link %d-%d%s: %s\n", a, b, planted ? "" : " (not planted)", j.links[i].why);
 	}
 	switch (s->fault) {
 	case F_NONE:
@@ -350,6 +498,9 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 		out->exact = !named && j.nlinks == 1 &&
 			     ((j.links[0].a == s->la && j.links[0].b == s->lb) ||
 			      (j.links[0].a == s->lb && j.links[0].b == s->la));
+		/* intermittent: named, or said in a note */
+		if (s->scen == S_INTERMITTENT && !named && !j.nlinks && s->notes_link)
+			out->exact = true;
 		break;
 	default:
 		out->exact = named == s->nbad && !j.nlinks && !j.fleet[0];
@@ -357,9 +508,104 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 			out->exact = out->exact && j.state[s->bad[i]] != NP_NODE_OK;
 		break;
 	}
+	out->inconclusive = np_iso_exit_code(&j) == 6;
+	out->segment = j.segment[0] != '\0';
+	if (s->verbose && j.segment[0])
+		fprintf(stderr, "  segment: %s\n", j.segment);
 	base = np_iso_floor_of_run(&j);
 	np_iso_judge_release(&j);
 	return base;
+}
+
+/* ---- a cell: R runs of one scenario at one size -------------------------- */
+
+struct cell {
+	int fa, det, inc, seg, rmax;
+};
+
+static void run_cell(struct sim *s, uint64_t sd, struct cell *c)
+{
+	char (*names)[NP_ISO_NAMELEN] = calloc((size_t)s->N, sizeof(*names));
+	int *part = calloc((size_t)s->N, sizeof(int)), *alone = calloc((size_t)s->N, sizeof(int));
+	int *first = calloc((size_t)s->N, sizeof(int));
+
+	s->leaf = calloc((size_t)s->N, sizeof(int));
+	s->leafr = calloc((size_t)MAX_ROUNDS * ((size_t)s->N / LEAF_SIZE + 1), sizeof(double));
+	s->w = calloc((size_t)s->samples, sizeof(double));
+	s->tmp = calloc((size_t)s->samples, sizeof(double));
+	if (!names || !part || !alone || !first || !s->leaf || !s->leafr || !s->w || !s->tmp) {
+		fprintf(stderr, "isolate-sim: out of memory\n");
+		exit(3);
+	}
+	memset(c, 0, sizeof(*c));
+	seed(s, sd);
+	for (int v = 0; v < s->N; v++)
+		snprintf(names[v], sizeof(names[v]), "node%d", v);
+	for (int r = 0; r < s->runs; r++) {
+		struct outcome out;
+		double floor = 0;
+		if (s->fault == F_FABRIC) {
+			/* a known-good run first: its floor is the --baseline */
+			enum fault f = s->fault;
+			s->fault = F_NONE;
+			plant(s);
+			floor = one_run(s, (const char (*)[NP_ISO_NAMELEN])names, part, alone, first, 0, &out);
+			s->fault = f;
+		}
+		plant(s);
+		one_run(s, (const char (*)[NP_ISO_NAMELEN])names, part, alone, first, floor, &out);
+		c->fa += out.accused;
+		c->det += out.exact;
+		c->inc += out.inconclusive;
+		c->seg += out.segment;
+		if (out.rounds > c->rmax)
+			c->rmax = out.rounds;
+		if (s->verbose)
+			fprintf(stderr, "run %d: rounds %d%s%s%s%s\n", r + 1, out.rounds,
+				out.accused ? " accused a healthy node" : "", out.exact ? " found it" : "",
+				out.inconclusive ? " inconclusive" : "", out.segment ? " segment" : "");
+	}
+	free(names);
+	free(part);
+	free(alone);
+	free(first);
+	free(s->leaf);
+	free(s->leafr);
+	free(s->w);
+	free(s->tmp);
+	s->leaf = NULL;
+	s->leafr = NULL;
+}
+
+/* The fault a scenario plants unless --fault or --slow says otherwise. */
+static void scenario_fault(struct sim *s)
+{
+	switch (s->scen) {
+	case S_BIMODAL:
+		s->fault = F_TWO;
+		s->slow = 10;
+		break;
+	case S_INTERMITTENT:
+		s->fault = F_LINK;
+		s->slow = 20;
+		break;
+	default:
+		s->fault = F_NODE;
+		s->slow = 10;
+		break;
+	}
+}
+
+/* What was planted, for the table. */
+static const char *planted(const struct sim *s)
+{
+	static char buf[64];
+
+	if (s->fault == F_NONE)
+		return "nothing";
+	snprintf(buf, sizeof(buf), "%s %g%%%s", s->fault == F_TWO ? "2 nodes" : fault_names[s->fault],
+		 s->slow, s->scen == S_INTERMITTENT ? " at times" : "");
+	return buf;
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -368,6 +614,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: isolate-sim [--nodes N] [--runs R] [--slow PCT] [--seed S]\n"
 		   "                   [--fault none|node|link|two|fabric|straggler]\n"
+		   "                   [--scenario plain|leaf|leaf-shuffled|leaf-busy|leaf-rounds|\n"
+		   "                               modes|bimodal|intermittent]\n"
+		   "                   [--table] [--no-topology]\n"
 		   "                   [--noise host|gpu] [--ranks-per-node L] [--min-effect PCT]\n"
 		   "                   [--samples K] [--verbose]\n");
 }
@@ -388,10 +637,10 @@ static double num_arg(const char *opt, const char *v, double lo, double hi)
 int main(int argc, char **argv)
 {
 	struct sim s;
-	char (*names)[NP_ISO_NAMELEN];
-	int *part, *alone, *first, fa = 0, det = 0, rmax = 0;
+	struct cell c;
 	uint64_t sd = 1;
 	const char *fault = NULL;
+	bool table = false, nodes_given = false, scen_given = false;
 	clock_t c0 = clock();
 
 	memset(&s, 0, sizeof(s));
@@ -400,6 +649,7 @@ int main(int argc, char **argv)
 	s.runs = 100;
 	s.min_effect = 0.05;
 	s.nz = &noises[1];
+	s.topology = true;
 	s.busbw = 192; /* DGX A100, 8x HDR: multi-node all-reduce measured (DESIGN.md) */
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -409,8 +659,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(o, "--verbose")) {
 			s.verbose = true;
 			continue;
+		} else if (!strcmp(o, "--table")) {
+			table = true;
+			continue;
+		} else if (!strcmp(o, "--no-topology")) {
+			s.topology = false;
+			continue;
 		} else if (!strcmp(o, "--nodes")) {
 			s.N = (int)num_arg(o, v, 2, 1 << 20);
+			nodes_given = true;
 		} else if (!strcmp(o, "--runs")) {
 			s.runs = (int)num_arg(o, v, 1, 1e7);
 		} else if (!strcmp(o, "--slow")) {
@@ -434,6 +691,17 @@ int main(int argc, char **argv)
 					v ? v : "");
 				return 64;
 			}
+		} else if (!strcmp(o, "--scenario")) {
+			s.scen = S_COUNT;
+			for (int k = 0; v && k < S_COUNT; k++)
+				if (!strcmp(v, scenario_names[k]))
+					s.scen = (enum scenario)k;
+			if (s.scen == S_COUNT) {
+				fprintf(stderr, "error: --scenario takes plain, leaf, leaf-shuffled, leaf-busy, leaf-rounds, modes, bimodal or intermittent, got '%s'\n",
+					v ? v : "");
+				return 64;
+			}
+			scen_given = true;
 		} else if (!strcmp(o, "--noise")) {
 			s.nz = NULL;
 			for (size_t k = 0; v && k < sizeof(noises) / sizeof(*noises); k++)
@@ -450,8 +718,14 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
-	if (!fault)
-		s.fault = s.slow > 0 ? F_NODE : F_NONE;
+	if (table && (fault || s.slow > 0 || scen_given)) {
+		fprintf(stderr, "error: --table runs every scenario with its own fault; leave out --fault, --slow and --scenario\n");
+		return 64;
+	}
+	if (!fault && !(s.slow > 0) && s.scen != S_PLAIN)
+		scenario_fault(&s);
+	else if (!fault)
+		s.fault = s.slow > 0 ? (s.scen == S_INTERMITTENT ? F_LINK : F_NODE) : F_NONE;
 	if (s.fault != F_NONE && !(s.slow > 0)) {
 		fprintf(stderr, "error: --fault %s needs --slow PCT above 0\n", fault_names[s.fault]);
 		return 64;
@@ -462,50 +736,35 @@ int main(int argc, char **argv)
 	}
 	if (!s.samples)
 		s.samples = s.nz->samples;
-	seed(&s, sd);
-	names = calloc((size_t)s.N, sizeof(*names));
-	part = calloc((size_t)s.N, sizeof(int));
-	alone = calloc((size_t)s.N, sizeof(int));
-	first = calloc((size_t)s.N, sizeof(int));
-	s.w = calloc((size_t)s.samples, sizeof(double));
-	s.tmp = calloc((size_t)s.samples, sizeof(double));
-	if (!names || !part || !alone || !first || !s.w || !s.tmp) {
-		fprintf(stderr, "isolate-sim: out of memory\n");
-		return 3;
+	if (table) {
+		static const int sizes[] = { 256, 1024, 4096 };
+		int nsizes = nodes_given ? 1 : 3;
+		printf("# isolate-sim --table --runs %d --seed %llu: noise %s, %d ranks per node, --min-effect %g, %d batches, leaves of %d%s\n",
+		       s.runs, (unsigned long long)sd, s.nz->name, s.L, s.min_effect * 100, s.samples,
+		       LEAF_SIZE, s.topology ? " told to the judge" : " not told to the judge");
+		printf("| scenario | planted | nodes | runs | named a healthy node or link | planted named | inconclusive | segment found | rounds max |\n");
+		printf("|---|---|---|---|---|---|---|---|---|\n");
+		for (int k = 0; k < S_COUNT; k++)
+			for (int z = 0; z < nsizes; z++) {
+				s.scen = (enum scenario)k;
+				scenario_fault(&s);
+				if (k == S_PLAIN)
+					s.fault = F_NODE;
+				if (!nodes_given)
+					s.N = sizes[z];
+				run_cell(&s, sd ^ ((uint64_t)k << 40) ^ (uint64_t)s.N, &c);
+				printf("| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", scenario_names[k],
+				       planted(&s), s.N, s.runs, c.fa, c.det, c.inc, c.seg, c.rmax);
+				fflush(stdout);
+			}
+		printf("# %.1f s cpu\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+		return 0;
 	}
-	for (int v = 0; v < s.N; v++)
-		snprintf(names[v], sizeof(names[v]), "node%d", v);
-	for (int r = 0; r < s.runs; r++) {
-		struct outcome out;
-		double floor = 0;
-		if (s.fault == F_FABRIC) {
-			/* a known-good run first: its floor is the --baseline */
-			enum fault f = s.fault;
-			s.fault = F_NONE;
-			plant(&s);
-			floor = one_run(&s, (const char (*)[NP_ISO_NAMELEN])names, part, alone, first, 0, &out);
-			s.fault = f;
-		}
-		plant(&s);
-		one_run(&s, (const char (*)[NP_ISO_NAMELEN])names, part, alone, first, floor, &out);
-		fa += out.accused;
-		det += out.exact;
-		if (out.rounds > rmax)
-			rmax = out.rounds;
-		if (s.verbose)
-			fprintf(stderr, "run %d: rounds %d%s%s\n", r + 1, out.rounds,
-				out.accused ? " accused a healthy node" : "", out.exact ? " found it" : "");
-	}
-	printf("# noise %s, fault %s, slow %g%%, %d ranks per node, --min-effect %g, %d batches, %.1f s cpu\n",
-	       s.nz->name, fault_names[s.fault], s.slow, s.L, s.min_effect * 100, s.samples,
-	       (double)(clock() - c0) / CLOCKS_PER_SEC);
-	printf("nodes=%d runs=%d false_accusations=%d detected=%d rounds_max=%d\n", s.N, s.runs, fa, det,
-	       rmax);
-	free(names);
-	free(part);
-	free(alone);
-	free(first);
-	free(s.w);
-	free(s.tmp);
+	run_cell(&s, sd, &c);
+	printf("# noise %s, scenario %s, fault %s, slow %g%%, %d ranks per node, --min-effect %g, %d batches, %.1f s cpu\n",
+	       s.nz->name, scenario_names[s.scen], fault_names[s.fault], s.slow, s.L, s.min_effect * 100,
+	       s.samples, (double)(clock() - c0) / CLOCKS_PER_SEC);
+	printf("nodes=%d runs=%d false_accusations=%d detected=%d rounds_max=%d inconclusive=%d segments=%d\n",
+	       s.N, s.runs, c.fa, c.det, c.rmax, c.inc, c.seg);
 	return 0;
 }

@@ -10,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "../../src/isolate_judge.h"
+#include "../../src/isolate_topology.h"
 #include "tap.h"
 
 #define MAXN 8
+#define MAXNAMES 64 /* the leaf tests' fleets */
 #define NT 8 /* batches per figure */
 
-static char names[MAXN][NP_ISO_NAMELEN];
+static char names[MAXNAMES][NP_ISO_NAMELEN];
 
 /* A figure of kind over nodes a, b (-1 none) at busbw GB/s, its NT batches
  * all of the same time (1/busbw), so its interval is the point itself. */
@@ -51,7 +55,7 @@ static void note(void *arg, const char *msg)
 
 static void setup(struct np_iso_judge *j, int N, int L, double floor, double world_floor)
 {
-	for (int v = 0; v < MAXN; v++)
+	for (int v = 0; v < MAXNAMES; v++)
 		snprintf(names[v], sizeof(names[v]), "n%d", v);
 	if (!np_iso_judge_init(j, N, L, (const char (*)[NP_ISO_NAMELEN])names, 0.05, floor,
 			       world_floor)) {
@@ -680,8 +684,181 @@ static void test_fleet_chance(void)
 	np_iso_judge_release(&j);
 }
 
+/* ---- leaves known (np_iso_judge.leaf) ----------------------------------- */
+
+/* 48 nodes on 6 leaves of 8; in round r the leaves pair up as blocks[r]
+ * (node k of one leaf with node (k + r) % 8 of the other), so each leaf
+ * meets a new one each round; leaf 0 busy (another job): its pairs 70
+ * GB/s, the others 100 */
+static const int leaf48[48] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+				2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
+				4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5 };
+static const char leafnames[6][NP_ISO_NAMELEN] = { "sw0", "sw1", "sw2", "sw3", "sw4", "sw5" };
+
+static void busy_leaf(struct np_iso_judge *j, bool told, int rounds)
+{
+	static const int blocks[4][3][2] = {
+		{ { 0, 1 }, { 2, 3 }, { 4, 5 } },
+		{ { 0, 2 }, { 1, 4 }, { 3, 5 } },
+		{ { 0, 3 }, { 1, 5 }, { 2, 4 } },
+		{ { 0, 4 }, { 1, 3 }, { 2, 5 } },
+	};
+
+	setup(j, 48, 1, 0, 0);
+	if (told) {
+		j->leaf = leaf48;
+		j->nleaves = 6;
+		j->leaf_names = leafnames;
+	}
+	for (int r = 0; r < rounds; r++)
+		for (int b = 0; b < 3; b++)
+			for (int k = 0; k < 8; k++) {
+				int la = blocks[r][b][0], lb = blocks[r][b][1];
+				add_fig(j, r + 1, NP_FIG_PAIR, 8 * la + k, 8 * lb + (k + r) % 8,
+					la == 0 || lb == 0 ? 70 : 100, 0);
+			}
+	j->rounds = rounds;
+	if (rounds < 4)
+		return;
+	np_iso_decide(j, true);
+	np_iso_judge_fleet(j);
+}
+
+static void test_busy_leaf(void)
+{
+	struct np_iso_judge j;
+	int seg = 0;
+
+	busy_leaf(&j, false, 4);
+	tap_is_int(named(&j), 8, "a busy leaf, leaves unknown: its 8 nodes named (what leaves change)");
+	np_iso_judge_release(&j);
+
+	busy_leaf(&j, true, 4);
+	tap_is_int(named(&j) + j.nlinks, 0, "leaves known: none of its nodes named, no link");
+	tap_ok(strstr(j.segment, "sw0 (8 nodes: n0 and others)") &&
+		       strstr(j.segment, "every round (1, 2, 3, 4), 0.70 of their fleet") &&
+		       strstr(j.segment, "switch or fabric segment"),
+	       "  one segment finding with its members and ratio: '%.100s'", j.segment);
+	tap_ok(!strstr(j.segment, "sw1") && !strstr(j.segment, "sw2"),
+	       "  only the busy leaf: its partners' leaves, below with it one round each, are not");
+	tap_ok(strstr(last_note, "congestion that comes and goes") != NULL,
+	       "  a leaf below with it in one round is a note: '%.80s'", last_note);
+	tap_is_int(np_iso_exit_code(&j), 1, "  exit 1 (a finding), no node for a drain");
+	for (int i = 0; i < j.nfigs; i++)
+		seg += j.figs[i].seg;
+	tap_is_int(seg, 32, "  its 32 pairs below are its segment's (seg), neither bad nor ok");
+	np_iso_judge_release(&j);
+
+	/* busy in rounds 1 and 2 only so far: a confirmation round of every
+	 * node, as for a suspect node; no segment named from two rounds */
+	busy_leaf(&j, true, 2);
+	{
+		int part[48], alone[48], paired = 0;
+		tap_ok(np_iso_decide(&j, false) > 0, "a leaf busy in rounds 1 and 2: open, another round asked");
+		tap_ok(np_iso_plan_confirm(&j, part, alone), "  a confirmation round is planned");
+		for (int v = 0; v < 48; v++)
+			paired += part[v] >= 0;
+		tap_is_int(paired, 48, "  of every node, paired");
+		np_iso_decide(&j, true);
+		tap_ok(!j.segment[0] && named(&j) == 0 && strstr(last_note, "congestion that comes and goes"),
+		       "  ended there: a note, no segment, nobody named");
+	}
+	np_iso_judge_release(&j);
+}
+
+/* A pair is compared with pairs of its relation: 8 pairs within leaves at
+ * 130 GB/s, 6 across at 100; across leaves is not below when the leaves
+ * are known, and is below, all of it, when they are not */
+static void test_relation(void)
+{
+	struct np_iso_judge j;
+	int slow;
+
+	for (int told = 0; told < 2; told++) {
+		setup(&j, 48, 1, 0, 0);
+		if (told) {
+			j.leaf = leaf48;
+			j.nleaves = 6;
+		}
+		for (int k = 0; k < 8; k++)
+			add_fig(&j, 1, NP_FIG_PAIR, 2 * k, 2 * k + 1, 130, 0); /* nodes 0-15: leaves 0, 1 */
+		for (int k = 0; k < 6; k++)
+			add_fig(&j, 1, NP_FIG_PAIR, 16 + k, 40 + k, k == 5 ? 90 : 100, 0);
+		j.rounds = 1;
+		np_iso_judge_figs(&j);
+		slow = 0;
+		for (int i = 8; i < 13; i++)
+			slow += j.figs[i].slow;
+		if (told) {
+			tap_is_int(slow, 0, "leaves known: pairs across leaves at 100 compared with theirs, not below");
+			tap_ok(j.figs[13].slow, "  the one at 90 across leaves is below its relation's fleet");
+		} else {
+			tap_is_int(slow, 5, "leaves unknown: pairs across leaves at 100 below the 130 of pairs within one");
+		}
+		np_iso_judge_release(&j);
+	}
+}
+
+/* Slurm's topology.conf read for the job's nodes */
+static void test_topology_file(void)
+{
+	static const char nn[7][NP_ISO_NAMELEN] = { "node01", "node02", "gpu7", "node03x", "node3x",
+						     "other", "node10" };
+	char path[] = "/tmp/np-topo-XXXXXX", ln[7][NP_ISO_NAMELEN];
+	int leaf[7], nl, fd;
+	struct np_err err;
+	FILE *f;
+
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		tap_ok(0, "a temporary file for topology.conf");
+		return;
+	}
+	fprintf(f, "# leaves and a spine\n"
+		   "SwitchName=s0 Nodes=node[01-02],gpu7\n"
+		   "SwitchName=s1 LinkSpeed=100 Nodes=node[03-04,08-12]x\n"
+		   "SwitchName=s2 Nodes=node[09-11]\n"
+		   "switchname=spine Switches=s[0-2]\n");
+	fclose(f);
+	memset(&err, 0, sizeof(err));
+	tap_is_int(np_iso_topology_read(path, 7, nn, leaf, ln, &nl, &err), NP_OK, "topology.conf read");
+	tap_ok(leaf[0] == 0 && leaf[1] == 0 && leaf[2] == 0 && leaf[3] == 1 && leaf[6] == 2,
+	       "  node[01-02],gpu7 on s0, node03x on s1 (a suffix), node10 on s2 (%d %d %d %d %d)", leaf[0],
+	       leaf[1], leaf[2], leaf[3], leaf[6]);
+	tap_ok(leaf[4] == -1 && leaf[5] == -1, "  node3x (not as wide as 03) and other on none");
+	tap_ok(nl == 3 && !strcmp(ln[0], "s0") && !strcmp(ln[1], "s1") && !strcmp(ln[2], "s2"),
+	       "  3 leaves, named s0 s1 s2; the spine (Switches=) is no leaf");
+
+	f = fopen(path, "w");
+	fprintf(f, "SwitchName=s0 Nodes=node[01-02]\nSwitchName=s1 Nodes=node02\n");
+	fclose(f);
+	tap_ok(np_iso_topology_read(path, 7, nn, leaf, ln, &nl, &err) == NP_EUSAGE &&
+		       strstr(err.msg, "node 'node02' is on switch 's0' and on 's1'"),
+	       "a node on two leaves: usage error, '%.80s'", err.msg);
+	f = fopen(path, "w");
+	fprintf(f, "SwitchName=s0 Nodes=node[a-2]\n");
+	fclose(f);
+	tap_ok(np_iso_topology_read(path, 7, nn, leaf, ln, &nl, &err) == NP_EUSAGE &&
+		       strstr(err.msg, "line 1: cannot read the node list 'node[a-2]'"),
+	       "a list it cannot read: usage error with its line, '%.80s'", err.msg);
+	f = fopen(path, "w");
+	fprintf(f, "SwitchName=s0 Nodes=elsewhere[1-4]\n");
+	fclose(f);
+	tap_ok(np_iso_topology_read(path, 7, nn, leaf, ln, &nl, &err) == NP_EUSAGE &&
+		       strstr(err.msg, "none of this job's nodes"),
+	       "none of the job's nodes: usage error, '%.80s'", err.msg);
+	unlink(path);
+	tap_ok(np_iso_topology_read(path, 7, nn, leaf, ln, &nl, &err) == NP_EUSAGE &&
+		       strstr(err.msg, "cannot read --topology"),
+	       "no file: usage error, '%.80s'", err.msg);
+}
+
 int main(void)
 {
+	test_busy_leaf();
+	test_relation();
+	test_topology_file();
 	test_plan_matching();
 	test_paired_rule();
 	test_unpaired_rule();
