@@ -591,6 +591,105 @@ static void find_segments(struct np_iso_judge *j)
 	}
 }
 
+/* Without leaves known: nodes named for their network (fine alone, slow
+ * with partners) that are consecutive in node order (through gaps of at
+ * most NP_ISO_RUN_GAP nodes not named, whose figures came out fine
+ * once), NP_ISO_RUN_MIN or more and at most half the fleet (the whole
+ * fleet is the fleet finding's), were below together as a segment of the
+ * network is (a hostfile's order follows racks and leaves: a congested
+ * leaf, another job's traffic through its uplinks), not as many nodes
+ * fail at once: one segment finding with the run's ends, and none of
+ * them named. A node of the run named for its own figures (alone) stays
+ * named. The run's pairs are then the segment's, explained: a node named
+ * outside it only for pairs with its members is no longer named. */
+#define NP_ISO_RUN_GAP 4
+static bool run_member(const struct np_iso_judge *j, int v)
+{
+	return j->state[v] == NP_NODE_BAD_NETWORK || j->state[v] == NP_NODE_BAD_INSIDE;
+}
+
+static void segment_run(struct np_iso_judge *j, int v, int w, int net, size_t *off)
+{
+	int n;
+
+	for (int k = v; k < w; k++)
+		if (j->state[k] == NP_NODE_BAD_NETWORK) {
+			j->state[k] = NP_NODE_OK;
+			j->evidence[k][0] = '\0';
+		}
+	for (int i = 0; i < j->nfigs; i++) {
+		struct np_iso_fig *f = &j->figs[i];
+		if (f->kind == NP_FIG_PAIR && f->bad && ((f->a >= v && f->a < w) || (f->b >= v && f->b < w))) {
+			f->seg = true;
+			f->bad = false;
+		}
+	}
+	/* a link with an end in the run, or within a gap of it (a member
+	 * whose figures came out fine once), was below with the segment */
+	for (int i = 0; i < j->nlinks;) {
+		int a = j->links[i].a, b = j->links[i].b, lo = v - NP_ISO_RUN_GAP, hi = w + NP_ISO_RUN_GAP;
+		if ((a >= lo && a < hi) || (b >= lo && b < hi)) {
+			judge_note(j, "link %s-%s was below, but an end of it is in the segment of nodes %s to %s: not named: %.200s",
+				   j->names[a], j->names[b], j->names[v], j->names[w - 1], j->links[i].why);
+			j->links[i] = j->links[--j->nlinks];
+		} else {
+			i++;
+		}
+	}
+	n = snprintf(j->segment + *off, sizeof(j->segment) - *off,
+		     "%snodes %s to %s (%d in node order, %d of them slow only with partners, fine alone)",
+		     *off ? "; " : "", j->names[v], j->names[w - 1], w - v, net);
+	if (n > 0 && (size_t)n < sizeof(j->segment) - *off)
+		*off += (size_t)n;
+}
+
+static void find_runs(struct np_iso_judge *j)
+{
+	size_t off = strlen(j->segment);
+	int found = 0;
+
+	if (j->leaf)
+		return;
+	for (int v = 0; v < j->N;) {
+		int w = v, net = 0, end = v;
+		if (!run_member(j, v)) {
+			v++;
+			continue;
+		}
+		/* extend through gaps of at most NP_ISO_RUN_GAP; end: past the last member */
+		while (w < j->N && w - end <= NP_ISO_RUN_GAP) {
+			if (run_member(j, w)) {
+				net += j->state[w] == NP_NODE_BAD_NETWORK;
+				end = w + 1;
+			}
+			w++;
+		}
+		if (net >= NP_ISO_RUN_MIN && 2 * (end - v) <= j->N) {
+			segment_run(j, v, end, net, &off);
+			found++;
+		}
+		v = end;
+	}
+	if (!found)
+		return;
+	{
+		const char *tail = ": below together as a switch or fabric segment is (a leaf's uplinks, another job's traffic through it), not as many nodes fail at once; none of them is accused (give --topology to judge by leaf)";
+		struct nodeview *nv = np_iso_xmalloc((size_t)j->N * sizeof(*nv));
+		if (off + strlen(tail) < sizeof(j->segment))
+			strcat(j->segment, tail);
+		view_nodes(j, nv);
+		for (int v = 0; v < j->N; v++)
+			if (j->state[v] == NP_NODE_BAD_NETWORK &&
+			    !(network_bad(&nv[v]) && nv[v].late_pair_bad >= NP_ISO_CONFIRMS)) {
+				judge_note(j, "node %s was below with partners of the segment's nodes, not with others enough to name it: %.200s",
+					   j->names[v], j->evidence[v]);
+				j->state[v] = NP_NODE_OK;
+				j->evidence[v][0] = '\0';
+			}
+		free(nv);
+	}
+}
+
 /* Name what the figures prove; returns how many suspects still need a
  * confirmation round. */
 int np_iso_decide(struct np_iso_judge *j, bool final)
@@ -681,6 +780,7 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		open += leaves_open(j);
 	if (final) {
 		find_segments(j);
+		find_runs(j);
 		fleet_chance(j);
 		find_inconclusive(j);
 	}

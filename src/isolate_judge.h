@@ -43,6 +43,8 @@
 #define NP_ISO_ALPHA 0.05    /* a figure's chance of a healthy group below, over all its fleet's */
 #define NP_ISO_CONFIRMS 2    /* confirmation rounds a slow node or link must be below in */
 #define NP_ISO_MAX_CONFIRM 4 /* confirmation rounds at most (the promise: 6 rounds in all) */
+#define NP_ISO_RUN_MIN 8     /* without leaves: nodes slow with partners, consecutive in node
+			      * order, that are one segment (np_iso_decide) */
 
 enum np_iso_fig_kind { NP_FIG_ALONE, NP_FIG_PAIR, NP_FIG_WORLD };
 
@@ -141,7 +143,10 @@ struct np_iso_judge {
 	const char (*leaf_names)[NP_ISO_NAMELEN];
 	/* a switch or fabric segment found (np_iso_decide with final): a
 	 * leaf whose pairs across leaves were below together in every round
-	 * that measured them, its members said; "" none. It names no node */
+	 * that measured them, its members said; without leaves known, a run
+	 * of NP_ISO_RUN_MIN or more nodes slow only with partners that are
+	 * consecutive in node order (a hostfile's order follows racks and
+	 * leaves), at most half the fleet; "" none. It names no node */
 	char segment[768];
 	/* what was seen but not named (np_iso_decide with final), or NULL */
 	void (*note)(void *arg, const char *msg);

@@ -53,6 +53,11 @@ done
 scen leaf-busy --nodes 256 --runs 10
 [ "$fa" = 0 ] && [ "$det" = 10 ] && [ "$seg" = 10 ] && [ "$rmax" -le 6 ]
 ok $? "leaf-busy: its leaf one segment finding in 10 of 10, none of its nodes named, the slow node named (got $seg, $fa, $det)"
+# without --topology node order stands for the leaves: the busy leaf's
+# 32 consecutive nodes are one segment, none of them named
+scen leaf-busy --nodes 256 --runs 10 --no-topology
+[ "$fa" = 0 ] && [ "$seg" = 10 ] && [ "$det" -ge 9 ] && [ "$rmax" -le 6 ]
+ok $? "leaf-busy, leaves not given: one segment by node order in 10 of 10, nobody healthy named (got $seg, $fa, $det)"
 for sc in modes bimodal; do
 	scen "$sc" --nodes 256 --runs 10
 	[ "$fa" = 0 ] && [ $((det + inc)) = 10 ] && [ "$rmax" -le 6 ]

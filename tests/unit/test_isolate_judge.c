@@ -730,7 +730,12 @@ static void test_busy_leaf(void)
 	int seg = 0;
 
 	busy_leaf(&j, false, 4);
-	tap_is_int(named(&j), 8, "a busy leaf, leaves unknown: its 8 nodes named (what leaves change)");
+	/* leaves unknown: node order stands for them; its 8 nodes, 0 to 7,
+	 * consecutive, are one segment by node order, none named */
+	tap_is_int(named(&j) + j.nlinks, 0, "a busy leaf, leaves unknown: none of its 8 nodes named, no link");
+	tap_ok(strstr(j.segment, "nodes n0 to n7 (8 in node order, 8 of them slow only with partners") != NULL,
+	       "  one segment finding by node order: '%.100s'", j.segment);
+	tap_is_int(np_iso_exit_code(&j), 1, "  exit 1, as a segment finding");
 	np_iso_judge_release(&j);
 
 	busy_leaf(&j, true, 4);
