@@ -112,6 +112,22 @@ expect_success "RoCE report" topo
 expect_grep 'roce-no-v2-gid \[mlx5_1:1\]' "$TEST_OUT" "  mlx5_1 cannot be auto-selected"
 ! grep -q NCCL_IB_GID_INDEX "$TEST_OUT"
 ok $? "  no NCCL_IB_GID_INDEX without an NCCL older than 2.21"
+# NCCL's version, which a live run reads from libnccl.so.2 (never under a
+# fake root: that is another machine's) and a snapshot keeps: this
+# machine's export, its NCCL set to 2.18.5 and 2.21.0. Before 2.21 NCCL
+# does not pick the RoCE v2 IPv4 GID itself; from 2.21 it does
+expect_success "RoCE ports exported" topo --export "$TEST_TMP/roce.xml"
+for v in 21805 22100; do
+	sed "s/;nccl=0;/;nccl=$v;/" "$TEST_TMP/roce.xml" >"$TEST_TMP/roce-$v.xml"
+	grep -q ";nccl=$v;" "$TEST_TMP/roce-$v.xml"
+	ok $? "  the snapshot with NCCL $v"
+	expect_success "  read back with --recommend" np topo --input "$TEST_TMP/roce-$v.xml" --recommend
+	cp "$TEST_OUT" "$TEST_TMP/rec-$v"
+done
+grep -q "^export NCCL_IB_GID_INDEX='3'  # roce-gid-old-nccl" "$TEST_TMP/rec-21805"
+ok $? "NCCL 2.18.5: NCCL_IB_GID_INDEX=3, mlx5_0's RoCE v2 IPv4 GID, which NCCL before 2.21 does not find"
+! grep -q "roce-gid-old-nccl" "$TEST_TMP/rec-22100"
+ok $? "NCCL 2.21.0: no NCCL_IB_GID_INDEX for it (NCCL picks that GID itself)"
 
 # 4b. RoCE with IPv6 RoCE v2 GIDs only: auto-selection cannot work
 R=$TEST_TMP/d6
