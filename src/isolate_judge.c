@@ -426,6 +426,21 @@ static void find_inconclusive(struct np_iso_judge *j)
 			 "%d node%s could be neither named nor cleared: no figure of %s%s is fine (%s; the interval holds a shortfall of %.0f%%, --min-effect, and none): the fleet's noise cannot support a name; measure again on a quieter fabric or with a longer --budget",
 			 n, n == 1 ? "" : "s", j->names[first], n > 1 ? " and others" : "", fw,
 			 100 * j->min_effect);
+		return;
+	}
+	/* a link below, measured again, and never fine: neither named (its
+	 * confirmations' intervals reached the fleet) nor cleared */
+	for (int i = 0; i < j->nfigs; i++) {
+		const struct np_iso_fig *f = &j->figs[i];
+		char ev[256];
+		if (f->kind != NP_FIG_PAIR || !f->bad || f->a < 0 || f->b < 0 || pair_figures(j, f->a, f->b) < 2 ||
+		    count_pair(j, f->a, f->b, false, false))
+			continue;
+		evidence_of(j, f->a, f->b, ev, sizeof(ev));
+		snprintf(j->inconclusive, sizeof(j->inconclusive),
+			 "link %s-%s could be neither named nor cleared: below, then measured again and never fine (%.200s): the fleet's noise cannot support a name; measure again on a quieter fabric or with a longer --budget",
+			 j->names[f->a], j->names[f->b], ev);
+		return;
 	}
 }
 
