@@ -77,13 +77,14 @@ sys.exit(0 if env.get("NCCL_HOSTID") == "mine" else 1)
 PY
 ok $? "  the user's NCCL_HOSTID is listed"
 
-# isolate's verdict (0, or 1 when the noise of a loaded machine looks like a
-# bad node) is not what is tested here
+# isolate's verdict (0; 1 when the noise of a loaded machine looks like a
+# bad node; 6, inconclusive, when it is wider than --min-effect, as under
+# the sanitizers) is not what is tested here
 run_wit "$TEST_TMP/isolate.log" 4 isolate --ranks-per-node 1 --size 16K --budget 0.3 --min-effect 50 \
 	>"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
-[ "$rc" -le 1 ]
-ok $? "isolate, 4 ranks, --ranks-per-node 1: runs (exit $rc)"
+[ "$rc" -le 1 ] || [ "$rc" -eq 6 ]
+ok $? "isolate, 4 ranks, --ranks-per-node 1: runs (exit $rc: a verdict, 0, 1 or 6)"
 expect_success "  the first CUDA/NCCL call of every rank saw its virtual node's NCCL_HOSTID" \
 	check_log "$TEST_TMP/isolate.log" 4 1
 
