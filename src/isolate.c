@@ -523,6 +523,7 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 			np_json_null(&j, "ratio_hi");
 		}
 		np_json_bool(&j, "below", f->bad);
+		np_json_bool(&j, "segment", f->seg);
 		np_json_obj_end(&j);
 	}
 	np_json_arr_end(&j);

@@ -62,7 +62,7 @@ static int against(const struct np_result *x, double v, double threshold)
 	/* an unsteady row's busbw is a lower bound (its batches were too
 	 * short for the steady state): below only when the best the last
 	 * lengthening's fall allows is below too (measure.h, floor_rel) */
-	if (x->stop == NP_STOP_UNSTEADY && x->steady == 0)
+	if (x->stop == NP_STOP_UNSTEADY)
 		return x->floor_rel > 0 && isfinite(v) && best_of(x, v) / x->floor_rel < threshold ? 0 : -1;
 	return isfinite(v) && best_of(x, v) >= threshold ? -1 : 0;
 }

@@ -248,6 +248,9 @@ expect_unnamed "--topology: JSON" iso 4 1 --topology "$TEST_TMP/topology.conf"
 python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); sys.exit(not ("segment" in r and r["segment"] is None))' \
 	"$TEST_TMP/i.json"
 ok $? "  the JSON's segment is null"
+python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))
+sys.exit(not all(f["segment"] is False for f in r["figures"]))' "$TEST_TMP/i.json"
+ok $? "  no figure counts against a segment, each says so"
 printf 'SwitchName=leaf0 Nodes=other[1-4]\n' >"$TEST_TMP/elsewhere.conf"
 expect_code 64 "--topology without this job's nodes: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-node 1 \
 	--topology "$TEST_TMP/elsewhere.conf"
