@@ -5,7 +5,10 @@
  * time, the busbw ratio) from the Hodges-Lehmann shift of the log sample
  * times with its Mann-Whitney interval, Bonferroni-corrected over the rows
  * compared; a summary per collective over the bandwidth-bound sizes; exit
- * 1 when B is significantly slower somewhere (the regression gate). */
+ * 1 when B is significantly slower somewhere (the regression gate); with
+ * a --max-regression above 0, 6 (inconclusive) where none is but a row's
+ * interval reaches a slowdown beyond it: the gate passes only rows it
+ * shows within its margin. */
 #include "config.h"
 
 #include <math.h>
@@ -243,6 +246,7 @@ static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp
 		np_json_bool(&j, "bw_bound", p[i].bw_bound);
 		np_json_str(&j, "result", np_cmp_verdict_str(p[i].v));
 		np_json_bool(&j, "regression", p[i].regression);
+		np_json_bool(&j, "undecided", p[i].undecided);
 		np_json_obj_end(&j);
 	}
 	np_json_arr_end(&j);
@@ -293,7 +297,9 @@ struct cargs {
 	const struct np_run_record *rec;
 };
 
-/* Each regression, one error line; NP_EXIT_VERDICT when there is one */
+/* Each regression, one error line: NP_EXIT_VERDICT when there is one;
+ * else each row the gate's margin cannot pass (undecided), one line:
+ * NP_EXIT_INCONCLUSIVE, never a pass */
 static int name_regressions(const struct np_cmp_pair *p, size_t np, double max_regression)
 {
 	int code = NP_EXIT_OK;
@@ -305,6 +311,14 @@ static int name_regressions(const struct np_cmp_pair *p, size_t np, double max_r
 			np_error("regression: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f), slower than A by more than %g%%",
 				 p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
 			code = NP_EXIT_VERDICT;
+		}
+	for (size_t i = 0; i < np && code != NP_EXIT_VERDICT; i++)
+		if (p[i].undecided) {
+			char size[32];
+			np_human_size(p[i].a->size, size, sizeof(size));
+			np_warn("inconclusive: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f) may be slower than A by more than %g%%; measure longer (--budget) or on a quieter fabric",
+				p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
+			code = NP_EXIT_INCONCLUSIVE;
 		}
 	return code;
 }

@@ -190,6 +190,11 @@ int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, doub
 		speed_of(&p[i].sh, &p[i].speed, &p[i].speed_lo, &p[i].speed_hi);
 		p[i].v = verdict_of(p[i].speed, p[i].speed_lo, p[i].speed_hi, min_change);
 		p[i].regression = p[i].v == NP_CV_SLOWER && p[i].speed_hi < 1 - max_regression;
+		/* a tolerance is a margin the gate passes only when the
+		 * interval shows the row within it; at 0 the gate is the
+		 * significance test alone (no interval excludes every
+		 * slowdown) */
+		p[i].undecided = max_regression > 0 && !p[i].regression && p[i].speed_lo < 1 - max_regression;
 	}
 	return ncompared;
 }

@@ -29,6 +29,9 @@ struct np_cmp_pair {
 	double speed, speed_lo, speed_hi; /* B/A = exp(-shift) */
 	enum np_cmp_verdict v;
 	bool regression;                 /* beyond --max-regression */
+	bool undecided;                  /* with a --max-regression above 0: not a
+					  * regression, yet its interval reaches below
+					  * 1 - max_regression (the gate cannot pass it) */
 };
 
 struct np_cmp_summary {
@@ -51,7 +54,9 @@ const char *np_cmp_incomparable(const struct np_cmp_run *a, const struct np_cmp_
 size_t np_cmp_pair_rows(const struct np_cmp_run *a, const struct np_cmp_run *b, struct np_cmp_pair *p);
 /* Each pair's shift, speed and verdict (faster or slower where the
  * interval excludes 1 and the change is at least MIN_CHANGE; a regression
- * where slower beyond MAX_REGRESSION, fractions), Bonferroni-corrected
+ * where slower beyond MAX_REGRESSION, fractions; with MAX_REGRESSION above
+ * 0, undecided where not a regression but the interval's lower end is
+ * below 1 - MAX_REGRESSION), Bonferroni-corrected
  * over the pairs with NP_CMP_MIN_SAMPLES on both sides; returns how many
  * those are. */
 int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, double max_regression);

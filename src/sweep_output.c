@@ -176,7 +176,8 @@ void sweep_finish_output(struct sweep *s)
  * report is written, so that the report carries the result. Compare
  * reads this run's rows in memory; the comparison's table comes back as
  * text, shown after the report. A regression beyond --max-regression is
- * exit 1 with a verdict line; runs that cannot be compared, exit 64. */
+ * exit 1 with a verdict line; a row that margin cannot pass, exit 6;
+ * runs that cannot be compared, exit 64. */
 char *sweep_compare_baseline(struct sweep *s)
 {
 	char *text = NULL;
@@ -187,7 +188,7 @@ char *sweep_compare_baseline(struct sweep *s)
 
 	if (to)
 		fclose(to);
-	if (code == 0 || code == NP_EXIT_VERDICT) {
+	if (code == 0 || code == NP_EXIT_VERDICT || code == NP_EXIT_INCONCLUSIVE) {
 		size_t n = strlen(s->rep.judged);
 		snprintf(s->rep.judged + n, sizeof(s->rep.judged) - n, "%sno regression beyond %g%% against --baseline '%s'",
 			 n ? "; " : "", s->o->max_regression * 100, s->o->baseline);
@@ -195,9 +196,13 @@ char *sweep_compare_baseline(struct sweep *s)
 	if (code == NP_EXIT_VERDICT)
 		np_sweep_add_verdict(&s->rep, "significantly slower than --baseline '%s' by more than %g%% (the rows are named above)",
 				     s->o->baseline, s->o->max_regression * 100);
+	else if (code == NP_EXIT_INCONCLUSIVE)
+		np_sweep_add_verdict(&s->rep, "inconclusive against --baseline '%s': a row's interval reaches a slowdown beyond %g%% (named above); measure longer or on a quieter fabric",
+				     s->o->baseline, s->o->max_regression * 100);
 	else if (code)
 		np_sweep_add_verdict(&s->rep, "not compared with --baseline '%s' (see the error above)", s->o->baseline);
-	if (code && !s->rep.exit_code)
+	/* a regression outranks an inconclusive row of the sweep's own */
+	if (code && (!s->rep.exit_code || (s->rep.exit_code == NP_EXIT_INCONCLUSIVE && code == NP_EXIT_VERDICT)))
 		s->rep.exit_code = code;
 	return text;
 }

@@ -85,6 +85,29 @@ expect_code 0 "--max-regression 20: a 10% slowdown passes the gate" \
 	np compare --max-regression 20 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
 expect_grep ' slower$' "$TEST_OUT" "... and is still reported slower"
 expect_code 1 "--max-regression 2: a 10% slowdown fails it" np compare --max-regression 2 "$TEST_TMP/a1.json" "$TEST_TMP/b1.json"
+# a margin is passed only where the interval shows the row within it: B
+# as fast as A but its sample times spread 0.4x to 1.6x is not
+# significantly slower, yet it may be 20% slower: inconclusive (exit 6),
+# one line a row, never a pass; with no margin the significance test alone
+python3 - "$TEST_TMP/a1.json" "$TEST_TMP/wide.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for row in r["results"]:
+    t = sorted(row["sample_times"])
+    n = len(t)
+    row["sample_times"] = [x * (0.4 + 1.2 * k / (n - 1)) for k, x in enumerate(t)]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+expect_code 6 "--max-regression 20, B's times spread 0.4x to 1.6x A's: inconclusive, exit 6" \
+	np compare --max-regression 20 "$TEST_TMP/a1.json" "$TEST_TMP/wide.json"
+expect_grep '^warning: inconclusive: allreduce at 1 MiB: B/A speed [0-9.]+ \(95% CI 0\.[0-9]+ to [0-9.]+\) may be slower than A by more than 20%' \
+	"$TEST_ERR" "  one line names the row and its interval"
+expect_code 6 "  the same as JSON: exit 6" \
+	np compare --max-regression 20 --format json "$TEST_TMP/a1.json" "$TEST_TMP/wide.json"
+python3 -c 'import json,sys; r=json.load(sys.stdin); sys.exit(not (r["exit_code"] == 6 and any(x["undecided"] for x in r["rows"]) and not any(x["regression"] for x in r["rows"])))' <"$TEST_OUT"
+ok $? "  its rows say undecided, none a regression, exit_code 6"
+expect_code 0 "  with no margin (--max-regression 0): no significant difference, exit 0" \
+	np compare "$TEST_TMP/a1.json" "$TEST_TMP/wide.json"
 
 # --min-change: a change smaller than it is no difference, and no regression
 expect_code 0 "--min-change 15: a 10% slowdown is no difference, exit 0" \

@@ -109,6 +109,24 @@ int main(void)
 	tap_ok(p[3].speed_lo < 0.8 && p[3].speed_hi > 0.8 && p[3].speed_hi < 1, "  its interval holds 0.8 and excludes 1");
 	np_cmp_judge_pairs(p, n, 0.02, 0.5);
 	tap_ok(p[3].v == NP_CV_SLOWER && !p[3].regression, "  with --max-regression 50: slower, no regression");
+	tap_ok(!p[3].undecided, "  and decided: its interval (%.3f to %.3f) shows it within 50%%", p[3].speed_lo,
+	       p[3].speed_hi);
+
+	/* B as fast, but its times spread 0.4x to 1.6x: no significant
+	 * difference, yet the interval reaches a slowdown beyond 20%: the
+	 * gate with that margin cannot pass it (undecided); without a margin
+	 * the significance test alone decides */
+	mkrun(&b, "mpi", 2, 4, sz, ta, NS);
+	for (int k = 0; k < NS; k++)
+		b.logt[3][k] = log(ta[3] * (0.4 + 1.2 * k / (NS - 1)));
+	n = np_cmp_pair_rows(&a.r, &b.r, p);
+	np_cmp_judge_pairs(p, n, 0.02, 0.2);
+	tap_ok(p[3].v == NP_CV_NONE && !p[3].regression && p[3].undecided,
+	       "B's times 0.4x to 1.6x A's: not significant, undecided against --max-regression 20 (%.3f to %.3f)",
+	       p[3].speed_lo, p[3].speed_hi);
+	tap_ok(!p[0].undecided, "  a row of tight times beside it is decided");
+	np_cmp_judge_pairs(p, n, 0.02, 0);
+	tap_ok(!p[3].undecided && !p[3].regression, "  with no margin (--max-regression 0): not undecided, no regression");
 
 	/* B 2% slower, significant, but under --min-change 5%: no difference */
 	for (int i = 0; i < 4; i++)
