@@ -316,8 +316,13 @@ static int name_regressions(const struct np_cmp_pair *p, size_t np, double max_r
 		if (p[i].undecided) {
 			char size[32];
 			np_human_size(p[i].a->size, size, sizeof(size));
-			np_warn("inconclusive: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f) may be slower than A by more than %g%%; measure longer (--budget) or on a quieter fabric",
-				p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
+			if (p[i].v == NP_CV_FEW)
+				np_warn("inconclusive: %s at %s: not compared (sample times: A %d, B %d, at least %d each), so not shown within %g%%; measure longer (--budget)",
+					p[i].a->coll, size, p[i].a->nsamples, p[i].b->nsamples, NP_CMP_MIN_SAMPLES,
+					max_regression * 100);
+			else
+				np_warn("inconclusive: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f) may be slower than A by more than %g%%; measure longer (--budget) or on a quieter fabric",
+					p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
 			code = NP_EXIT_INCONCLUSIVE;
 		}
 	return code;

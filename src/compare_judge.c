@@ -182,6 +182,9 @@ int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, doub
 	for (size_t i = 0; i < np; i++) {
 		struct np_shift_stratum s = { p[i].a->logt, p[i].a->nsamples, p[i].b->logt, p[i].b->nsamples };
 		p[i].v = NP_CV_FEW;
+		p[i].regression = false;
+		/* a row not compared is one a margin cannot pass either */
+		p[i].undecided = max_regression > 0;
 		if (s.m < NP_CMP_MIN_SAMPLES || s.n < NP_CMP_MIN_SAMPLES)
 			continue;
 		np_shift_compute(&s, 1, NP_CMP_ALPHA / ncompared, &p[i].sh);

@@ -80,6 +80,74 @@ else
 	ok 0 "an all-reduce below its floor # SKIP one GPU: busbw of one rank is 0 by definition, no floor applies"
 	ok 0 "  names the figure and the floor # SKIP one GPU"
 fi
+# a baseline instead of a floor: a known-good run of the prolog's own
+# all-reduce (its -J report), failed only when significantly slower than
+# it by more than PCT. Its times are scaled so that the verdict does not
+# depend on this host's load: a baseline a million times slower passes, a
+# million times faster drains, and one whose sample times spread 0.01x to
+# 100x cannot exclude a slowdown beyond PCT: inconclusive, not drained.
+if [ "$ranks" -gt 1 ]; then
+	if [ "${ngpu:-0}" -gt 0 ]; then bsz=256M bbe=auto; else bsz=1M bbe=mpi; fi
+	mpirun -np "$ranks" --oversubscribe --bind-to none "$NP_BIN" --backend "$bbe" --coll allreduce \
+		--sweep "$bsz:$bsz" --quiet -J "$TEST_TMP/known-good.json" >/dev/null 2>&1
+	ok $? "a known-good run of the prolog's all-reduce for its baseline"
+	for f in 1e6:slow 1e-6:fast wide:wide; do
+		python3 - "$TEST_TMP/known-good.json" "${f%%:*}" "$TEST_TMP/base-${f#*:}.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for row in r["results"]:
+    t = sorted(row["sample_times"])
+    if sys.argv[2] == "wide":
+        row["sample_times"] = [x * 10 ** (-2 + 4 * k / (len(t) - 1)) for k, x in enumerate(t)]
+        continue
+    k = float(sys.argv[2])
+    for key in ("time", "time_min", "time_max", "slow_time"):
+        if row.get(key) is not None:
+            row[key] *= k
+    for key in ("algbw", "busbw"):
+        if row.get(key) is not None:
+            row[key] /= k
+    row["sample_times"] = [x * k for x in t]
+json.dump(r, open(sys.argv[3], "w"))
+PY
+	done
+	chmod 0644 "$TEST_TMP"/base-*.json
+	echo "$type = baseline $TEST_TMP/base-slow.json max-regression 25" >"$TEST_TMP/floors"
+	conf NP_FAIL_EXIT=1 $nogdr
+	expect_code 0 "--check-conf takes a baseline line" "$P" --conf "$C" --check-conf
+	expect_success "against a baseline a million times slower: exit 0" prolog
+	expect_grep "all-reduce on $ranks ranks \($tre\): [0-9.]+ GB/s busbw, baseline $TEST_TMP/base-slow.json within 25%" \
+		"$TEST_ERR" "  the all-reduce against the baseline of its type"
+	expect_grep ": ok$" "$TEST_ERR" "  ok"
+	echo "$type = baseline $TEST_TMP/base-fast.json max-regression 25" >"$TEST_TMP/floors"
+	expect_code 1 "against a baseline a million times faster: exit 1" prolog
+	expect_grep "problem: all-reduce \($tre\): regression: allreduce at [0-9]+ [KMG]iB: B/A speed [0-9.e-]+ .* slower than A by more than 25%" \
+		"$TEST_ERR" "  names the figure and the margin"
+	echo "$type = baseline $TEST_TMP/base-wide.json max-regression 25" >"$TEST_TMP/floors"
+	expect_success "against a baseline whose times spread 0.01x to 100x: exit 0" prolog
+	expect_grep "all-reduce \($tre\): inconclusive, not drained: .*slower than --baseline|inconclusive, not drained: inconclusive" \
+		"$TEST_ERR" "  inconclusive, not drained"
+	! grep -q -e 'problem:' -e ': ok$' "$TEST_ERR"
+	ok $? "  no problem, no ok"
+	# the baseline file is checked as the floors file is: writable by others
+	chmod 0666 "$TEST_TMP/base-wide.json"
+	expect_code 64 "a baseline others may write: --check-conf exit 64" "$P" --conf "$C" --check-conf
+	expect_grep "configuration error: the baseline in NP_FLOORS '.*base-wide.json' is writable by others" "$TEST_ERR" "  says so"
+	chmod 0644 "$TEST_TMP/base-wide.json"
+	echo '{"schema": "nccl-probe/topo"}' >"$TEST_TMP/not-a-sweep.json"
+	chmod 0644 "$TEST_TMP/not-a-sweep.json"
+	echo "$type = baseline $TEST_TMP/not-a-sweep.json max-regression 25" >"$TEST_TMP/floors"
+	expect_code 64 "a baseline that is not a sweep report: --check-conf exit 64" "$P" --conf "$C" --check-conf
+	expect_grep "configuration error: the baseline '.*not-a-sweep.json' in NP_FLOORS cannot be read as a sweep report: " \
+		"$TEST_ERR" "  says so, with the reader's reason"
+	echo "$type = baseline relative.json max-regression 25" >"$TEST_TMP/floors"
+	expect_code 64 "a baseline path that is not absolute: exit 64" "$P" --conf "$C" --check-conf
+	expect_grep "NODE TYPE = baseline /ABSOLUTE/FILE.json max-regression PCT" "$TEST_ERR" "  says what to write"
+else
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do
+		ok 0 "a baseline instead of a floor # SKIP one GPU: busbw of one rank is 0 by definition"
+	done
+fi
 conf NP_BIN=/nonexistent/nccl-probe NP_FAIL_EXIT=1
 expect_code 64 "nccl-probe missing, by hand: exit 64" prolog
 expect_grep "configuration error: NP_BIN='/nonexistent/nccl-probe' .* is not an executable file" "$TEST_ERR" "  says so"

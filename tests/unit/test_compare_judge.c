@@ -151,6 +151,9 @@ int main(void)
 	n = np_cmp_pair_rows(&a.r, &b.r, p);
 	tap_is_int(np_cmp_judge_pairs(p, n, 0.02, 0.05), 0, "B with 2 sample times a row: none compared");
 	tap_ok(p[0].v == NP_CV_FEW && !p[0].regression, "  too few samples, no regression");
+	tap_ok(p[0].undecided, "  and with a margin (--max-regression 5) undecided: not shown within it");
+	np_cmp_judge_pairs(p, n, 0.02, 0);
+	tap_ok(!p[0].undecided, "  without a margin, not undecided");
 
 	/* bandwidth-bound rows: without "judged" or judge_from, the largest
 	 * quarter of the group (1 of 4); with the reports' judged, theirs */
