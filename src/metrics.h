@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sweep.h"
+#include "results.h"
 
 enum np_mtype { NP_MT_STR, NP_MT_UINT, NP_MT_INT, NP_MT_NUM, NP_MT_BOOL };
 
