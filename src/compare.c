@@ -37,48 +37,6 @@ static const char *or_unknown(const char *s)
 	return s ? s : "unknown";
 }
 
-/* Differences that do not prevent a comparison but may explain one:
- * library versions and NCCL_* variables. Printed as notes; n returned. */
-static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, char (*out)[256],
-		       int cap)
-{
-	static const struct {
-		const char *what;
-		size_t off;
-	} fields[] = {
-		{ "library", offsetof(struct np_cmp_run, library) },
-		{ "runtime", offsetof(struct np_cmp_run, runtime) },
-		{ "MPI", offsetof(struct np_cmp_run, mpi) },
-		{ "nccl-probe version", offsetof(struct np_cmp_run, version) },
-	};
-	int n = 0;
-
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && n < cap; i++) {
-		const char *x = *(const char *const *)((const char *)a + fields[i].off);
-		const char *y = *(const char *const *)((const char *)b + fields[i].off);
-		if ((x || y) && (!x || !y || strcmp(x, y)))
-			snprintf(out[n++], 256, "%s: A '%.100s', B '%.100s'", fields[i].what, x ? x : "none", y ? y : "none");
-	}
-	for (int side = 0; side < 2; side++) {
-		const struct np_cmp_run *e = side ? b : a, *other = side ? a : b;
-		for (size_t i = 0; i < e->nenv && n < cap; i++) {
-			const char *key = e->env[i].key, *val = e->env[i].val,
-				   *oval = np_cmp_run_env(other, key);
-			if (side && oval) /* both set: reported from A's side */
-				continue;
-			if (oval && val && !strcmp(val, oval))
-				continue;
-			if (side)
-				snprintf(out[n++], 256, "%.60s: A unset, B '%.100s'", key, val ? val : "");
-			else if (oval)
-				snprintf(out[n++], 256, "%.60s: A '%.80s', B '%.80s'", key, val ? val : "", oval);
-			else
-				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", key, val ? val : "");
-		}
-	}
-	return n;
-}
-
 static void group_name(char *buf, size_t len, const char *coll, const char *type, const char *redop, long long root,
 		       bool inplace, const struct np_cmp_run *a)
 {
@@ -349,11 +307,9 @@ static void compare_notes(const struct np_cmp_run *run, const struct np_cmp_pair
 static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 {
 	struct np_err err = { 0 };
-	struct np_cmp_pair *p = NULL;
-	struct np_cmp_summary *sum = NULL;
-	char why[256], (*diff)[256] = NULL;
-	size_t np;
-	int ncompared, ns, ndiff, code;
+	struct np_cmp_result c;
+	char why[256];
+	int code;
 	struct np_outfile out;
 
 	if (np_cmp_incomparable(&run[0], &run[1], why, sizeof(why))) {
@@ -361,34 +317,22 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 			 run[0].path, run[1].path, why);
 		return NP_EXIT_USAGE;
 	}
-	p = calloc(run[0].nrows + 1, sizeof(*p));
-	diff = calloc(64, sizeof(*diff));
-	sum = calloc(run[0].nrows + 1, sizeof(*sum));
-	if (!p || !diff || !sum) {
+	if (np_cmp_compare(&run[0], &run[1], ca->min_change, ca->max_regression, &c)) {
 		np_error("out of memory for the comparison");
 		code = NP_EXIT_RUNTIME;
 		goto out_free;
 	}
-	np = np_cmp_pair_rows(&run[0], &run[1], p);
-	if (!np) {
+	if (!c.np) {
 		np_error("cannot compare '%s' and '%s': no collective and size in common; run B with A's --coll and --sweep",
 			 run[0].path, run[1].path);
 		code = NP_EXIT_USAGE;
 		goto out_free;
 	}
-	ndiff = differences(&run[0], &run[1], diff, 64);
-	ncompared = np_cmp_judge_pairs(p, np, ca->min_change, ca->max_regression);
 	if (!ca->quiet)
-		compare_notes(run, p, np, ncompared, diff, ndiff);
-	np_cmp_mark_bw_bound(p, np, &run[0], &run[1]);
-	if ((ns = np_cmp_summarize(p, np, sum, ca->min_change)) < 0) {
-		np_error("out of memory for the summary");
-		code = NP_EXIT_RUNTIME;
-		goto out_free;
-	}
-	code = name_regressions(p, np, ca->max_regression);
+		compare_notes(run, c.p, c.np, c.ncompared, c.diff, c.ndiff);
+	code = name_regressions(c.p, c.np, ca->max_regression);
 	if (ca->to) {
-		report_table(ca->to, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff,
+		report_table(ca->to, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff, c.ndiff,
 			     ca->quiet);
 		goto out_free;
 	}
@@ -398,19 +342,17 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 		goto out_free;
 	}
 	if (ca->format == NP_FMT_JSON)
-		report_json(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff, code,
+		report_json(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff, c.ndiff, code,
 			    ca->min_change, ca->rec);
 	else
-		report_table(out.f, &run[0], &run[1], p, np, ncompared, sum, ns, diff, ndiff,
+		report_table(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff, c.ndiff,
 			     ca->quiet);
 	if (np_outfile_commit(&out, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
 	}
 out_free:
-	free(sum);
-	free(diff);
-	free(p);
+	np_cmp_result_release(&c);
 	return code;
 }
 

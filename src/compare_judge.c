@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,3 +203,74 @@ int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, doub
 	return ncompared;
 }
 
+/* Differences that do not prevent a comparison but may explain one:
+ * library versions and NCCL_* variables, one line each in OUT; n returned. */
+static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, char (*out)[256],
+		       int cap)
+{
+	static const struct {
+		const char *what;
+		size_t off;
+	} fields[] = {
+		{ "library", offsetof(struct np_cmp_run, library) },
+		{ "runtime", offsetof(struct np_cmp_run, runtime) },
+		{ "MPI", offsetof(struct np_cmp_run, mpi) },
+		{ "nccl-probe version", offsetof(struct np_cmp_run, version) },
+	};
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && n < cap; i++) {
+		const char *x = *(const char *const *)((const char *)a + fields[i].off);
+		const char *y = *(const char *const *)((const char *)b + fields[i].off);
+		if ((x || y) && (!x || !y || strcmp(x, y)))
+			snprintf(out[n++], 256, "%s: A '%.100s', B '%.100s'", fields[i].what, x ? x : "none", y ? y : "none");
+	}
+	for (int side = 0; side < 2; side++) {
+		const struct np_cmp_run *e = side ? b : a, *other = side ? a : b;
+		for (size_t i = 0; i < e->nenv && n < cap; i++) {
+			const char *key = e->env[i].key, *val = e->env[i].val,
+				   *oval = np_cmp_run_env(other, key);
+			if (side && oval) /* both set: reported from A's side */
+				continue;
+			if (oval && val && !strcmp(val, oval))
+				continue;
+			if (side)
+				snprintf(out[n++], 256, "%.60s: A unset, B '%.100s'", key, val ? val : "");
+			else if (oval)
+				snprintf(out[n++], 256, "%.60s: A '%.80s', B '%.80s'", key, val ? val : "", oval);
+			else
+				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", key, val ? val : "");
+		}
+	}
+	return n;
+}
+
+/* The whole comparison of A and B: the pairs, judged, marked and summed
+ * up, and the differences between the runs */
+enum np_status np_cmp_compare(const struct np_cmp_run *a, const struct np_cmp_run *b, double min_change,
+			      double max_regression, struct np_cmp_result *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = calloc(a->nrows + 1, sizeof(*c->p));
+	c->diff = calloc(NP_CMP_MAX_DIFF, sizeof(*c->diff));
+	c->sum = calloc(a->nrows + 1, sizeof(*c->sum));
+	if (!c->p || !c->diff || !c->sum)
+		return NP_ENOMEM;
+	c->np = np_cmp_pair_rows(a, b, c->p);
+	if (!c->np)
+		return NP_OK;
+	c->ndiff = differences(a, b, c->diff, NP_CMP_MAX_DIFF);
+	c->ncompared = np_cmp_judge_pairs(c->p, c->np, min_change, max_regression);
+	np_cmp_mark_bw_bound(c->p, c->np, a, b);
+	if ((c->ns = np_cmp_summarize(c->p, c->np, c->sum, min_change)) < 0)
+		return NP_ENOMEM;
+	return NP_OK;
+}
+
+void np_cmp_result_release(struct np_cmp_result *c)
+{
+	free(c->sum);
+	free(c->diff);
+	free(c->p);
+	memset(c, 0, sizeof(*c));
+}

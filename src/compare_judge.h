@@ -68,4 +68,26 @@ void np_cmp_mark_bw_bound(struct np_cmp_pair *p, size_t np, const struct np_cmp_
  * groups; returns the number of groups, -1 when out of memory. */
 int np_cmp_summarize(struct np_cmp_pair *p, size_t np, struct np_cmp_summary *sum, double min_change);
 
+/* The comparison of A with B that the compare command and a sweep's
+ * --baseline both make: the pairs of rows (none when A and B share no
+ * key), each judged (min_change, max_regression as in
+ * np_cmp_judge_pairs), the bandwidth-bound ones marked, one summary per
+ * group of sizes, and what differs between the runs without preventing
+ * the comparison (library versions, NCCL_* variables: one line each). */
+#define NP_CMP_MAX_DIFF 64
+struct np_cmp_result {
+	struct np_cmp_pair *p;
+	size_t np;
+	int ncompared;                   /* pairs with NP_CMP_MIN_SAMPLES on both sides */
+	struct np_cmp_summary *sum;
+	int ns;
+	char (*diff)[256];
+	int ndiff;
+};
+/* NP_ENOMEM when out of memory; np_cmp_result_release frees C after
+ * either outcome. The runs are to be comparable (np_cmp_incomparable). */
+enum np_status np_cmp_compare(const struct np_cmp_run *a, const struct np_cmp_run *b, double min_change,
+			      double max_regression, struct np_cmp_result *c);
+void np_cmp_result_release(struct np_cmp_result *c);
+
 #endif

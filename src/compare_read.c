@@ -19,6 +19,10 @@
 #include "stats.h"
 #include "version.h"
 
+/* A row's key in the report: the metric table's name of the figure, as
+ * the JSON writer writes it (report_json.c) */
+#define KEY(id) (np_metrics[id].name)
+
 static enum np_status bad_row(const struct np_cmp_run *r, size_t i, const struct np_jval *v,
 			      const char *what, struct np_err *err)
 {
@@ -54,44 +58,44 @@ static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_j
 	memset(row, 0, sizeof(*row));
 	if (o->type != NP_J_OBJ)
 		return bad_row(r, i, o, "not an object", err);
-	row->coll = np_jstr(np_jget(o, "coll"));
+	row->coll = np_jstr(np_jget(o, KEY(NP_M_COLL)));
 	if (!ident(row->coll) || !np_coll_find(row->coll) || strcmp(np_coll_find(row->coll)->name, row->coll))
 		return bad_row(r, i, o, "'coll' is not a collective name", err);
 	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
 	row->coll = np_colls[row->coll_index].name; /* the parsed results are freed */
-	row->type = np_jstr(np_jget(o, "type"));
+	row->type = np_jstr(np_jget(o, KEY(NP_M_TYPE)));
 	if (!row->type)
 		row->type = "float";
 	if (!ident(row->type))
 		return bad_row(r, i, o, "'type' is not a data type name", err);
 	row->type = strcpy(row->type_buf, row->type); /* ident: at most 31 characters */
-	v = np_jget(o, "redop");
+	v = np_jget(o, KEY(NP_M_REDOP));
 	row->redop = v && v->type == NP_J_STR ? v->str : "none";
 	if (!ident(row->redop))
 		return bad_row(r, i, v, "'redop' is not an operation name", err);
 	row->redop = strcpy(row->redop_buf, row->redop);
-	v = np_jget(o, "root");
+	v = np_jget(o, KEY(NP_M_ROOT));
 	row->root = -1;
 	if (v && v->type == NP_J_NUM) {
 		if (!(v->num >= 0 && v->num < 1e9 && v->num == floor(v->num)))
 			return bad_row(r, i, v, "'root' is not a rank", err);
 		row->root = (long long)v->num;
 	}
-	v = np_jget(o, "inplace");
+	v = np_jget(o, KEY(NP_M_INPLACE));
 	row->inplace = v && v->type == NP_J_BOOL && v->b;
-	v = np_jget(o, "size");
+	v = np_jget(o, KEY(NP_M_SIZE));
 	if (!v || v->type != NP_J_NUM || !(v->num >= 1 && v->num <= 9.2e18 && v->num == floor(v->num)))
 		return bad_row(r, i, v ? v : o, "'size' is not a positive whole number of bytes", err);
 	row->size = (uint64_t)v->num;
-	v = np_jget(o, "time");
+	v = np_jget(o, KEY(NP_M_TIME));
 	if (!v || v->type != NP_J_NUM || !(v->num > 0))
 		return bad_row(r, i, v ? v : o, "'time' is not a positive number of seconds", err);
 	row->time = v->num;
-	v = np_jget(o, "busbw");
+	v = np_jget(o, KEY(NP_M_BUSBW));
 	row->busbw = v && v->type == NP_J_NUM ? v->num : NAN;
-	v = np_jget(o, "judged");
+	v = np_jget(o, KEY(NP_M_JUDGED));
 	row->judged = v && v->type == NP_J_BOOL ? v->b : -1;
-	v = np_jget(o, "stop");
+	v = np_jget(o, KEY(NP_M_STOP));
 	row->noise = v && np_jstr(v) && !strcmp(np_jstr(v), "noise-bound");
 	v = np_jget(o, "sample_times");
 	if (v && v->type != NP_J_NULL) {
@@ -308,16 +312,12 @@ static double as_reported(double v)
 	return strtod(buf, NULL);
 }
 
-/* Metric NAME of a row, as the report's JSON writes it */
-static struct np_value metric_of(const struct np_result *res, const char *name)
+/* Metric ID of a row, as the report's JSON writes it */
+static struct np_value metric_of(const struct np_result *res, enum np_metric_id id)
 {
 	struct np_value v = { 0 };
 
-	for (int m = 0; m < np_metrics_count; m++)
-		if (!strcmp(np_metrics[m].name, name)) {
-			np_metrics[m].get(res, &v);
-			break;
-		}
+	np_metrics[id].get(res, &v);
 	return v;
 }
 
@@ -328,22 +328,22 @@ static enum np_status row_from_result(const struct np_cmp_run *r, const struct n
 	struct np_value v;
 
 	memset(row, 0, sizeof(*row));
-	row->coll = metric_of(res, "coll").s;
+	row->coll = metric_of(res, NP_M_COLL).s;
 	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
-	row->type = metric_of(res, "type").s;
-	v = metric_of(res, "redop");
+	row->type = metric_of(res, NP_M_TYPE).s;
+	v = metric_of(res, NP_M_REDOP);
 	row->redop = v.null ? "none" : v.s;
-	v = metric_of(res, "root");
+	v = metric_of(res, NP_M_ROOT);
 	row->root = v.null ? -1 : (long long)v.i;
-	row->inplace = metric_of(res, "inplace").b;
-	row->size = metric_of(res, "size").u;
-	v = metric_of(res, "time");
+	row->inplace = metric_of(res, NP_M_INPLACE).b;
+	row->size = metric_of(res, NP_M_SIZE).u;
+	v = metric_of(res, NP_M_TIME);
 	row->time = v.null ? NAN : as_reported(v.d);
-	v = metric_of(res, "busbw");
+	v = metric_of(res, NP_M_BUSBW);
 	row->busbw = v.null ? NAN : as_reported(v.d);
-	v = metric_of(res, "judged");
+	v = metric_of(res, NP_M_JUDGED);
 	row->judged = v.null ? -1 : v.b;
-	v = metric_of(res, "stop");
+	v = metric_of(res, NP_M_STOP);
 	row->noise = !v.null && v.s && !strcmp(v.s, "noise-bound");
 	if (res->samples <= 0 || !res->sample_times)
 		return NP_OK;

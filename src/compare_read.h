@@ -14,7 +14,7 @@
 
 #include "json_read.h"
 #include "../common/status.h"
-#include "sweep.h"
+#include "results.h"
 
 /* One result row of a report, as compare reads it. */
 struct np_cmp_row {

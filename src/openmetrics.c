@@ -149,34 +149,9 @@ static enum np_status write_file(const char *path, void (*fill)(FILE *f, const v
 
 /* ---- sweep ---------------------------------------------------------------- */
 
-/* The row figures: a column of the metric table, its name here and the
- * factor to base units (0: a "pass"/"fail" string read as 1/0). */
-static const struct row_family {
-	const char *column, *name;
-	double scale;
-	const char *help;
-} row_families[] = {
-	{ "busbw", "busbw_bytes_per_second", 1e9, "bus bandwidth: algbw times the collective's bus factor (nccl-tests' busbw)" },
-	{ "algbw", "algbw_bytes_per_second", 1e9, "algorithm bandwidth: size / time" },
-	{ "time", "time_seconds", 1, "median over samples of the slowest rank's time per iteration" },
-	{ "time_min", "time_min_seconds", 1, "fastest sample's time per iteration" },
-	{ "time_max", "time_max_seconds", 1, "slowest sample's time per iteration" },
-	{ "limit", "limit_bytes_per_second", 1e9, "busbw that this machine's links allow; absent when unknown" },
-	{ "eff", "eff_ratio", 1, "busbw / limit; absent when the limit is unknown" },
-	{ "wrong", "wrong_elements", 1, "wrong elements summed over ranks; absent without --check" },
-	{ "verdict", "row_verdict_pass", 0, "1 when the row met --min-busbw and --min-eff, 0 when it failed; absent when not judged" },
-};
-
-static const struct np_metric *column(const char *name)
-{
-	for (int i = 0; i < np_metrics_count; i++)
-		if (!strcmp(np_metrics[i].name, name))
-			return &np_metrics[i];
-	return NULL;
-}
-
-/* A row's value of column m in base units; false when null. */
-static bool row_value(const struct np_metric *m, const struct row_family *rf, const struct np_result *r, double *out)
+/* The row figures: the metric table's families (metrics.h: .om), in
+ * their order. A row's value of metric m in base units; false when null. */
+static bool row_value(const struct np_metric *m, const struct np_result *r, double *out)
 {
 	struct np_value v = { 0 };
 
@@ -188,11 +163,20 @@ static bool row_value(const struct np_metric *m, const struct row_family *rf, co
 	case NP_MT_UINT: *out = (double)v.u; break;
 	case NP_MT_INT: *out = (double)v.i; break;
 	case NP_MT_BOOL: *out = v.b; break;
-	case NP_MT_STR: *out = !strcmp(v.s, "pass"); return rf->scale == 0;
+	case NP_MT_STR: *out = !strcmp(v.s, "pass"); return m->om.scale == 0;
 	}
-	if (rf->scale != 0)
-		*out *= rf->scale;
+	if (m->om.scale != 0)
+		*out *= m->om.scale;
 	return isfinite(*out);
+}
+
+/* The metric of the family at place ORDER, or NULL */
+static const struct np_metric *family_at(int order)
+{
+	for (int i = 0; i < np_metrics_count; i++)
+		if (np_metrics[i].om.name && np_metrics[i].om.order == order)
+			return &np_metrics[i];
+	return NULL;
 }
 
 static void fill_sweep(FILE *f, const void *arg)
@@ -200,9 +184,8 @@ static void fill_sweep(FILE *f, const void *arg)
 	const struct np_sweep_report *rep = arg;
 
 	common_head(f, "sweep", rep->backend, rep->run.id, np_msg_host);
-	for (size_t k = 0; k < sizeof(row_families) / sizeof(row_families[0]); k++) {
-		const struct row_family *rf = &row_families[k];
-		const struct np_metric *m = column(rf->column);
+	for (int k = 1; k <= np_metrics_count; k++) {
+		const struct np_metric *m = family_at(k);
 		bool head = false;
 		if (!m)
 			continue;
@@ -210,15 +193,15 @@ static void fill_sweep(FILE *f, const void *arg)
 			const struct np_result *r = &rep->rows[i];
 			char size[24];
 			double v = 0;
-			if (!row_value(m, rf, r, &v))
+			if (!row_value(m, r, &v))
 				continue;
 			if (!head)
-				family(f, rf->name, rf->help);
+				family(f, m->om.name, m->om.help);
 			head = true;
 			snprintf(size, sizeof(size), "%llu", (unsigned long long)r->lay.size);
 			/* a run of both forms (--format nccl-tests) labels the
 			 * in-place rows, one sample per label set */
-			sample(f, rf->name, v, "coll", r->coll->name, "size_bytes", size, "dtype", np_dtype_str(r->dtype),
+			sample(f, m->om.name, v, "coll", r->coll->name, "size_bytes", size, "dtype", np_dtype_str(r->dtype),
 			       r->inplace && !rep->opts->inplace ? "inplace" : NULL, "true", NULL);
 		}
 	}

@@ -20,7 +20,7 @@
 #include "../topo/model.h"
 #include "outfile.h"
 #include "../common/status.h"
-#include "sweep.h"
+#include "results.h"
 
 /* The sweep's report: per collective and size, busbw, algbw, time, eff,
  * limit, wrong elements and the row's verdict; the run's exit code, whether

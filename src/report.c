@@ -55,10 +55,8 @@ void np_metric_format(const struct np_metric *m, const struct np_value *v, bool 
 	case NP_MT_BOOL: snprintf(buf, len, "%s", v->b ? "true" : "false"); break;
 	case NP_MT_NUM:
 		if (human) {
-			/* a small whole-number figure keeps a decimal: 0.4%, not 0% */
 			double x = v->d * m->scale;
-			int prec = m->prec == 0 && x != 0 && fabs(x) < 10 ? 1 : m->prec;
-			snprintf(buf, len, "%.*f", prec, x);
+			snprintf(buf, len, "%.*f", np_fig_decimals(x, m->prec), x);
 		}
 		else
 			snprintf(buf, len, "%.10g", v->d);

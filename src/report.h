@@ -9,7 +9,7 @@
 #include "metrics.h"
 #include "msg.h"
 #include "outfile.h"
-#include "sweep.h"
+#include "results.h"
 
 /* Per collective: the peak busbw and the busbw at the largest size. */
 struct np_summary {

@@ -18,49 +18,62 @@
 #include "sweep_verdict.h"
 #include "version.h"
 
-/* nccl-tests' type names: fp8 types are f8e4m3 and f8e5m2 there */
-static const char *type_of(enum np_dtype d)
-{
-	const char *s = np_dtype_str(d);
-	return !strcmp(s, "fp8e4m3") ? "f8e4m3" : !strcmp(s, "fp8e5m2") ? "f8e5m2" : s;
-}
+/* The columns come from the metric table (metrics.h: .nccl): those of
+ * the line (size, count, type, redop, root), then one set per form (time,
+ * algbw, busbw, #wrong), each preceded by two blanks as in nccl-tests. */
 
-/* reductions, and sendrecv (which nccl-tests runs per op), name the op */
-static const char *op_of(const struct np_result *r)
-{
-	if ((r->coll->flags & NP_COLL_F_REDUCE) || !strcmp(r->coll->name, "sendrecv"))
-		return np_redop_str(r->op);
-	return "none";
-}
-
-/* nccl-tests' getFloatStr: the most decimals (2, 1, 0) that fit width */
-static void float_str(double v, int width, char *buf, size_t len)
-{
-	if (snprintf(buf, len, "%*.2f", width, v) <= width)
-		return;
-	if (snprintf(buf, len, "%*.1f", width, v) <= width)
-		return;
-	if (snprintf(buf, len, "%*.0f", width, v) <= width)
-		return;
-	snprintf(buf, len, width >= 7 ? "%*.1e" : "%*.0e", width, v);
-}
-
-/* One form's time, algbw, busbw and #wrong; N/A for a form not run */
+/* One form's columns; N/A for a form not run */
 static void body(FILE *f, const struct np_result *r)
 {
-	char t[32], a[32], b[32];
+	char buf[64];
 
-	if (!r) {
-		fprintf(f, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
-		return;
+	for (int i = 0; i < np_metrics_count; i++) {
+		const struct np_metric *m = &np_metrics[i];
+		if (!m->nccl.col.head || !m->nccl.form)
+			continue;
+		if (r)
+			np_col_format(m, &m->nccl.col, r, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%*s", m->nccl.col.width, "N/A");
+		fprintf(f, "  %s", buf);
 	}
-	float_str(r->t_med * 1e6, 7, t, sizeof(t));
-	float_str(r->algbw, 6, a, sizeof(a));
-	float_str(r->busbw, 6, b, sizeof(b));
-	if (r->checked)
-		fprintf(f, "  %7s  %6s  %6s  %6g", t, a, b, (double)r->wrong);
-	else
-		fprintf(f, "  %7s  %6s  %6s    N/A", t, a, b);
+}
+
+/* A heading line: the line's columns, then each form's ("# " stands in
+ * the first column, and a blank ends the line, as in nccl-tests) */
+static void heading(FILE *f, bool units)
+{
+	bool first = true;
+
+	for (int form = 0; form < 3; form++)
+		for (int i = 0; i < np_metrics_count; i++) {
+			const struct np_col *c = &np_metrics[i].nccl.col;
+			const char *text = units ? (c->unit ? c->unit : "") : c->head;
+			if (!c->head || np_metrics[i].nccl.form != (form > 0))
+				continue;
+			if (first)
+				fprintf(f, "# %*s", c->width - 2, text);
+			else
+				fprintf(f, "  %*s", c->width, text);
+			first = false;
+		}
+	fputs(" \n", f);
+}
+
+/* The line's own columns of row r */
+static void line_head(FILE *f, const struct np_result *r)
+{
+	char buf[64];
+	bool first = true;
+
+	for (int i = 0; i < np_metrics_count; i++) {
+		const struct np_metric *m = &np_metrics[i];
+		if (!m->nccl.col.head || m->nccl.form)
+			continue;
+		np_col_format(m, &m->nccl.col, r, buf, sizeof(buf));
+		fprintf(f, "%s%s", first ? "" : "  ", buf);
+		first = false;
+	}
 }
 
 static bool coll_has_rows(const struct np_sweep_report *rep, const struct np_coll *c)
@@ -153,19 +166,13 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 		fprintf(f, "#\n");
 		fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
 			"", "", "", "", "");
-		fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count",
-			"type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", 0,
-			"");
-		fprintf(f, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
-			"(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
+		heading(f, false);
+		heading(f, true);
 		for (size_t i = 0; i < rep->nrows; i++) {
 			const struct np_result *r = &rep->rows[i], *oop, *ip;
-			char root[16];
 			if (r->coll != coll || !line_of(rep, i, &oop, &ip))
 				continue;
-			snprintf(root, sizeof(root), "%6i", r->root);
-			fprintf(f, "%12llu  %12llu  %8s  %6s  %6s", (unsigned long long)r->lay.size,
-				(unsigned long long)r->lay.count, type_of(r->dtype), op_of(r), root);
+			line_head(f, r);
 			body(f, oop);
 			body(f, ip);
 			fprintf(f, "\n");
@@ -186,6 +193,8 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 	}
 }
 
+/* One form's -J object ({time, alg_bw, bus_bw, nwrong}), null for a form
+ * not run */
 static void json_body(struct np_json *j, const char *key, const struct np_result *r)
 {
 	if (!r) {
@@ -193,14 +202,42 @@ static void json_body(struct np_json *j, const char *key, const struct np_result
 		return;
 	}
 	np_json_obj_begin(j, key);
-	np_json_num(j, "time", r->t_med * 1e6);
-	np_json_num(j, "alg_bw", r->algbw);
-	np_json_num(j, "bus_bw", r->busbw);
-	if (r->checked)
-		np_json_num(j, "nwrong", (double)r->wrong);
-	else
-		np_json_null(j, "nwrong");
+	for (int i = 0; i < np_metrics_count; i++) {
+		const struct np_metric *m = &np_metrics[i];
+		const struct np_col *c = &m->nccl.col;
+		struct np_value v = { 0 };
+		if (!c->head || !m->nccl.form)
+			continue;
+		m->get(r, &v);
+		if (v.null)
+			np_json_null(j, m->nccl.json);
+		else
+			np_json_num(j, m->nccl.json,
+				    (m->type == NP_MT_UINT ? (double)v.u : v.d) * (c->scale ? c->scale : 1));
+	}
 	np_json_obj_end(j);
+}
+
+/* The line's own -J keys: numbers as numbers, the rest as the text
+ * columns write them (root as "%6i", as nccl-tests) */
+static void json_head(struct np_json *j, const struct np_result *r)
+{
+	for (int i = 0; i < np_metrics_count; i++) {
+		const struct np_metric *m = &np_metrics[i];
+		struct np_col c = m->nccl.col;
+		char buf[64];
+		struct np_value v = { 0 };
+		if (!c.head || m->nccl.form)
+			continue;
+		m->get(r, &v);
+		if (m->type == NP_MT_UINT) {
+			np_json_uint(j, m->nccl.json, v.u);
+			continue;
+		}
+		c.width = 0;
+		np_col_format(m, &c, r, buf, sizeof(buf));
+		np_json_str(j, m->nccl.json, buf);
+	}
 }
 
 /* nccl-tests' time stamps: "%Y-%m-%d %H:%M:%S", local time */
@@ -308,16 +345,10 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	np_json_arr_begin(&j, "results");
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct np_result *r = &rep->rows[i], *oop, *ip;
-		char root[16];
 		if (!line_of(rep, i, &oop, &ip))
 			continue;
-		snprintf(root, sizeof(root), "%6i", r->root);
 		np_json_obj_begin(&j, NULL);
-		np_json_uint(&j, "size", r->lay.size);
-		np_json_uint(&j, "count", r->lay.count);
-		np_json_str(&j, "type", type_of(r->dtype));
-		np_json_str(&j, "redop", op_of(r));
-		np_json_str(&j, "root", root);
+		json_head(&j, r);
 		json_body(&j, "out_of_place", oop);
 		json_body(&j, "in_place", ip);
 		np_json_int(&j, "actual_iterations", r->iters);

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,26 +167,30 @@ static void wide_row(FILE *f, const struct np_result *r)
 	fputc('\n', f);
 }
 
-/* The default table: nccl-tests' columns in nccl-tests' order (busbw is
- * the 8th field of a row, as there), then eff% and the row's verdict; the
- * collective in a heading per collective, as each nccl-tests binary
- * prints one. 97 columns. */
-#define NARROW_COLS "%12s %12s %8s %6s %6s %9s %8s %8s %7s %5s %4s"
+/* The default table: the metric table's columns (metrics.h: .table) in
+ * its order, the collective in a heading per collective, as each
+ * nccl-tests binary prints one. */
 
-/* a heading line without trailing blanks */
-static void heading_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void heading_line(FILE *f, const char *fmt, ...)
+/* a heading line of the columns' heads (or their units), without
+ * trailing blanks */
+static void narrow_heading_line(FILE *f, bool units)
 {
 	char line[256];
-	size_t n;
-	va_list ap;
+	size_t n = 0;
 
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	n = strlen(line);
+	line[n++] = '#';
+	for (int i = 0; i < np_metrics_count; i++) {
+		const struct np_col *c = &np_metrics[i].table;
+		if (!c->head)
+			continue;
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%*s", n > 1 ? " " : "", c->width,
+				      units ? (c->unit ? c->unit : "") : c->head);
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+	}
 	while (n > 1 && line[n - 1] == ' ')
-		line[--n] = '\0';
+		n--;
+	line[n] = '\0';
 	fprintf(f, "%s\n", line);
 }
 
@@ -197,46 +200,25 @@ static void narrow_heading(FILE *f, bool first, const struct np_result *r)
 
 	fprintf(f, "%s# %s, %s%s%s, %s\n", first ? "" : "#\n", r->coll->name, np_dtype_str(r->dtype),
 		has_op ? ", " : "", has_op ? np_redop_str(r->op) : "", r->inplace ? "in place" : "out of place");
-	heading_line(f, "#" NARROW_COLS, "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
-		     "#wrong", "eff%", "pass");
-	heading_line(f, "#" NARROW_COLS, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "");
-}
-
-/* nccl-tests' precision for times: fewer decimals as they grow */
-static void time_str(double us, char *buf, size_t len)
-{
-	if (!isfinite(us))
-		snprintf(buf, len, "-");
-	else if (us >= 10000)
-		snprintf(buf, len, "%.0f", us);
-	else if (us >= 100)
-		snprintf(buf, len, "%.1f", us);
-	else
-		snprintf(buf, len, "%.2f", us);
+	narrow_heading_line(f, false);
+	narrow_heading_line(f, true);
 }
 
 static void narrow_row(FILE *f, const struct np_result *r)
 {
-	char size[24], count[24], root[16], t[24], alg[24], bus[24], wrong[24], eff[16];
-	const char *mark = r->pass < 0 ? "-" : r->pass ? "yes" : "NO";
-	bool has_op = r->coll->flags & NP_COLL_F_REDUCE;
+	char buf[64];
+	bool first = true;
 
-	snprintf(size, sizeof(size), "%llu", (unsigned long long)r->lay.size);
-	snprintf(count, sizeof(count), "%llu", (unsigned long long)r->lay.count);
-	snprintf(root, sizeof(root), "%d", r->root);
-	time_str(r->t_med * 1e6, t, sizeof(t));
-	snprintf(alg, sizeof(alg), "%.2f", r->algbw);
-	snprintf(bus, sizeof(bus), "%.2f", r->busbw);
-	if (r->checked)
-		snprintf(wrong, sizeof(wrong), "%llu", (unsigned long long)r->wrong);
-	else
-		snprintf(wrong, sizeof(wrong), "N/A");
-	if (isfinite(r->eff))
-		snprintf(eff, sizeof(eff), "%.*f", r->eff * 100 < 10 ? 1 : 0, r->eff * 100);
-	else
-		snprintf(eff, sizeof(eff), "-");
-	fprintf(f, " " NARROW_COLS "\n", size, count, np_dtype_str(r->dtype),
-		has_op ? np_redop_str(r->op) : "none", root, t, alg, bus, wrong, eff, mark);
+	fputc(' ', f);
+	for (int i = 0; i < np_metrics_count; i++) {
+		const struct np_metric *m = &np_metrics[i];
+		if (!m->table.head)
+			continue;
+		np_col_format(m, &m->table, r, buf, sizeof(buf));
+		fprintf(f, "%s%s", first ? "" : " ", buf);
+		first = false;
+	}
+	fputc('\n', f);
 }
 
 void np_report_table_columns(FILE *f, struct np_table *t)
@@ -344,7 +326,7 @@ static void summary_line(FILE *f, const struct np_sweep_report *rep, const struc
 	fprintf(f, "#   %s: %.2f GB/s at %s", sm->coll->name, sm->last_busbw, b);
 	if (sm->last_limit > 0 && isfinite(sm->last_eff)) {
 		bool gpu = rep->bw_known && fabs(sm->last_limit - rep->bw.gpu_gbps) <= 1e-9 * sm->last_limit;
-		fprintf(f, ", %.*f%% of %.1f GB/s (%s: %s)", sm->last_eff * 100 < 10 ? 1 : 0, sm->last_eff * 100,
+		fprintf(f, ", %.*f%% of %.1f GB/s (%s: %s)", np_fig_decimals(sm->last_eff * 100, 0), sm->last_eff * 100,
 			sm->last_limit, gpu ? "GPU links" : "network", gpu ? rep->bw.gpu_src : rep->bw.node_src);
 	} else {
 		fprintf(f, ", limit unknown (see limits above)");

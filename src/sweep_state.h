@@ -3,7 +3,7 @@
  * runs the command, sweep_plan.c lays out its points, sweep_limits.c
  * finds the link limits, sweep_output.c writes its files and progress.
  * Internal to the sweep command; other commands use the engine
- * (measure.h) and the report (sweep.h). */
+ * (measure.h) and the results model (results.h). */
 #ifndef NP_SWEEP_STATE_H
 #define NP_SWEEP_STATE_H
 
@@ -15,7 +15,7 @@
 #include "outfile.h"
 #include "plan.h"
 #include "report.h"
-#include "sweep.h"
+#include "results.h"
 
 struct sweep {
 	struct np_opts *o;

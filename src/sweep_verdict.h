@@ -4,7 +4,7 @@
 #ifndef NP_SWEEP_VERDICT_H
 #define NP_SWEEP_VERDICT_H
 
-#include "sweep.h"
+#include "results.h"
 
 /* A judged row against its collective's thresholds: res->pass 1 or 0,
  * -1 when not judged or no threshold applies. */

@@ -64,6 +64,12 @@ tests_unit_test_report_SOURCES = tests/unit/test_report.c tests/unit/tap.h
 tests_unit_test_report_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_report
 
+# the metric table: every format's columns are its rows; one decimal rule
+check_PROGRAMS += tests/unit/test_metrics
+tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c tests/unit/tap.h
+tests_unit_test_metrics_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_metrics
+
 # a report's notes: every one kept, whole, in order
 check_PROGRAMS += tests/unit/test_notes
 tests_unit_test_notes_SOURCES = tests/unit/test_notes.c tests/unit/tap.h

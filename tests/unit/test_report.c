@@ -11,7 +11,7 @@
 
 #include "../../src/opts.h"
 #include "../../src/report.h"
-#include "../../src/sweep.h"
+#include "../../src/results.h"
 #include "../../src/sweep_verdict.h"
 #include "tap.h"
 

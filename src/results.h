@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The sweep: its rows, its notes and the whole report that the output
- * sinks (table, JSON, CSV) write. */
-#ifndef NP_SWEEP_H
-#define NP_SWEEP_H
+/* The results model: a sweep's rows, what it skipped, its ranks, its
+ * verdict and notes; the report that every writer (table, JSON, CSV,
+ * nccl-tests, OpenMetrics) and compare read. The sweep fills it. */
+#ifndef NP_RESULTS_H
+#define NP_RESULTS_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
