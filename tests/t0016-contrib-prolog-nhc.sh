@@ -388,4 +388,46 @@ expect_grep "^offlined: n1: check_nccl_probe: nvidia-smi failed \(exit 18\): .*d
 	"  the node is offlined with the message, its quotes made spaces"
 [ ! -e "$TEST_TMP/pwned" ] && [ ! -e "$TEST_TMP/pwned2" ]
 ok $? "  nothing of the message ran"
+
+# -M FILE.prom: this node's runs by result, counted on from the file's own
+# counts, so that a node where the check never runs is seen
+mkdir -m 0755 "$TEST_TMP/prom"
+M=$TEST_TMP/prom/nhc.prom
+# mcount RESULT: the count of runs with that result in $M
+mcount() { sed -n "s/^nccl_probe_nhc_runs_total{node=\"[^\"]*\",result=\"$1\"} //p" "$M"; }
+expect_success "NHC check -M, nccl-probe missing: passes" nhc -b /nonexistent/nccl-probe -M "$M"
+[ "$(mcount not_checked)" = 1 ] && [ "$(mcount ok)" = 0 ]
+ok $? "  counted as not_checked (1), not ok ($(mcount ok))"
+grep -q '^nccl_probe_nhc_last_result{node="[^"]*",result="not_checked"} 1$' "$M"
+ok $? "  its last result is not_checked"
+expect_success "NHC check -M, again: passes" nhc -b /nonexistent/nccl-probe -M "$M"
+[ "$(mcount not_checked)" = 2 ]
+ok $? "  counted on from the file: not_checked 2 ($(mcount not_checked))"
+expect_success "NHC check -M, a healthy node: passes" nhc -b "$NP_BIN" -M "$M"
+[ "$(mcount ok)" = 1 ] && [ "$(mcount not_checked)" = 2 ]
+ok $? "  ok 1, not_checked still 2"
+expect_code 1 "NHC check -M, a GPU with ECC errors: fails" fault nhc -b "$NP_BIN" -M "$M"
+[ "$(mcount problem)" = 1 ]
+ok $? "  problem 1"
+if command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then
+	/usr/bin/python3 - "$M" <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+from prometheus_client.parser import text_string_to_metric_families as prom
+n = sum(1 for f in prom(open(sys.argv[1]).read()) for s in f.samples)
+sys.exit(0 if n == 9 else 1)
+PY
+	ok $? "  the file parses as Prometheus text: 9 samples"
+else
+	ok 1 "  the file parses as Prometheus text (python3-prometheus-client missing: contrib/np-setup check installs it)"
+fi
+chmod 0777 "$TEST_TMP/prom"
+expect_success "NHC check -M in a directory others may write: passes" nhc -b "$NP_BIN" -M "$M"
+expect_grep "^log: check_nccl_probe: -M '.*nhc.prom': '.*prom' may be written by others than its owner; chmod go-w it; not counted" \
+	"$TEST_OUT" "  not counted, said"
+[ "$(mcount ok)" = 1 ]
+ok $? "  the file is left as it was"
+chmod 0755 "$TEST_TMP/prom"
+expect_success "NHC check -M relative.prom: passes" nhc -b "$NP_BIN" -M relative.prom
+expect_grep "^log: check_nccl_probe: -M 'relative.prom': not an absolute path ending in .prom" "$TEST_OUT" "  said, not counted"
 done_testing
