@@ -529,12 +529,18 @@ static void tray_table(FILE *f, const struct np_topo *t)
 	if (!t->ntrays)
 		return;
 	fprintf(f, "Trays (hosts of one multi-node NVLink domain; * is the one reported):\n");
-	fprintf(f, "  TRAY  HOST_HASH               GPUS  NICS  RDMA  GDR      WARNINGS\n");
+	fprintf(f, "  TRAY  HOST_HASH               GPUS  NICS  RDMA  GDR      WARNINGS ERRORS\n");
 	for (int k = 0; k < t->ntrays; k++) {
 		const struct np_tray *tr = &t->trays[k];
-		fprintf(f, "  %-4d%s %-23s %-5d %-5d %-5d %-8s %d\n", k + 1, k == t->tray ? "*" : " ", tr->host_hash, tr->ngpus,
-			tr->nnics, tr->rdma_nics, np_tri_str(tr->gdr), tr->warnings);
+		fprintf(f, "  %-4d%s %-23s %-5d %-5d %-5d %-8s %-8d %d\n", k + 1, k == t->tray ? "*" : " ", tr->host_hash, tr->ngpus,
+			tr->nnics, tr->rdma_nics, np_tri_str(tr->gdr), tr->warnings, tr->errors);
 	}
+	/* another tray's error is the report's too (it sets the exit
+	 * status): its first one, and how to see them all */
+	for (int k = 0; k < t->ntrays; k++)
+		if (k != t->tray && t->trays[k].errors)
+			fprintf(f, "  tray %d: error %s (--host-hash %s reports it)\n", k + 1, t->trays[k].first_error,
+				t->trays[k].host_hash);
 	fprintf(f, "\n");
 }
 
@@ -806,6 +812,11 @@ static void json_model(struct np_json *j, const struct np_topo *t)
 		np_json_int(j, "rdma_nics", tr->rdma_nics);
 		json_tri(j, "gdr_ok", tr->gdr);
 		np_json_int(j, "warnings", tr->warnings);
+		np_json_int(j, "errors", tr->errors);
+		if (tr->first_error[0])
+			np_json_str(j, "first_error", tr->first_error);
+		else
+			np_json_null(j, "first_error");
 		np_json_obj_end(j);
 	}
 	np_json_arr_end(j);

@@ -122,6 +122,30 @@ grep -q '"name": "mlx5_4"' "$TEST_TMP/out.json"
 ok $? "  and its own NIC, mlx5_4"
 expect_code 1 "a dump whose second tray has an error finding exits 1, whichever tray is reported" np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x1111
 expect_code 0 "  and 0 with --fail-on never" np topo --input "$T/edge/nccl-mnnvl.xml" --fail-on never
+# a real GB300 dump whose second tray lost one GPU's NVLinks (NCCL dropped
+# them silently): that tray reported, its GPU is named with the NVLinks it
+# lacks, an error; reported from the first tray, the Trays table says it
+G=$T/nccl/gb300-nvl72-2tray-gpu-nvlinks-lost-topo.xml
+np topo --input "$G" --host-hash 0xHOSTHASH_A --quiet --format json >"$TEST_TMP/out.json"
+printf '%s\n' 'gpu 0009:06:00.0 nearest=0016:01:00.0 path=SYS nvlinks=0 gdr=no pxn=-' \
+	'gpu 0008:06:00.0 nvlinks=18 gdr=yes' 'gpu 0019:06:00.0 nvlinks=18 gdr=yes' \
+	'expect nvlink-none' 'forbid nvlink-fewer' \
+	'says nvlink-none GPU1_has_no_NVLink_while_3_of_the_3_other_GPUs_like_it_have_18' \
+	'says nvlink-none GPU0,_GPU2,_GPU3:_18_each' \
+	'tray 0xHOSTHASH_A reported=yes gdr=no' >"$TEST_TMP/lost.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/lost.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+rc=$?
+ok $rc "GB300, a GPU whose NVLinks NCCL's dump lost: nvlink-none (error) names it beside its 18-link peers"
+[ $rc -eq 0 ] || sed 's/^/#   /' "$TEST_TMP/diff"
+expect_code 1 "  the dump exits 1, reported from the healthy tray" np topo --input "$G"
+expect_grep '^  2     0xHOSTHASH_A +4 +1 +1 +no +[0-9]+ +1$' "$TEST_OUT" "  the Trays table counts the second tray's error"
+expect_grep '^  tray 2: error nvlink-none \[GPU1\]: GPU1 has no NVLink .*\(--host-hash 0xHOSTHASH_A reports it\)$' "$TEST_OUT" \
+	"  and a line says it, with how to report that tray"
+np topo --input "$G" --quiet --format json >"$TEST_TMP/out.json"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["trays"]; sys.exit(not (t[1]["errors"] == 1 and t[1]["first_error"].startswith("nvlink-none [GPU1]") and t[0]["errors"] == 0 and t[0]["first_error"] is None))' \
+	"$TEST_TMP/out.json"
+ok $? "  and the JSON's trays: errors 1 and first_error for the second, 0 and null for the first"
+expect_code 0 "the healthy dump of the same trays: exit 0" np topo --input "$T/nccl/gb300-nvl72-2tray-topo.xml"
 expect_code 64 "--host-hash of no tray is refused" np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x4444
 expect_grep "its trays' host_hash: 0x1111, 0x2222, 0x3333" "$TEST_ERR" "  naming the trays there are"
 expect_code 64 "--host-hash with a file of no trays is refused" np topo --input "$T/edge/nccl-pxn.xml" --host-hash 0x1111

@@ -703,6 +703,53 @@ static void check_links(struct np_topo *t)
 	}
 }
 
+/* GPUs of one kind (PCI device, else compute capability) with fewer
+ * active NVLinks than the most of them: a GPU without any, beside GPUs
+ * with NVLinks, is an error (NCCL builds NVLink rings and NVLS only over
+ * GPUs that all have them, so every collective of the node or NVLink
+ * domain falls back); fewer than its peers, a warning (a link down). */
+static void check_nvlinks(struct np_topo *t)
+{
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct np_gpu *g = &t->gpus[i];
+		char s[NP_NAME_LEN], peers[NP_MSG_LEN] = "";
+		int most = 0, with = 0, like = 0;
+		struct np_finding *f;
+		if (g->nvlinks < 0)
+			continue;
+		for (int k = 0; k < t->ngpus; k++) {
+			const struct np_gpu *h = &t->gpus[k];
+			bool same = g->device_id && h->device_id ? g->device_id == h->device_id && g->vendor_id == h->vendor_id
+								 : g->sm && g->sm == h->sm;
+			if (k == i || !same || h->nvlinks < 0)
+				continue;
+			like++;
+			if (h->nvlinks > most)
+				most = h->nvlinks;
+		}
+		if (most <= g->nvlinks)
+			continue;
+		for (int k = 0; k < t->ngpus; k++)
+			if (k != i && t->gpus[k].nvlinks == most) {
+				with++;
+				if (strlen(peers) < sizeof(peers) - 16)
+					snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), "%sGPU%d", peers[0] ? ", " : "", k);
+			}
+		gpu_name(i, s, sizeof(s));
+		f = np_topo_finding(t, g->nvlinks ? "nvlink-fewer" : "nvlink-none", g->nvlinks ? NP_SEV_WARNING : NP_SEV_ERROR, s);
+		if (g->nvlinks)
+			SET(f->message, "%s has %d active NVLinks, %d of the %d other GPUs like it have %d: a link is down, and NCCL's NVLink paths through %s carry less",
+			    s, g->nvlinks, with, like, most, s);
+		else
+			SET(f->message, "%s has no NVLink while %d of the %d other GPUs like it have %d: NCCL builds its NVLink rings and NVLS only over GPUs that all have them, so collectives with %s fall back to PCIe or the network",
+			    s, with, like, most, s);
+		SET(f->evidence, "%s (%s): %d NVLinks%s; %s: %d each", s, g->busid, g->nvlinks,
+		    t->origin == NP_SRC_NCCL && !g->nvlinks ? " (no <nvlink> with a count in the file)" : "", peers, most);
+		SET(f->remedy, "nvidia-smi nvlink -s -i %d on the node; reset the GPU, or restart the NVSwitch fabric manager (and on a multi-node NVLink rack its IMEX and NVLink switch tray), else drain the node",
+		    g->index);
+	}
+}
+
 static void check_vm(struct np_topo *t)
 {
 	struct np_finding *f;
@@ -741,6 +788,7 @@ void np_topo_check(struct np_topo *t)
 	check_gdr(t);
 	check_placement(t);
 	check_links(t);
+	check_nvlinks(t);
 	check_vm(t);
 	check_iface(t);
 }

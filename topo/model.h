@@ -152,6 +152,7 @@ struct np_tray {
 	enum np_tri gdr;            /* np_topo_gdr_all of the tray */
 	int warnings;               /* its findings at warning or error */
 	int errors;                 /* of those, at error */
+	char first_error[NP_MSG_LEN]; /* "ID [SUBJECT]: message" of its first error, "" none */
 };
 
 enum np_topo_kind { NP_SRC_LIVE, NP_SRC_HWLOC, NP_SRC_NCCL, NP_SRC_SNAPSHOT };

@@ -669,8 +669,11 @@ static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const cha
 			tr->rdma_nics += t->nics[k].rdma != NP_NO;
 		tr->gdr = np_topo_gdr_all(t);
 		for (int f = 0; f < t->nfindings; f++) {
-			tr->warnings += t->findings[f].sev >= NP_SEV_WARNING;
-			tr->errors += t->findings[f].sev >= NP_SEV_ERROR;
+			const struct np_finding *x = &t->findings[f];
+			tr->warnings += x->sev >= NP_SEV_WARNING;
+			tr->errors += x->sev >= NP_SEV_ERROR;
+			if (x->sev >= NP_SEV_ERROR && !tr->first_error[0])
+				snprintf(tr->first_error, sizeof(tr->first_error), "%.31s [%.40s]: %.240s", x->id, x->subject, x->message);
 		}
 	}
 	np_topo_release(t);
