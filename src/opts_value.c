@@ -347,8 +347,6 @@ enum np_status np_parse_threshold(const char *opt, const char *val, double hi, d
 			per[c] = v / div;
 		return NP_OK;
 	}
-	if (o->cmd == NP_CMD_ISOLATE)
-		return np_fail(err, NP_EUSAGE, "isolate takes one --%s value, not one per collective", opt);
 	if (strlen(val) >= sizeof(buf))
 		return np_fail(err, NP_EUSAGE, "--%s '%.40s...' is too long", opt, val);
 	if (val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,"))
