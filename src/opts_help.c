@@ -12,34 +12,42 @@
 #include "opts.h"
 #include "opts_rows.h"
 
+/* text broken at blanks into lines of at most 80 columns, the first
+ * from column indent (where the caller left it), the others indented */
+static void wrap(FILE *f, const char *text, int indent)
+{
+	const int room = 80 - indent;
+
+	while (*text) {
+		int n = (int)strlen(text);
+		if (n > room) {
+			n = room;
+			while (n > 0 && text[n] != ' ')
+				n--;
+			if (n == 0)
+				n = room;
+		}
+		fprintf(f, "%.*s\n", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text)
+			fprintf(f, "%*s", indent, "");
+	}
+}
+
 /* One option in --help: its name in a column of 28, the text beside it
  * broken at blanks into lines of at most 80 columns (below the name when
  * the name is longer than its column). */
 static void usage_line(FILE *f, const char *left, const char *help)
 {
-	const int width = 80, indent = 32;
-	int room = width - indent;
+	const int indent = 32;
 
 	if ((int)strlen(left) > indent - 4)
 		fprintf(f, "  %s\n%*s", left, indent, "");
 	else
 		fprintf(f, "  %-*s  ", indent - 4, left);
-	while (*help) {
-		int n = (int)strlen(help);
-		if (n > room) {
-			n = room;
-			while (n > 0 && help[n] != ' ')
-				n--;
-			if (n == 0)
-				n = room;
-		}
-		fprintf(f, "%.*s\n", n, help);
-		help += n;
-		while (*help == ' ')
-			help++;
-		if (*help)
-			fprintf(f, "%*s", indent, "");
-	}
+	wrap(f, help, indent);
 }
 
 /* An option's help for command cmd: the table's text, and where the
@@ -64,27 +72,6 @@ static const char *option_help(const struct np_option *o, const struct np_opts *
 		return buf;
 	}
 	return o->help;
-}
-
-/* Text broken at blanks into lines of at most 80 columns */
-static void paragraph(FILE *f, const char *text)
-{
-	const int width = 80;
-
-	while (*text) {
-		int n = (int)strlen(text);
-		if (n > width) {
-			n = width;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (n == 0)
-				n = width;
-		}
-		fprintf(f, "%.*s\n", n, text);
-		text += n;
-		while (*text == ' ')
-			text++;
-	}
 }
 
 void np_opts_usage(FILE *f, const struct np_cmd *cmd)
@@ -131,5 +118,5 @@ void np_opts_usage(FILE *f, const struct np_cmd *cmd)
 			 cmd == np_commands[0] ? "nccl-probe" : "nccl-probe-",
 			 cmd == np_commands[0] ? "" : cmd->name);
 	fprintf(f, "\n");
-	paragraph(f, text);
+	wrap(f, text, 0);
 }

@@ -8,14 +8,14 @@
 
 static const struct np_option isolate_options[] = {
 	NP_ROW_BACKEND,
-	OPT_STRING("baseline", 0, "FILE", baseline, "a known-good run's JSON: the sweep compared with it (exit 1 on a regression); isolate's per-node-type floors"),
-	OPT_DOUBLE("budget", 0, "SEC", budget, 0.001, 86400, "time budget per size with --iters auto"),
+	OPT_STRING("baseline", 0, "FILE", baseline, "floors from a known-good 'isolate --format json' run on nodes of the same type (device and ranks per node)"),
+	OPT_DOUBLE("budget", 0, "SEC", budget, 0.001, 86400, "seconds of samples per figure (a group in a round), fewer once its median is known to 1%"),
 	NP_ROW_DTYPE,
 	OPT_CALLBACK("format", 0, "FORMAT", np_opt_format, "output format (default table)"),
 	NP_ROW_GPU_MAP,
 	NP_ROW_HELP,
-	OPT_STRING("metrics", 0, "FILE", metrics_file, "also write the results to FILE in the Prometheus text format (a .prom file for node_exporter)"),
-	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", np_opt_min_busbw_one, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
+	OPT_STRING("metrics", 0, "FILE", metrics_file, "also write each node's state to FILE in the Prometheus text format (a .prom file for node_exporter)"),
+	OPT_CALLBACK("min-busbw", 0, "GBPS", np_opt_min_busbw_one, "a floor: a group is named only when also below GBPS, and every node together is held to it"),
 	OPT_CALLBACK("min-effect", 0, "PCT", np_opt_min_effect, "name nothing less than PCT percent below the fleet (default 5)"),
 	NP_ROW_OUTPUT,
 	NP_ROW_QUIET,
@@ -25,12 +25,12 @@ static const struct np_option isolate_options[] = {
 	NP_ROW_TIMEOUT,
 	OPT_STRING("topology", 0, "FILE", topology, "leaf switches from Slurm's topology.conf: pairs compared by relation, a busy leaf one finding"),
 	NP_ROW_VERSION,
-	NP_ROW_WARMUP,
+	OPT_INT("warmup", 'w', "N", warmup, 0, 1000000, "warm-up iterations per figure (default 5)"),
 };
 
 static const struct np_exit_code isolate_exits[] = {
 	{ 0, "every node and link good" },
-	{ 1, "a node, link or the fleet named" },
+	{ 1, "a node, link, the fleet, the scale or a segment named" },
 	{ 2, "a node computes wrong data" },
 	{ 3, "runtime error" },
 	{ 4, "timeout" },

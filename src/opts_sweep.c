@@ -10,7 +10,7 @@
 static const struct np_option sweep_options[] = {
 	OPT_CALLBACK("average", 'a', "3", np_opt_average, "nccl-tests -a: only 3, the slowest rank's time, which every row reports"),
 	NP_ROW_BACKEND,
-	OPT_STRING("baseline", 0, "FILE", baseline, "a known-good run's JSON: the sweep compared with it (exit 1 on a regression); isolate's per-node-type floors"),
+	OPT_STRING("baseline", 0, "FILE", baseline, "a known-good sweep's JSON report: this run compared with it row by row (exit 1 on a regression)"),
 	OPT_CALLBACK("blocking", 'z', "0", np_opt_blocking, "nccl-tests -z: only 0, no barrier between the iterations of a batch"),
 	OPT_DOUBLE("budget", 0, "SEC", budget, 0.001, 86400, "time budget per size with --iters auto"),
 	NP_ROW_CHECK,
@@ -27,11 +27,11 @@ static const struct np_option sweep_options[] = {
 	NP_ROW_JSON,
 	OPT_SIZE("judge-from", 0, "SIZE", judge_from, "verdicts judge the rows from SIZE up (default: the largest quarter of the sizes)"),
 	OPT_CALLBACK("local-register", 'R', "0", np_opt_local_register, "nccl-tests -R: only 0, buffers are not registered with NCCL"),
-	OPT_CALLBACK("max-regression", 0, "PCT", np_opt_max_regression, "exit 1 only when B is significantly slower than A by more than PCT percent (default 0)"),
+	OPT_CALLBACK("max-regression", 0, "PCT", np_opt_max_regression, "with --baseline: exit 1 only for a row significantly slower than the baseline by more than PCT percent (default 0)"),
 	NP_ROW_MAXBYTES,
 	OPT_STRING("metrics", 0, "FILE", metrics_file, "also write the results to FILE in the Prometheus text format (a .prom file for node_exporter)"),
 	OPT_CALLBACK("min-busbw", 0, "GBPS|COLL=GBPS,...", np_opt_min_busbw, "fail (exit 1) if a judged row's busbw is below GBPS (one value or per collective)"),
-	OPT_CALLBACK("min-change", 0, "PCT", np_opt_min_change, "call B faster or slower only where it differs by PCT percent or more (default 5)"),
+	OPT_CALLBACK("min-change", 0, "PCT", np_opt_min_change, "with --baseline: a row reads faster or slower only where it differs by PCT percent or more (default 5)"),
 	OPT_CALLBACK("min-eff", 0, "PCT|COLL=PCT,...", np_opt_min_eff, "fail (exit 1) if a judged row's eff is below PCT percent, e.g. 80 or 80% (one value or per collective)"),
 	NP_ROW_MINBYTES,
 	OPT_CALLBACK("ngpus", 'g', "1", np_opt_ngpus, "nccl-tests -g: only 1 (one GPU per rank: use mpirun -np N)"),
@@ -49,7 +49,7 @@ static const struct np_option sweep_options[] = {
 	NP_ROW_TIMEOUT,
 	NP_ROW_VERSION,
 	NP_ROW_WARMUP,
-	OPT_FLAG("wide", 0, wide, "every column in the table, lines unbroken (sweep: min, max, ci%, limit, samples, iters, stop; topo: affinity columns, BAR1, full names)"),
+	OPT_FLAG("wide", 0, wide, "every column in the table (min, max, ci%, limit, samples, iters, verdict, stop), lines unbroken"),
 };
 
 static const struct np_exit_code sweep_exits[] = {

@@ -22,7 +22,7 @@ static const struct np_option topo_options[] = {
 	OPT_FLAG("recommend", 0, recommend, "print only export lines, safe to eval, each with its reason"),
 	OPT_DOUBLE("under-load", 0, "SEC", under_load, 0.1, 600, "sample GPU health during SEC seconds of a busy kernel on every GPU (default: 1 s idle)"),
 	NP_ROW_VERSION,
-	OPT_FLAG("wide", 0, wide, "every column in the table, lines unbroken (sweep: min, max, ci%, limit, samples, iters, stop; topo: affinity columns, BAR1, full names)"),
+	OPT_FLAG("wide", 0, wide, "every column in the table (affinity columns, BAR1, full names), lines unbroken"),
 };
 
 static const struct np_exit_code topo_exits[] = {

@@ -191,6 +191,30 @@ int main(void)
 	tap_ok(parse("--warmup", "+3", &o, &err) == NP_EUSAGE && strstr(err.msg, "+3"), "--warmup +3 rejected");
 	tap_ok(parse("--samples", "7", &o, &err) == NP_OK && o.samples == 7, "--samples 7 sets the field");
 	tap_ok(parse("--export", "x.xml", &o, &err) == NP_EUSAGE, "a topo option is not for the sweep");
+	{
+		/* a command's options are its own rows: isolate's --min-busbw is
+		 * one floor, the sweep's --iters is not isolate's */
+		char *one[] = { "nccl-probe", "isolate", "--min-busbw", "100", NULL };
+		char *per[] = { "nccl-probe", "isolate", "--min-busbw", "allreduce=100", NULL };
+		char *iters[] = { "nccl-probe", "isolate", "--iters", "5", NULL };
+		bool help, version;
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, one, 2, &help, &version, &err) == NP_OK &&
+			       o.min_busbw == 100 && o.budget == 1.0,
+		       "isolate --min-busbw 100, with isolate's own default --budget 1");
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, per, 2, &help, &version, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "isolate takes one --min-busbw value"),
+		       "isolate --min-busbw allreduce=100 refused: one floor");
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, iters, 2, &help, &version, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "'--iters' is not for 'isolate'"),
+		       "isolate --iters refused as another command's option: %s", err.msg);
+		tap_ok(parsev(&o, &err, "--format", "nccl-tests", "--coll", "allreduce", NULL) == NP_OK &&
+			       o.format == NP_FMT_NCCLTESTS,
+		       "the sweep writes nccl-tests' format");
+		char *fmt[] = { "nccl-probe", "isolate", "--format", "csv", NULL };
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, fmt, 2, &help, &version, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "use table or json"),
+		       "isolate's formats are its own: csv refused, table or json named: %s", err.msg);
+	}
 	tap_ok(size_ok("8388607T", 8388607ull << 40), "8388607T is the largest size");
 	tap_ok(size_bad("8388608T"), "8388608T is too large");
 	{
