@@ -8,15 +8,19 @@
  *
  * How to add a command
  * --------------------
- * 1. Write src/NAME.c with `int cmd_NAME(struct np_run *run)`, the
- *    command's own logic with the start-up done, and its declaration
+ * 1. Write src/NAME.c with `static int cmd_NAME(struct np_run *run)`,
+ *    the command's own logic with the start-up done, and its declaration
  *    `const struct np_cmd np_cmd_NAME = { .name = "NAME", .fn = cmd_NAME,
  *    ... }`: what it needs (NP_NEEDS_*), its synopsis, description, exit
  *    codes, formats and its options (rows of the OPT_* macros of
- *    src/opts_rows.h, sorted by long name); add the file to Makefile.am.
- * 2. Add X(NAME) to NP_COMMANDS below.
- * 3. Write man/nccl-probe-NAME.1 and, for a JSON document, its schema in
- *    contrib/ (the envelope comes from np_json_envelope, src/json.h). */
+ *    src/opts_rows.h, sorted by long name; src/opts_topo.c is one); add
+ *    the file to libnp_a_SOURCES in Makefile.am.
+ * 2. Add X(NAME) to NP_COMMANDS below: dispatch, --help's list of
+ *    commands, the messages that name them and the tests that walk the
+ *    commands (tests/unit/test_parse, t0005, t0024) follow.
+ * 3. Write man/nccl-probe-NAME.1 (t0005 holds it to the option table)
+ *    and, for a JSON document, its schema in contrib/ (the envelope comes
+ *    from np_json_envelope, src/json.h). */
 #ifndef NP_CMDS_H
 #define NP_CMDS_H
 

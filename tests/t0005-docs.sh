@@ -15,26 +15,33 @@ mandir=$srcdir/man
 page() { [ "$1" = sweep ] && echo "$mandir/nccl-probe.1" || echo "$mandir/nccl-probe-$1.1"; }
 
 # the commands, from their table (src/cmds.h); each command's option
-# table, one "command option" a line, from its rows in src/opts_COMMAND.c
-# (a row of its own, or one of src/opts_rows.h by name)
+# table, one "command option" a line, from the rows of the table its
+# declaration (np_cmd_NAME in src/*.c) names: a row of its own, or one of
+# src/opts_rows.h by name
 cmds=$(echo $(sed -n 's/^#define NP_COMMANDS(X) //p' "$srcdir/src/cmds.h" | grep -o 'X([a-z]*)' | sed 's/^X(//; s/)$//'))
 [ "$(echo "$cmds" | wc -w)" -ge 5 ] && echo " $cmds " | grep -q " sweep "
 ok $? "the commands read from src/cmds.h: $cmds"
 python3 - "$srcdir/src" $cmds >"$TEST_TMP/table.txt" <<'PY'
-import re, sys
+import glob, re, sys
 src = sys.argv[1]
 shared = dict(re.findall(r'^#define (NP_ROW_[A-Z_]+)\s*\\?\s*OPT_[A-Z]+\("([a-z][a-z-]*)"',
                          open(src + "/opts_rows.h").read(), re.M))
+files = [open(f).read() for f in sorted(glob.glob(src + "/*.c"))]
 for cmd in sys.argv[2:]:
-    text = open("%s/opts_%s.c" % (src, cmd)).read()
-    table = text[text.index("_options[] = {"):]
+    decl = "const struct np_cmd np_cmd_%s = {" % cmd
+    text = [t for t in files if decl in t]
+    if len(text) != 1:
+        sys.exit("np_cmd_%s is declared in %d files" % (cmd, len(text)))
+    text = text[0]
+    array = re.search(r'NP_CMD_OPTIONS\((\w+)\)', text[text.index(decl):]).group(1)
+    table = text[text.index(" %s[] = {" % array):]
     table = table[:table.index("\n};")]
     for own, row in re.findall(r'^\s*(?:OPT_[A-Z]+\("([a-z][a-z-]*)"|(NP_ROW_[A-Z_]+))', table, re.M):
         print(cmd, own or shared[row])
 PY
 n=$(wc -l <"$TEST_TMP/table.txt")
 [ "$n" -ge 100 ]
-ok $? "the option tables read from src/opts_*.c ($n command-option pairs)"
+ok $? "the commands' option tables read from src/*.c ($n command-option pairs)"
 
 # the options a page's OPTIONS section has entries for: the tag line after
 # each .TP or .TQ

@@ -8,7 +8,9 @@
 # the right order.
 . "$(dirname "$0")/lib.sh"
 
-for c in sweep topo isolate compare tune; do
+# the commands, from their table (src/cmds.h)
+cmds=$(echo $(sed -n 's/^#define NP_COMMANDS(X) //p' "$srcdir/src/cmds.h" | grep -o 'X([a-z]*)' | sed 's/^X(//; s/)$//'))
+for c in $cmds; do
 	expect_success "$c --help" np "$c" --help
 	awk 'length($0) > 80 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_OUT"
 	ok $? "  $c --help fits 80 columns"
@@ -27,9 +29,7 @@ ok $? "a command's options alone: --try in tune's help, not in topo's"
 # sweep list the other commands) is one that command takes: given with a
 # value and --help, it is taken (exit 0), or its value or the missing one
 # refused (exit 64), never refused as another command's or unknown
-cmds=$(echo $(sed -n 's/^#define NP_COMMANDS(X) //p' "$srcdir/src/cmds.h" | grep -o 'X([a-z]*)' | sed 's/^X(//; s/)$//'))
 for c in $cmds; do
-	[ -f "$TEST_TMP/$c.help" ] || "$NP_BIN" "$c" --help >"$TEST_TMP/$c.help" 2>&1
 	bad= n=0
 	for o in $(sed '1,/^$/d' "$TEST_TMP/$c.help" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		n=$((n + 1))
@@ -92,6 +92,12 @@ ok $? "  shows tune's --help"
 expect_success "help" np help
 grep -q '^usage: mpirun -np N nccl-probe \[sweep\]' "$TEST_OUT" && grep -q 'nccl-probe help \[COMMAND\] | version' "$TEST_OUT"
 ok $? "  the commands, and help and version"
+miss=
+for c in $cmds; do
+	[ "$c" = sweep ] || grep -q "^       .*nccl-probe $c " "$TEST_OUT" || miss="$miss $c"
+done
+[ -z "$miss" ]
+ok $? "  a usage line for every command of the table${miss:+ (missing:$miss)}"
 expect_code 64 "help of an unknown command" np help frobnicate
 expect_grep "unknown command 'frobnicate'" "$TEST_ERR" "  names it"
 # a command name with ESC and a newline: one line, its controls as \xNN
