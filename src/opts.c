@@ -66,12 +66,12 @@ enum np_status np_opt_size(struct np_opts *o, const char *val, struct np_err *er
 
 /* nccl-tests' options that nccl-probe takes with one value: that value is
  * what nccl-probe always does; another value says what to use instead. */
-static enum np_status only_value(const char *name, char short_name, const char *val,
-				 const char *want, const char *why, struct np_err *err)
+static enum np_status only_value(const char *name, char short_name, const char *val, int want,
+				 const char *why, struct np_err *err)
 {
 	int v;
 
-	if (np_parse_int(name, val, 0, INT_MAX, &v, err) == NP_OK && v == atoi(want))
+	if (np_parse_int(name, val, 0, INT_MAX, &v, err) == NP_OK && v == want)
 		return NP_OK;
 	return np_fail(err, NP_EUSAGE, "invalid -%c/--%s '%s': %s", short_name, name, val, why);
 }
@@ -79,7 +79,7 @@ static enum np_status only_value(const char *name, char short_name, const char *
 enum np_status np_opt_average(struct np_opts *o, const char *val, struct np_err *err)
 {
 	(void)o;
-	return only_value("average", 'a', val, "3",
+	return only_value("average", 'a', val, 3,
 			  "nccl-probe's time of a sample is always the slowest rank's (nccl-tests -a 3), and the JSON report (-J FILE) holds the samples; drop -a or give -a 3",
 			  err);
 }
@@ -87,7 +87,7 @@ enum np_status np_opt_average(struct np_opts *o, const char *val, struct np_err 
 enum np_status np_opt_blocking(struct np_opts *o, const char *val, struct np_err *err)
 {
 	(void)o;
-	return only_value("blocking", 'z', val, "0",
+	return only_value("blocking", 'z', val, 0,
 			  "nccl-probe issues a batch's collectives back to back without a barrier or wait between them (nccl-tests -z 0); drop -z",
 			  err);
 }
@@ -107,7 +107,7 @@ enum np_status np_opt_cudagraph(struct np_opts *o, const char *val, struct np_er
 enum np_status np_opt_local_register(struct np_opts *o, const char *val, struct np_err *err)
 {
 	(void)o;
-	return only_value("local-register", 'R', val, "0",
+	return only_value("local-register", 'R', val, 0,
 			  "nccl-probe does not register its buffers with NCCL (ncclCommRegister, symmetric memory); drop -R",
 			  err);
 }
@@ -115,14 +115,14 @@ enum np_status np_opt_local_register(struct np_opts *o, const char *val, struct 
 enum np_status np_opt_ngpus(struct np_opts *o, const char *val, struct np_err *err)
 {
 	(void)o;
-	return only_value("ngpus", 'g', val, "1",
+	return only_value("ngpus", 'g', val, 1,
 			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -g", err);
 }
 
 enum np_status np_opt_nthreads(struct np_opts *o, const char *val, struct np_err *err)
 {
 	(void)o;
-	return only_value("nthreads", 't', val, "1",
+	return only_value("nthreads", 't', val, 1,
 			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -t", err);
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "../probes/backend.h"
 #include "cmds.h"
 #include "opts.h"
@@ -175,8 +176,7 @@ static enum np_status nccl_tests_value(int k, int argc, char **argv, int *i, str
 {
 	const char *a = argv[*i], *val = NULL, *eq = strchr(a, '=');
 	char shown[8] = "";
-	char *end;
-	long v;
+	int64_t v;
 
 	if (a[1] == '-' && eq)
 		val = eq + 1;
@@ -192,9 +192,8 @@ static enum np_status nccl_tests_value(int k, int argc, char **argv, int *i, str
 			       a, shown, nccl_tests_opts[k].name, nccl_tests_opts[k].dflt);
 	if (!val)
 		val = argv[++*i];
-	errno = 0;
-	v = strtol(val, &end, 0);
-	if (!errno && end != val && !*end && (v == nccl_tests_opts[k].dflt || v == nccl_tests_opts[k].alt))
+	if (np_parse_i64(val, 0, INT64_MIN, INT64_MAX, &v) &&
+	    (v == nccl_tests_opts[k].dflt || v == nccl_tests_opts[k].alt))
 		return NP_OK;
 	return np_fail(err, NP_EUSAGE, "nccl-tests %s--%s %s is refused (only %ld, its default, is taken): %s",
 		       shown, nccl_tests_opts[k].name, val, nccl_tests_opts[k].dflt, nccl_tests_opts[k].instead);
