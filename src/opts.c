@@ -18,12 +18,9 @@
 #include "opts_rows.h"
 #include "opts_value.h"
 
-static const char *const format_names[NP_FMT_COUNT] = {
-	[NP_FMT_TABLE] = "table",
-	[NP_FMT_JSON] = "json",
-	[NP_FMT_CSV] = "csv",
-	[NP_FMT_NCCLTESTS] = "nccl-tests",
-};
+#define NP_FMT_NAME(m, name) [m] = name,
+static const char *const format_names[NP_FMT_COUNT] = { NP_FORMATS(NP_FMT_NAME) };
+#undef NP_FMT_NAME
 
 const char *np_format_str(enum np_format f)
 {

@@ -16,11 +16,17 @@
 #include "../common/coll.h"
 #include "../common/status.h"
 
-/* The report formats: a new one is a member here, its name in
- * np_format_str (src/opts.c), its bit in the formats of the commands that
- * write it and its writer. */
-enum np_format { NP_FMT_TABLE, NP_FMT_JSON, NP_FMT_CSV, NP_FMT_NCCLTESTS };
-#define NP_FMT_COUNT (NP_FMT_NCCLTESTS + 1)
+/* The report formats, one row each (the member, its --format name): a new
+ * one is a row here, its bit in the formats of the commands that write it
+ * (struct np_cmd, src/cmds.h) and its writer. */
+#define NP_FORMATS(X) X(NP_FMT_TABLE, "table") X(NP_FMT_JSON, "json") X(NP_FMT_CSV, "csv") \
+	X(NP_FMT_NCCLTESTS, "nccl-tests")
+#define NP_FMT_MEMBER(m, name) m,
+#define NP_FMT_ONE(m, name) +1
+enum np_format { NP_FORMATS(NP_FMT_MEMBER) };
+enum { NP_FMT_COUNT = 0 NP_FORMATS(NP_FMT_ONE) }; /* not a member: switches name every format */
+#undef NP_FMT_MEMBER
+#undef NP_FMT_ONE
 #define NP_FMT_BIT(f) (1u << (f))
 enum np_step_kind { NP_STEP_FACTOR, NP_STEP_ADD };
 
