@@ -450,7 +450,7 @@ bool np_topo_has_finding(const struct np_topo *t, const char *id)
 	return false;
 }
 
-bool np_busid_norm(const char *s, char *out, size_t len)
+bool np_busid_parse(const char *s, unsigned *domain, unsigned *busno, unsigned *device, unsigned *function)
 {
 	uint64_t dom = 0, bus, dev, fn;
 	const char *p = s;
@@ -474,8 +474,20 @@ bool np_busid_norm(const char *s, char *out, size_t len)
 		p++;
 	if (*p || bus > 0xff || dev > 0x1f)
 		return false;
-	snprintf(out, len, "%04llx:%02llx:%02llx.%llx", (unsigned long long)dom, (unsigned long long)bus,
-		 (unsigned long long)dev, (unsigned long long)fn);
+	*domain = (unsigned)dom;
+	*busno = (unsigned)bus;
+	*device = (unsigned)dev;
+	*function = (unsigned)fn;
+	return true;
+}
+
+bool np_busid_norm(const char *s, char *out, size_t len)
+{
+	unsigned dom, bus, dev, fn;
+
+	if (!np_busid_parse(s, &dom, &bus, &dev, &fn))
+		return false;
+	snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
 	return true;
 }
 
