@@ -22,6 +22,13 @@ const struct np_cmd *np_cmd_find(const char *name)
 	return NULL;
 }
 
+const char *np_cmd_page(const struct np_cmd *cmd, char *buf, size_t n)
+{
+	snprintf(buf, n, "nccl-probe%s%s", cmd == np_commands[0] ? "" : "-",
+		 cmd == np_commands[0] ? "" : cmd->name);
+	return buf;
+}
+
 const char *np_cmd_names(char *buf, size_t n)
 {
 	size_t k = 0;

@@ -107,6 +107,8 @@ extern const size_t np_commands_count;
 
 /* The command named name, or NULL. */
 const struct np_cmd *np_cmd_find(const char *name);
+/* cmd's man page: nccl-probe-NAME, the default command's nccl-probe. */
+const char *np_cmd_page(const struct np_cmd *cmd, char *buf, size_t n);
 /* The commands' names for a message: 'sweep', 'topo', ... or 'tune'. */
 const char *np_cmd_names(char *buf, size_t n);
 /* Any command's option named by argument a (--name, --name=V, -x), or

@@ -291,7 +291,7 @@ static int help_cmd(int argc, char **argv)
 		return 0;
 	}
 	cmd = np_cmd_find(name);
-	snprintf(page, sizeof(page), cmd == np_commands[0] ? "nccl-probe" : "nccl-probe-%s", name);
+	np_cmd_page(cmd, page, sizeof(page));
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {

@@ -77,7 +77,7 @@ static const char *option_help(const struct np_option *o, const struct np_opts *
 void np_opts_usage(FILE *f, const struct np_cmd *cmd)
 {
 	struct np_opts d;
-	char text[1024];
+	char text[1024], page[64];
 	size_t k;
 
 	fprintf(f, "usage: %s\n", cmd->synopsis);
@@ -114,9 +114,7 @@ void np_opts_usage(FILE *f, const struct np_cmd *cmd)
 		k += (size_t)snprintf(text + k, sizeof(text) - k, " %d %s%s", e->code, e->meaning,
 				      e[1].meaning ? "," : ".");
 	if (k < sizeof(text))
-		snprintf(text + k, sizeof(text) - k, " See %s%s(1).",
-			 cmd == np_commands[0] ? "nccl-probe" : "nccl-probe-",
-			 cmd == np_commands[0] ? "" : cmd->name);
+		snprintf(text + k, sizeof(text) - k, " See %s(1).", np_cmd_page(cmd, page, sizeof(page)));
 	fprintf(f, "\n");
 	wrap(f, text, 0);
 }
