@@ -125,7 +125,7 @@ static const char *cmd_help(const struct np_cmd *cmd, char *buf, size_t n)
  * leave nccl-tests as it runs by default (taken and ignored; `set` false
  * where nccl-probe has its own spelling) and what to do instead of any
  * other (the error says "nccl-tests -X"). The ones it takes are rows of
- * the option table (their help says "nccl-tests -X"). */
+ * the sweep's option table, src/opts_sweep.c (their help says "nccl-tests -X"). */
 static const struct {
 	char short_name;
 	const char *name;
