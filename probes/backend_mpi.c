@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "../common/testhooks.h"
 #include "backend.h"
 #include "pattern.h"
@@ -118,13 +119,20 @@ static uint64_t host_mem_avail(const struct np_backend_world *w)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	char line[256];
-	unsigned long long kb = 0;
+	uint64_t kb = 0;
 	int sharing = 1;
 
 	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-				break;
+		while (fgets(line, sizeof(line), f)) {
+			const char *p = line + 13;
+			if (strncmp(line, "MemAvailable:", 13))
+				continue;
+			p += strspn(p, " ");
+			/* kB that fit in bytes below, else unknown (the pages below) */
+			if (!np_scan_u64(&p, 10, 0, UINT64_MAX / 1024, &kb) || strcmp(p, " kB\n"))
+				kb = 0;
+			break;
+		}
 		fclose(f);
 	}
 	if (!kb) {

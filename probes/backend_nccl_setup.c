@@ -16,6 +16,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include "../common/number.h"
 #include "backend_nccl.h"
 #include "nccl_kernels.h"
 
@@ -65,12 +66,10 @@ static enum np_status map_device(struct np_backend *be, const char *map, const c
 	int i = 0;
 
 	for (;;) {
-		char *end;
-		unsigned long v;
+		const char *end = s;
+		uint64_t v;
 
-		errno = 0;
-		v = strtoul(s, &end, 10);
-		if (end == s || errno || v > 1023 || (*end != ',' && *end != '\0') ||
+		if (!np_scan_u64(&end, 10, 0, 1023, &v) || (*end != ',' && *end != '\0') ||
 		    (*end == ',' && end[1] == '\0'))
 			return np_fail(&be->err, NP_EUSAGE,
 				       "invalid %s '%s'; give comma-separated GPU indices, e.g. 0,1,2,3",
@@ -78,8 +77,8 @@ static enum np_status map_device(struct np_backend *be, const char *map, const c
 		if (i == lrank) {
 			if ((int)v >= ndev)
 				return np_fail(&be->err, NP_ENODEV,
-					       "%s '%s' gives local rank %d GPU %lu, but %d %s visible; give indices below %d",
-					       src, map, lrank, v, ndev, ndev == 1 ? "is" : "are",
+					       "%s '%s' gives local rank %d GPU %d, but %d %s visible; give indices below %d",
+					       src, map, lrank, (int)v, ndev, ndev == 1 ? "is" : "are",
 					       ndev);
 			*dev = (int)v;
 			return NP_OK;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "nccl_log.h"
 
 static char log_path[256];
@@ -173,13 +174,11 @@ void np_nccl_log_transport(FILE *f, char *out, size_t len)
 
 static bool same_number(const char *a, const char *b)
 {
-	char *ea, *eb;
-	long long x, y;
+	const char *ea = a, *eb = b;
+	int64_t x, y;
 
-	errno = 0;
-	x = strtoll(a, &ea, 0);
-	y = strtoll(b, &eb, 0);
-	if (errno || ea == a || eb == b || (*ea && strcmp(ea, ".")) || (*eb && strcmp(eb, ".")))
+	if (!np_scan_i64(&ea, 0, INT64_MIN, INT64_MAX, &x) || !np_scan_i64(&eb, 0, INT64_MIN, INT64_MAX, &y) ||
+	    (*ea && strcmp(ea, ".")) || (*eb && strcmp(eb, ".")))
 		return false;
 	return x == y;
 }

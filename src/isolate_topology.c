@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/number.h"
 #include "isolate_topology.h"
 
 /* Whether name is one of the hostlist item's names: "pre[a-b,c]post" or a
@@ -42,29 +43,26 @@ static int item_has(const char *item, size_t len, const char *name)
 		return 0;
 	/* each range of the brackets: a or a-b */
 	for (r = lb + 1; r < rb;) {
-		const char *e = memchr(r, ',', (size_t)(rb - r)), *dash;
-		char *end;
-		unsigned long long lo, hi, n;
+		const char *e = memchr(r, ',', (size_t)(rb - r)), *dash, *end = r;
+		uint64_t lo, hi, n;
 		int width;
 		if (!e)
 			e = rb;
 		dash = memchr(r, '-', (size_t)(e - r));
-		if (e == r || !isdigit((unsigned char)*r))
+		if (e == r || !np_scan_u64(&end, 10, 0, UINT64_MAX, &lo) || end != (dash ? dash : e))
 			return -1;
-		lo = strtoull(r, &end, 10);
 		width = (int)(end - r);
-		if (end != (dash ? dash : e))
-			return -1;
 		hi = lo;
 		if (dash) {
-			if (!isdigit((unsigned char)dash[1]))
-				return -1;
-			hi = strtoull(dash + 1, &end, 10);
-			if (end != e || hi < lo)
+			end = dash + 1;
+			if (!np_scan_u64(&end, 10, lo, UINT64_MAX, &hi) || end != e)
 				return -1;
 		}
-		n = strtoull(mid, NULL, 10);
-		snprintf(buf, sizeof(buf), "%0*llu", width, n);
+		/* mid is ml digits, fewer than 32: beyond 2^64 - 1 it is in no range */
+		end = mid;
+		if (!np_scan_u64(&end, 10, 0, UINT64_MAX, &n))
+			return 0;
+		snprintf(buf, sizeof(buf), "%0*llu", width, (unsigned long long)n);
 		if (n >= lo && n <= hi && strlen(buf) == ml && !memcmp(buf, mid, ml))
 			return 1;
 		r = e + 1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/number.h"
 #include "launch.h"
 
 static bool launched(void)
@@ -22,15 +23,9 @@ static bool launched(void)
 
 static long env_long(const char *name)
 {
-	const char *v = getenv(name);
-	char *end;
-	long n;
+	int64_t n;
 
-	if (!v || !*v)
-		return -1;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	return *end || errno || n < 0 ? -1 : n;
+	return np_parse_i64(getenv(name), 10, 0, INT32_MAX, &n) ? (long)n : -1;
 }
 
 static void launcher(struct np_launch *l)
@@ -70,8 +65,8 @@ static int local_size(void)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS" };
 	const char *s, *tpn;
-	char *end;
-	long v, node;
+	int64_t v, rep;
+	long node;
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		if ((v = env_long(vars[i])) > 0 && v <= INT32_MAX)
@@ -80,17 +75,14 @@ static int local_size(void)
 	if (!(tpn = getenv("SLURM_STEP_TASKS_PER_NODE")) || (node = env_long("SLURM_NODEID")) < 0)
 		return 0;
 	for (s = tpn; *s;) {
-		long rep = 1;
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (end == s || errno || v <= 0 || v > INT32_MAX)
+		rep = 1;
+		if (!np_scan_i64(&s, 10, 1, INT32_MAX, &v))
 			return 0;
-		s = end;
 		if (!strncmp(s, "(x", 2)) {
-			rep = strtol(s + 2, &end, 10);
-			if (end == s + 2 || *end != ')' || rep <= 0)
+			s += 2;
+			if (!np_scan_i64(&s, 10, 1, INT32_MAX, &rep) || *s != ')')
 				return 0;
-			s = end + 1;
+			s++;
 		}
 		if (*s && *s != ',')
 			return 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* nccl-probe: the command table and run_cmd(), which gives each command
+/* nccl-probe: dispatch through the command table (src/cmds.h) and
+ * run_cmd(), which gives each command
  * what it needs (MPI, the watchdog, the world and its virtual nodes, the
  * backend, NCCL's log; --help and --version) and checks that stdout was
  * written cleanly. */
@@ -25,25 +26,6 @@
 #include "opts.h"
 #include "version.h"
 #include "watchdog.h"
-
-static const struct np_cmd {
-	const char *name;
-	int (*fn)(struct np_run *run);
-	unsigned needs;   /* NP_NEEDS_* (src/cmds.h) */
-	unsigned mask;    /* its options (NP_CMD_*) */
-	np_cmd_check_fn check; /* its own inputs, agreed over the world, or NULL */
-	const char *schema; /* --version names its document's schema, or NULL */
-	int schema_version;
-} commands[] = {
-	{ "compare", cmd_compare, 0, NP_CMD_COMPARE, NULL, NP_COMPARE_SCHEMA, NP_COMPARE_SCHEMA_VERSION },
-	{ "isolate", cmd_isolate, NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_WATCHDOG | NP_NEEDS_WORLD |
-	  NP_NEEDS_VNODES | NP_NEEDS_BACKEND, NP_CMD_ISOLATE, NULL, NULL, 0 },
-	{ "sweep", cmd_sweep, NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_WATCHDOG | NP_NEEDS_WORLD |
-	  NP_NEEDS_VNODES | NP_NEEDS_BACKEND, NP_CMD_SWEEP, np_sweep_check, NULL, 0 },
-	{ "topo", cmd_topo, NP_NEEDS_MPI_LAUNCHED, NP_CMD_TOPO, NULL, NP_TOPO_SCHEMA, NP_TOPO_SCHEMA_VERSION },
-	{ "tune", cmd_tune, NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_TRIES | NP_NEEDS_WATCHDOG |
-	  NP_NEEDS_WORLD | NP_NEEDS_VNODES | NP_NEEDS_BACKEND, NP_CMD_TUNE, np_tune_check, NULL, 0 },
-};
 
 /* Read before MPI_Init: a process-wide fact of how it was started */
 static struct np_launch launch_env;
@@ -127,7 +109,7 @@ static void print_version(const struct np_cmd *cmd)
 	if (cmd->schema)
 		printf(" (%s schema %s %d)", cmd->name, cmd->schema, cmd->schema_version);
 	printf("\n");
-	if (cmd->mask != NP_CMD_SWEEP)
+	if (cmd != np_commands[0])
 		return;
 #ifdef HAVE_NCCL
 	printf("nccl backend: yes\n");
@@ -212,14 +194,14 @@ static int start_up(const struct np_cmd *cmd, struct np_run *run)
 	struct np_err err = { 0 };
 	bool help, version, speak = !(cmd->needs & NP_NEEDS_MPI) || np_msg_rank == 0;
 
-	if (np_opts_parse(&run->o, cmd->mask, run->argc, run->argv, run->first, &help, &version, &err) ||
+	if (np_opts_parse(&run->o, cmd, run->argc, run->argv, run->first, &help, &version, &err) ||
 	    (!(cmd->needs & NP_NEEDS_WORLD) && !help && !version && np_opts_check_files(&run->o, &err))) {
 		np_error("%s", err.msg);
 		return NP_EXIT_USAGE;
 	}
 	if (help || version) {
 		if (speak && help)
-			np_opts_usage(stdout, cmd->mask);
+			np_opts_usage(stdout, cmd);
 		else if (speak)
 			print_version(cmd);
 		return 0;
@@ -262,27 +244,6 @@ static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
 	return code;
 }
 
-static const struct np_cmd *find_cmd(const char *name)
-{
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
-
-static const struct np_option *find_option(const char *a)
-{
-	for (size_t i = 0; i < np_options_count; i++) {
-		const struct np_option *o = &np_options[i];
-		size_t n = strlen(o->name);
-		if (a[0] == '-' && a[1] == '-' && !strncmp(a + 2, o->name, n) && (a[2 + n] == '\0' || a[2 + n] == '='))
-			return o;
-		if (a[0] == '-' && a[1] && a[1] != '-' && a[1] == o->short_name)
-			return o;
-	}
-	return NULL;
-}
-
 /* Options before the command name ('nccl-probe --ranks-per-node 1 tune'):
  * the command goes first; one line with the words in their order. Returns
  * the index of the command word after options, 0 when there is none. */
@@ -294,8 +255,8 @@ static int command_after_options(int argc, char **argv)
 		if (!strcmp(a, "--"))
 			return 0;
 		if (a[0] != '-' || !a[1])
-			return find_cmd(a) || !strcmp(a, "help") || !strcmp(a, "version") ? i : 0;
-		o = find_option(a);
+			return np_cmd_find(a) || !strcmp(a, "help") || !strcmp(a, "version") ? i : 0;
+		o = np_cmd_any_option(a);
 		/* a value in the next word: --opt VALUE, -o VALUE (not -oVALUE,
 		 * --opt=VALUE, or an optional value) */
 		if (o && o->arg && o->kind != NP_OPT_OPTARG && !strchr(a, '=') && (a[1] == '-' || !a[2]))
@@ -310,7 +271,7 @@ static int command_after_options(int argc, char **argv)
 static int help_cmd(int argc, char **argv)
 {
 	const char *name = argc > 2 ? argv[2] : NULL;
-	unsigned mask = NP_CMD_SWEEP;
+	const struct np_cmd *cmd;
 	char page[64];
 	pid_t pid;
 	int st = 0;
@@ -319,18 +280,18 @@ static int help_cmd(int argc, char **argv)
 		fprintf(stderr, "error: 'help' takes one command name; use 'nccl-probe help [COMMAND]'\n");
 		return NP_EXIT_USAGE;
 	}
-	if (name && !find_cmd(name)) {
-		char safe[256];
-		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune'\n",
-			np_printable(safe, sizeof(safe), name));
+	if (name && !np_cmd_find(name)) {
+		char safe[256], names[128];
+		fprintf(stderr, "error: unknown command '%s'; use %s\n", np_printable(safe, sizeof(safe), name),
+			np_cmd_names(names, sizeof(names)));
 		return NP_EXIT_USAGE;
 	}
 	if (!name) {
-		np_opts_usage(stdout, NP_CMD_SWEEP);
+		np_opts_usage(stdout, np_commands[0]);
 		return 0;
 	}
-	mask = find_cmd(name)->mask;
-	snprintf(page, sizeof(page), mask == NP_CMD_SWEEP ? "nccl-probe" : "nccl-probe-%s", name);
+	cmd = np_cmd_find(name);
+	np_cmd_page(cmd, page, sizeof(page));
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -343,20 +304,20 @@ static int help_cmd(int argc, char **argv)
 	}
 	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
-	np_opts_usage(stdout, mask);
+	np_opts_usage(stdout, cmd);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *name = "sweep";
+	const char *name = np_commands[0]->name;
 	int first = 1, at;
 
 	np_launch_read(&launch_env);
 	/* called as all_reduce_perf and the like: the sweep, as nccl-tests'
 	 * binary (src/opts_parse.c); every argument is an option */
 	if (argc > 0 && np_coll_by_program(argv[0]))
-		return run_cmd(find_cmd("sweep"), argc, argv, 1);
+		return run_cmd(np_commands[0], argc, argv, 1);
 	if (argc > 1 && !strcmp(argv[1], "help"))
 		return help_cmd(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "version")) {
@@ -366,7 +327,7 @@ int main(int argc, char **argv)
 			return NP_EXIT_USAGE;
 		}
 		if (first_process())
-			print_version(find_cmd("sweep"));
+			print_version(np_commands[0]);
 		return fflush(stdout) != 0 || ferror(stdout) ? NP_EXIT_RUNTIME : 0;
 	}
 	if (argc > 1 && argv[1][0] == '-' && (at = command_after_options(argc, argv)) > 0) {
@@ -386,12 +347,12 @@ int main(int argc, char **argv)
 		name = argv[1];
 		first = 2;
 	}
-	if (find_cmd(name))
-		return run_cmd(find_cmd(name), argc, argv, first);
+	if (np_cmd_find(name))
+		return run_cmd(np_cmd_find(name), argc, argv, first);
 	if (first_process()) {
-		char safe[256];
-		fprintf(stderr, "error: unknown command '%s'; use 'sweep', 'topo', 'isolate', 'compare' or 'tune' (see 'nccl-probe --help')\n",
-			np_printable(safe, sizeof(safe), name));
+		char safe[256], names[128];
+		fprintf(stderr, "error: unknown command '%s'; use %s (see 'nccl-probe --help')\n",
+			np_printable(safe, sizeof(safe), name), np_cmd_names(names, sizeof(names)));
 	}
 	return NP_EXIT_USAGE;
 }

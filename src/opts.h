@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Command-line options: one sorted table (src/opts.c) drives parsing
- * (src/opts_parse.c), --help (src/opts_help.c) and the man-page test.
+/* Command-line options: each command's sorted table of its options (its
+ * struct np_cmd, src/cmds.h) drives parsing (src/opts_parse.c) and --help
+ * (src/opts_help.c); the handlers they share are in src/opts.c.
  * Parsing is pure (no MPI, no I/O besides checking that an --output
  * directory is writable) so every rank parses the same argv to the same
  * struct. */
@@ -15,23 +16,31 @@
 #include "../common/coll.h"
 #include "../common/status.h"
 
-enum np_format { NP_FMT_TABLE, NP_FMT_JSON, NP_FMT_CSV, NP_FMT_NCCLTESTS };
+/* The report formats, one row each (the member, its --format name): a new
+ * one is a row here, its bit in the formats of the commands that write it
+ * (struct np_cmd, src/cmds.h) and its writer. */
+#define NP_FORMATS(X) X(NP_FMT_TABLE, "table") X(NP_FMT_JSON, "json") X(NP_FMT_CSV, "csv") \
+	X(NP_FMT_NCCLTESTS, "nccl-tests")
+#define NP_FMT_MEMBER(m, name) m,
+#define NP_FMT_ONE(m, name) +1
+enum np_format { NP_FORMATS(NP_FMT_MEMBER) };
+enum { NP_FMT_COUNT = 0 NP_FORMATS(NP_FMT_ONE) }; /* not a member: switches name every format */
+#undef NP_FMT_MEMBER
+#undef NP_FMT_ONE
+#define NP_FMT_BIT(f) (1u << (f))
 enum np_step_kind { NP_STEP_FACTOR, NP_STEP_ADD };
 
 const char *np_format_str(enum np_format f);
+/* The names of the formats set in formats (NP_FMT_BIT), e.g. "table,
+ * json or csv" with sep ", " and last " or ", into buf[n]. */
+const char *np_format_names(unsigned formats, const char *sep, const char *last, char *buf, size_t n);
 
-/* Commands an option belongs to (bit mask). */
-#define NP_CMD_SWEEP 0x1u
-#define NP_CMD_TOPO 0x2u
-#define NP_CMD_ISOLATE 0x4u
-#define NP_CMD_COMPARE 0x8u
-#define NP_CMD_TUNE 0x10u
-#define NP_CMD_ALL (NP_CMD_SWEEP | NP_CMD_TOPO | NP_CMD_ISOLATE | NP_CMD_COMPARE | NP_CMD_TUNE)
+struct np_cmd; /* src/cmds.h */
 
 #define NP_MAX_TRIES 16 /* --try options of one tune */
 
 struct np_opts {
-	unsigned cmd;              /* NP_CMD_SWEEP, _TOPO, _ISOLATE, _COMPARE or _TUNE */
+	const struct np_cmd *cmd;  /* the command whose options these are */
 	/* sweep */
 	uint64_t min_bytes, max_bytes;
 	bool max_default;          /* no largest size given: the sweep picks it */
@@ -123,14 +132,13 @@ enum np_opt_kind {
 	NP_OPT_VERSION,
 };
 
-/* One row of the option table (src/opts.c builds rows with OPT_* macros
- * that bind each option to a field of struct np_opts, its type checked at
- * compile time, or to a handler). */
+/* One row of a command's option table (built with the OPT_* macros of
+ * src/opts_rows.h, which bind each option to a field of struct np_opts,
+ * its type checked at compile time, or to a handler). */
 struct np_option {
 	const char *name;    /* long name without "--" */
 	char short_name;     /* 0 if none */
 	const char *arg;     /* metavariable, NULL for a flag */
-	unsigned cmds;       /* NP_CMD_* mask */
 	const char *help;    /* one line */
 	enum np_opt_kind kind;
 	size_t off;          /* offsetof(struct np_opts, field) */
@@ -149,17 +157,19 @@ enum np_status np_option_apply(struct np_opts *o, const struct np_option *opt, c
 
 /* The options' values before argv is read, for command cmd (some differ
  * by command: --budget, tune's --coll); --help prints those. */
-void np_opts_defaults(struct np_opts *o, unsigned cmd);
-
-extern const struct np_option np_options[];
-extern const size_t np_options_count;
+void np_opts_defaults(struct np_opts *o, const struct np_cmd *cmd);
 
 /* Parse argv[first..argc) for command cmd into o. Returns NP_OK, or
  * NP_EUSAGE with err->msg naming the bad value. `--help` and `--version`
  * are reported through *help / *version and stop parsing. Pure: it reads
  * no file, so every rank of a job gets the same result. */
-enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv,
+enum np_status np_opts_parse(struct np_opts *o, const struct np_cmd *cmd, int argc, char **argv,
 			     int first, bool *help, bool *version, struct np_err *err);
+
+/* NCCL_TESTS_MIN_BW, which nccl-tests reads (GB/s; its atof read a word
+ * as 0 and checked nothing), into o->nt_min_bw with --format nccl-tests:
+ * a number, or a usage error. */
+enum np_status np_opts_nt_min_bw(struct np_opts *o, struct np_err *err);
 
 /* The files named: --output and --export in a writable directory,
  * --input and --baseline readable. */
@@ -175,9 +185,7 @@ enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *e
 
 /* The default largest size, before the sweep lowers it to the largest of
  * the series whose buffers fit in the tightest rank's free memory: the
- * sweep's on GPUs 8G (NVLink and InfiniBand saturate from about 1 GiB),
- * on host memory 128M; tune's 1G and 4M (every arm holds its own buffers,
- * and each size is measured in every arm and round). Never below
+ * command's default_max (src/cmds.h) on GPUs or host memory. Never below
  * o->min_bytes. */
 uint64_t np_opts_default_max(const struct np_opts *o, bool device);
 
@@ -194,6 +202,8 @@ uint64_t np_opts_default_max(const struct np_opts *o, bool device);
  * (at most NP_MAX_SIZES + 1, which parsing rejects). out may be NULL. */
 size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap);
 
-void np_opts_usage(FILE *f, unsigned cmd);
+/* cmd's --help: its synopsis (the default command's lists every
+ * command's), what it does, its options and its exit codes. */
+void np_opts_usage(FILE *f, const struct np_cmd *cmd);
 
 #endif

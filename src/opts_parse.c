@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Parsing a command's argv with the option table (src/opts.c): defaults,
+/* Parsing a command's argv with its option table (src/cmds.h): defaults,
  * long and short options, nccl-tests' options nccl-probe has no row for,
  * and the checks between options, of the files named and of the world
  * size. Every bad input is a usage error (exit 64). */
@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "../probes/backend.h"
+#include "cmds.h"
 #include "opts.h"
 #include "outfile.h"
 
@@ -52,13 +54,12 @@ size_t np_opts_sizes(const struct np_opts *o, uint64_t *out, size_t cap)
 
 uint64_t np_opts_default_max(const struct np_opts *o, bool device)
 {
-	uint64_t cap = o->cmd == NP_CMD_TUNE ? (device ? 1ull << 30 : 4ull << 20)
-					     : (device ? 8ull << 30 : 128ull << 20);
+	uint64_t cap = o->cmd->default_max[device];
 
 	return cap > o->min_bytes ? cap : o->min_bytes;
 }
 
-void np_opts_defaults(struct np_opts *o, unsigned cmd)
+void np_opts_defaults(struct np_opts *o, const struct np_cmd *cmd)
 {
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
@@ -81,49 +82,50 @@ void np_opts_defaults(struct np_opts *o, unsigned cmd)
 	o->seed = -1;
 	o->nt_min_bw = -1;
 	o->min_change = 0.05;
-	if (cmd == NP_CMD_ISOLATE)
-		o->budget = 1.0;
-	if (cmd == NP_CMD_TUNE) {
-		/* NCCL_ALGO and NCCL_PROTO matter most to allreduce */
-		for (int c = 0; c < NP_COLL_COUNT; c++)
-			o->colls[c] = !strcmp(np_colls[c].name, "allreduce");
-		o->budget = 1.0;
+	if (cmd->defaults)
+		cmd->defaults(o);
+}
+
+/* cmd's option --name (name of len bytes), or with cmd NULL any command's */
+static const struct np_option *find_long(const struct np_cmd *cmd, const char *name, size_t len)
+{
+	for (size_t c = 0; c < np_commands_count; c++) {
+		const struct np_cmd *k = cmd ? cmd : np_commands[c];
+		for (size_t i = 0; i < k->noptions; i++)
+			if (strlen(k->options[i].name) == len && !strncmp(k->options[i].name, name, len))
+				return &k->options[i];
+		if (cmd)
+			break;
 	}
-}
-
-static const struct np_option *find_long(const char *name, size_t len)
-{
-	for (size_t i = 0; i < np_options_count; i++)
-		if (strlen(np_options[i].name) == len && !strncmp(np_options[i].name, name, len))
-			return &np_options[i];
 	return NULL;
 }
 
-static const struct np_option *find_short(char c)
+/* cmd's option -c, or with cmd NULL any command's */
+static const struct np_option *find_short(const struct np_cmd *cmd, char c)
 {
-	for (size_t i = 0; i < np_options_count; i++)
-		if (np_options[i].short_name == c)
-			return &np_options[i];
+	for (size_t n = 0; n < np_commands_count; n++) {
+		const struct np_cmd *k = cmd ? cmd : np_commands[n];
+		for (size_t i = 0; i < k->noptions; i++)
+			if (k->options[i].short_name == c)
+				return &k->options[i];
+		if (cmd)
+			break;
+	}
 	return NULL;
 }
 
-static const char *cmd_name(unsigned cmd)
+/* "nccl-probe topo --help", the default command's "nccl-probe --help" */
+static const char *cmd_help(const struct np_cmd *cmd, char *buf, size_t n)
 {
-	return cmd == NP_CMD_TOPO ? "topo" : cmd == NP_CMD_ISOLATE ? "isolate" : cmd == NP_CMD_COMPARE ? "compare" :
-	       cmd == NP_CMD_TUNE ? "tune" : "sweep";
-}
-
-static const char *cmd_help(unsigned cmd)
-{
-	return cmd == NP_CMD_TOPO ? "topo " : cmd == NP_CMD_ISOLATE ? "isolate " : cmd == NP_CMD_COMPARE ? "compare " :
-	       cmd == NP_CMD_TUNE ? "tune " : "";
+	snprintf(buf, n, "%s%s", cmd == np_commands[0] ? "" : cmd->name, cmd == np_commands[0] ? "" : " ");
+	return buf;
 }
 
 /* nccl-tests' options that nccl-probe has no row for, the values that
  * leave nccl-tests as it runs by default (taken and ignored; `set` false
  * where nccl-probe has its own spelling) and what to do instead of any
  * other (the error says "nccl-tests -X"). The ones it takes are rows of
- * the option table (their help says "nccl-tests -X"). */
+ * the sweep's option table, src/opts_sweep.c (their help says "nccl-tests -X"). */
 static const struct {
 	char short_name;
 	const char *name;
@@ -174,8 +176,7 @@ static enum np_status nccl_tests_value(int k, int argc, char **argv, int *i, str
 {
 	const char *a = argv[*i], *val = NULL, *eq = strchr(a, '=');
 	char shown[8] = "";
-	char *end;
-	long v;
+	int64_t v;
 
 	if (a[1] == '-' && eq)
 		val = eq + 1;
@@ -191,9 +192,8 @@ static enum np_status nccl_tests_value(int k, int argc, char **argv, int *i, str
 			       a, shown, nccl_tests_opts[k].name, nccl_tests_opts[k].dflt);
 	if (!val)
 		val = argv[++*i];
-	errno = 0;
-	v = strtol(val, &end, 0);
-	if (!errno && end != val && !*end && (v == nccl_tests_opts[k].dflt || v == nccl_tests_opts[k].alt))
+	if (np_parse_i64(val, 0, INT64_MIN, INT64_MAX, &v) &&
+	    (v == nccl_tests_opts[k].dflt || v == nccl_tests_opts[k].alt))
 		return NP_OK;
 	return np_fail(err, NP_EUSAGE, "nccl-tests %s--%s %s is refused (only %ld, its default, is taken): %s",
 		       shown, nccl_tests_opts[k].name, val, nccl_tests_opts[k].dflt, nccl_tests_opts[k].instead);
@@ -202,9 +202,9 @@ static enum np_status nccl_tests_value(int k, int argc, char **argv, int *i, str
 /* The message for an option nccl-probe does not know: nccl-tests' options
  * name their equivalent, and --a_b is --a-b when that exists. */
 static enum np_status unknown_option(const char *a, const char *name, size_t len, char short_name,
-				     unsigned cmd, struct np_err *err)
+				     const struct np_cmd *cmd, struct np_err *err)
 {
-	char dashed[64];
+	char dashed[64], h[32];
 
 	for (size_t i = 0; i < sizeof(nccl_tests_opts) / sizeof(nccl_tests_opts[0]); i++) {
 		bool hit = name ? strlen(nccl_tests_opts[i].name) == len &&
@@ -220,12 +220,12 @@ static enum np_status unknown_option(const char *a, const char *name, size_t len
 	if (name && len < sizeof(dashed) && memchr(name, '_', len)) {
 		for (size_t i = 0; i < len; i++)
 			dashed[i] = name[i] == '_' ? '-' : name[i];
-		if (find_long(dashed, len))
+		if (find_long(NULL, dashed, len))
 			return np_fail(err, NP_EUSAGE, "unknown option '%s'; did you mean '--%.*s'?", a,
 				       (int)len, dashed);
 	}
 	return np_fail(err, NP_EUSAGE, "unknown option '%s'; see 'nccl-probe %s--help'", a,
-		       cmd_help(cmd));
+		       cmd_help(cmd, h, sizeof(h)));
 }
 
 /* Two spellings of the sizes that would override each other: refused,
@@ -256,16 +256,21 @@ static enum np_status size_conflict(const struct np_opts *o, struct np_err *err)
 /* The row of option argument a, its value when a holds one (--name=V,
  * -xV) and whether it is a short option; *opt NULL when a is no option
  * (an operand). */
-static enum np_status find_option(const char *a, unsigned cmd, const struct np_option **opt,
+static enum np_status find_option(const char *a, const struct np_cmd *cmd, const struct np_option **opt,
 				  const char **val, bool *is_short, struct np_err *err)
 {
+	char h[32];
+
 	*opt = NULL;
 	*val = NULL;
 	*is_short = false;
 	if (a[0] == '-' && a[1] == '-' && a[2]) {
 		const char *eq = strchr(a + 2, '=');
 		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		*opt = find_long(a + 2, len);
+		*opt = find_long(cmd, a + 2, len);
+		if (!*opt && find_long(NULL, a + 2, len))
+			return np_fail(err, NP_EUSAGE, "option '--%.*s' is not for '%s'; see 'nccl-probe %s--help'",
+				       (int)len, a + 2, cmd->name, cmd_help(cmd, h, sizeof(h)));
 		if (!*opt)
 			return unknown_option(a, a + 2, len, 0, cmd, err);
 		if (eq) {
@@ -275,7 +280,10 @@ static enum np_status find_option(const char *a, unsigned cmd, const struct np_o
 			*val = eq + 1;
 		}
 	} else if (a[0] == '-' && a[1] && a[1] != '-') {
-		*opt = find_short(a[1]);
+		*opt = find_short(cmd, a[1]);
+		if (!*opt && find_short(NULL, a[1]))
+			return np_fail(err, NP_EUSAGE, "option '--%s' is not for '%s'; see 'nccl-probe %s--help'",
+				       find_short(NULL, a[1])->name, cmd->name, cmd_help(cmd, h, sizeof(h)));
 		if (!*opt)
 			return unknown_option(a, NULL, 0, a[1], cmd, err);
 		*is_short = true;
@@ -290,32 +298,32 @@ static enum np_status find_option(const char *a, unsigned cmd, const struct np_o
 
 /* Every argument from argv[first] in turn into o, until the end or
  * --help or --version. */
-static enum np_status parse_args(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
-				 bool *help, bool *version, struct np_err *err)
+static enum np_status parse_args(struct np_opts *o, const struct np_cmd *cmd, int argc, char **argv,
+				 int first, bool *help, bool *version, struct np_err *err)
 {
+	int operands = 0;
+	char h[32];
+
 	for (int i = first; i < argc; i++) {
 		const char *a = argv[i], *val;
 		const struct np_option *opt;
 		bool is_short;
-		int nt = a[0] == '-' && a[1] && !find_short(a[1]) ? nccl_tests_opt(a) : -1;
+		int nt = a[0] == '-' && a[1] && !find_short(NULL, a[1]) ? nccl_tests_opt(a) : -1;
 
-		if (nt >= 0 && (a[1] != '-' || !find_long(a + 2, strcspn(a + 2, "=")))) {
+		if (nt >= 0 && (a[1] != '-' || !find_long(NULL, a + 2, strcspn(a + 2, "=")))) {
 			if (nccl_tests_value(nt, argc, argv, &i, err))
 				return NP_EUSAGE;
 			continue;
 		}
 		if (find_option(a, cmd, &opt, &val, &is_short, err))
 			return NP_EUSAGE;
-		if (!opt && cmd == NP_CMD_COMPARE && !(o->files[0] && o->files[1])) {
-			o->files[o->files[0] ? 1 : 0] = a; /* A.json B.json */
+		if (!opt && operands < cmd->operands && operands < 2) {
+			o->files[operands++] = a; /* compare's A.json B.json */
 			continue;
 		}
 		if (!opt)
 			return np_fail(err, NP_EUSAGE, "unexpected argument '%s'; see 'nccl-probe %s--help'",
-				       a, cmd_help(cmd));
-		if (!(opt->cmds & cmd))
-			return np_fail(err, NP_EUSAGE, "option '--%s' is not for '%s'; see 'nccl-probe %s--help'",
-				       opt->name, cmd_name(cmd), cmd_help(cmd));
+				       a, cmd_help(cmd, h, sizeof(h)));
 		if (opt->kind == NP_OPT_HELP) {
 			*help = true;
 			return NP_OK;
@@ -340,7 +348,7 @@ static enum np_status parse_args(struct np_opts *o, unsigned cmd, int argc, char
 
 /* The sizes: one spelling, the default largest, smallest below largest,
  * and not too many of them for the sweep and tune. */
-static enum np_status check_sizes(struct np_opts *o, unsigned cmd, struct np_err *err)
+static enum np_status check_sizes(struct np_opts *o, struct np_err *err)
 {
 	if (size_conflict(o, err))
 		return NP_EUSAGE;
@@ -360,21 +368,12 @@ static enum np_status check_sizes(struct np_opts *o, unsigned cmd, struct np_err
 		return np_fail(err, NP_EUSAGE,
 			       "smallest size %llu is larger than largest size %llu; swap them",
 			       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes);
-	if ((cmd == NP_CMD_SWEEP || cmd == NP_CMD_TUNE) && np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
+	if (np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
 		return np_fail(err, NP_EUSAGE,
 			       "%s%s%sthe sweep from %llu to %llu bytes has more than %d sizes; use a larger step",
 			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
 			       o->sweep_arg ? "': " : "", (unsigned long long)o->min_bytes,
 			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
-	if (cmd == NP_CMD_SWEEP) {
-		size_t ncolls = 0, nsizes = np_opts_sizes(o, NULL, 0);
-		for (int c = 0; c < NP_COLL_COUNT; c++)
-			ncolls += o->colls[c];
-		if (ncolls * nsizes > NP_MAX_ROWS)
-			return np_fail(err, NP_EUSAGE,
-				       "the sweep has %zu rows (%zu collectives x %zu sizes), more than the %d that compare reads; use a larger step or fewer --coll",
-				       ncolls * nsizes, ncolls, nsizes, NP_MAX_ROWS);
-	}
 	return NP_OK;
 }
 
@@ -406,7 +405,7 @@ static enum np_status check_reports(const struct np_opts *o, struct np_err *err)
 /* What the verdict would judge, before anything runs: a threshold named
  * for a collective the run leaves out, a --judge-from above the largest
  * size (no row would be judged, and the gate would pass on nothing). */
-static enum np_status check_judged(const struct np_opts *o, unsigned cmd, struct np_err *err)
+static enum np_status check_judged(const struct np_opts *o, struct np_err *err)
 {
 	uint64_t *sizes;
 	size_t n;
@@ -416,7 +415,7 @@ static enum np_status check_judged(const struct np_opts *o, unsigned cmd, struct
 			return np_fail(err, NP_EUSAGE,
 				       "--%s names %s, which this run does not measure; add it to --coll, or drop %s=",
 				       o->coll_named_by[c], np_colls[c].name, np_colls[c].name);
-	if (cmd != NP_CMD_SWEEP || !o->judge_from)
+	if (!o->judge_from)
 		return NP_OK;
 	sizes = malloc((NP_MAX_SIZES + 1) * sizeof(*sizes));
 	if (!sizes)
@@ -435,7 +434,7 @@ static enum np_status check_judged(const struct np_opts *o, unsigned cmd, struct
 
 /* Options that a backend cannot honour, that a command needs, or that
  * exclude each other. */
-static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, struct np_err *err)
+static enum np_status check_combinations(const struct np_opts *o, struct np_err *err)
 {
 	if (o->graph && np_backend_find(o->backend) && np_backend_find(o->backend)->ops &&
 	    !(np_backend_find(o->backend)->ops->caps & NP_CAP_GRAPHS))
@@ -456,22 +455,10 @@ static enum np_status check_combinations(const struct np_opts *o, unsigned cmd, 
 			return np_fail(err, NP_EUSAGE,
 				       "--format nccl-tests is one collective per run, as each nccl-tests binary is; run once per collective with --coll (e.g. --coll allreduce)");
 	}
-	if (cmd == NP_CMD_TUNE && !o->ntries && !o->try_file)
-		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
-	if (cmd == NP_CMD_COMPARE && !o->files[1])
-		return np_fail(err, NP_EUSAGE, "compare needs two JSON reports of the sweep: nccl-probe compare A.json B.json");
-	if (cmd == NP_CMD_TOPO && o->fail_on != 2 && (o->check_gdr || o->recommend))
-		return np_fail(err, NP_EUSAGE, "--fail-on judges the findings of the full report; drop --check-gdr and --recommend, which have their own exit status");
-	if (cmd == NP_CMD_TOPO && o->check_gdr && o->recommend)
-		return np_fail(err, NP_EUSAGE, "--check-gdr and --recommend exclude each other; give one");
-	if (cmd == NP_CMD_TOPO && o->under_load > 0 && (o->input || o->check_gdr || o->recommend))
-		return np_fail(err, NP_EUSAGE, "--under-load samples the live GPUs' health; drop --input, --check-gdr and --recommend");
 	return NP_OK;
 }
 
-/* NCCL_TESTS_MIN_BW, which nccl-tests reads (GB/s; its atof read a
- * word as 0 and checked nothing): a number, or a usage error */
-static enum np_status nt_min_bw(struct np_opts *o, struct np_err *err)
+enum np_status np_opts_nt_min_bw(struct np_opts *o, struct np_err *err)
 {
 	const char *v = getenv("NCCL_TESTS_MIN_BW");
 	char *end;
@@ -488,14 +475,14 @@ static enum np_status nt_min_bw(struct np_opts *o, struct np_err *err)
 	return NP_OK;
 }
 
-enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **argv, int first,
-			     bool *help, bool *version, struct np_err *err)
+enum np_status np_opts_parse(struct np_opts *o, const struct np_cmd *cmd, int argc, char **argv,
+			     int first, bool *help, bool *version, struct np_err *err)
 {
 	np_opts_defaults(o, cmd);
 	*help = *version = false;
 	/* a link named all_reduce_perf runs as nccl-tests' binary: its
 	 * collective, in its format (options may choose another format) */
-	if (cmd == NP_CMD_SWEEP && first == 1 && argc > 0 && (o->program_coll = np_coll_by_program(argv[0]))) {
+	if (cmd == np_commands[0] && first == 1 && argc > 0 && (o->program_coll = np_coll_by_program(argv[0]))) {
 		memset(o->colls, 0, sizeof(o->colls));
 		o->colls[o->program_coll->id] = true;
 		o->format = NP_FMT_NCCLTESTS;
@@ -504,10 +491,9 @@ enum np_status np_opts_parse(struct np_opts *o, unsigned cmd, int argc, char **a
 		return NP_EUSAGE;
 	if (*help || *version)
 		return NP_OK;
-	if (cmd == NP_CMD_SWEEP && nt_min_bw(o, err))
-		return NP_EUSAGE;
-	if (check_sizes(o, cmd, err) || check_reports(o, err) || check_combinations(o, cmd, err) ||
-	    check_judged(o, cmd, err))
+	if ((cmd->default_max[1] && check_sizes(o, err)) || check_reports(o, err) ||
+	    check_combinations(o, err) || (cmd->check_opts && cmd->check_opts(o, err)) ||
+	    check_judged(o, err))
 		return NP_EUSAGE;
 	return NP_OK;
 }
@@ -581,8 +567,9 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 			       o->try_file, strerror(errno));
 	if (o->baseline && access(o->baseline, R_OK) != 0)
 		return np_fail(err, NP_EUSAGE,
-			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s' run",
-			       o->baseline, strerror(errno), o->cmd == NP_CMD_ISOLATE ? "isolate" : "--format json");
+			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s%s--format json' run",
+			       o->baseline, strerror(errno), o->cmd == np_commands[0] ? "" : o->cmd->name,
+			       o->cmd == np_commands[0] ? "" : " ");
 	return check_same_files(o, err);
 }
 

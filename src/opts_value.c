@@ -7,24 +7,24 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/number.h"
 #include "opts.h"
 #include "opts_value.h"
 
 enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err)
 {
-	char *end;
-	unsigned long long v;
+	const char *end = s;
+	uint64_t v;
 	unsigned shift = 0;
 
 	if (!*s || !isdigit((unsigned char)*s))
 		return np_fail(err, NP_EUSAGE,
 			       "invalid size '%s'; give bytes or a number with K, M, G or T (e.g. 128M)", s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
+	if (!np_scan_u64(&end, 10, 0, UINT64_MAX, &v)) /* a digit first: beyond 2^64 - 1 */
 		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is %lluT", s,
 			       (unsigned long long)(NP_SIZE_MAX >> 40));
 	switch (toupper((unsigned char)*end)) {
@@ -93,16 +93,12 @@ enum np_status np_parse_double(const char *name, const char *s, double lo, doubl
 enum np_status np_parse_int(const char *name, const char *s, long lo, long hi, int *out,
 				struct np_err *err)
 {
-	char *end;
-	long v = 0;
+	int32_t v;
 
-	errno = 0;
-	if (np_plain_number(s, false))
-		v = strtol(s, &end, 10);
-	if (!np_plain_number(s, false) || errno == ERANGE || v < lo || v > hi)
+	if (lo < INT32_MIN || hi > INT32_MAX || !np_parse_i32(s, 10, (int32_t)lo, (int32_t)hi, &v))
 		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give an integer from %ld to %ld",
 			       name, s, lo, hi);
-	*out = (int)v;
+	*out = v;
 	return NP_OK;
 }
 
@@ -347,8 +343,6 @@ enum np_status np_parse_threshold(const char *opt, const char *val, double hi, d
 			per[c] = v / div;
 		return NP_OK;
 	}
-	if (o->cmd == NP_CMD_ISOLATE)
-		return np_fail(err, NP_EUSAGE, "isolate takes one --%s value, not one per collective", opt);
 	if (strlen(val) >= sizeof(buf))
 		return np_fail(err, NP_EUSAGE, "--%s '%.40s...' is too long", opt, val);
 	if (val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,"))

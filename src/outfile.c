@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "msg.h"
 #include "outfile.h"
 
@@ -31,8 +32,7 @@
 static int stream_fd(const char *path)
 {
 	const char *num = NULL;
-	char *end;
-	long v;
+	int32_t v;
 
 	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
 		return STDOUT_FILENO;
@@ -44,11 +44,7 @@ static int stream_fd(const char *path)
 		num = path + 8;
 	else if (!strncmp(path, "/proc/self/fd/", 14))
 		num = path + 14;
-	if (!num || *num < '0' || *num > '9')
-		return -1;
-	errno = 0;
-	v = strtol(num, &end, 10);
-	return !*end && !errno && v <= INT_MAX ? (int)v : -1;
+	return num && np_parse_i32(num, 10, 0, INT32_MAX, &v) ? (int)v : -1;
 }
 
 bool np_outfile_is_stream(const char *path)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "../common/testhooks.h"
 #include "msg.h"
 #include "watchdog.h"
@@ -111,6 +112,7 @@ static int64_t now_ns(void)
 static int proc_state(int pid, unsigned long long *start, int *status)
 {
 	char path[64], buf[1024], *p, *f[64];
+	uint64_t starttime;
 	ssize_t len;
 	int fd, n = 0;
 
@@ -130,8 +132,11 @@ static int proc_state(int pid, unsigned long long *start, int *status)
 		f[n++] = t;
 	if (n < 20)
 		return 0;
-	*start = strtoull(f[19], NULL, 10);
-	*status = n > 49 ? (int)strtol(f[49], NULL, 10) : -1;
+	/* a field that is no number (a kernel of another format) is 0, the
+	 * start unknown, as the status is -1, not garbage */
+	*start = np_parse_u64(f[19], 10, 0, UINT64_MAX, &starttime) ? starttime : 0;
+	if (n <= 49 || !np_parse_i32(f[49], 10, INT32_MIN, INT32_MAX, status))
+		*status = -1;
 	return f[0][0];
 }
 

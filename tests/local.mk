@@ -38,6 +38,12 @@ SWEEP_TESTS = \
 	tests/t0014-contrib-slurm.sh \
 	tests/t0015-contrib-install.sh \
 	tests/t0016-contrib-prolog-nhc.sh
+# the checked integer parser (common/number.c)
+check_PROGRAMS += tests/unit/test_number
+tests_unit_test_number_SOURCES = tests/unit/test_number.c tests/unit/tap.h
+tests_unit_test_number_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_number
+
 check_PROGRAMS += tests/unit/test_stats
 tests_unit_test_stats_SOURCES = tests/unit/test_stats.c tests/unit/tap.h
 tests_unit_test_stats_LDADD = $(UNIT_LDADD)

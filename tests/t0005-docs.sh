@@ -14,19 +14,34 @@ command -v python3 >/dev/null || skip_all "python3 not found"
 mandir=$srcdir/man
 page() { [ "$1" = sweep ] && echo "$mandir/nccl-probe.1" || echo "$mandir/nccl-probe-$1.1"; }
 
-# the option table, one "command option" a line, from its rows in src/opts.c
-python3 - "$srcdir/src/opts.c" >"$TEST_TMP/table.txt" <<'PY'
-import re, sys
-cmds = {"SW": "sweep", "TP": "topo", "IS": "isolate", "CP": "compare", "TU": "tune"}
-src = open(sys.argv[1]).read()
-rows = re.findall(r'^\s*OPT_[A-Z]+\("([a-z][a-z-]*)", (?:\'.\'|0), (?:"[^"]*", )?([A-Z| ]+),', src, re.M)
-for name, mask in rows:
-    for m in mask.replace(" ", "").split("|"):
-        print(cmds[m], name)
+# the commands, from their table (src/cmds.h); each command's option
+# table, one "command option" a line, from the rows of the table its
+# declaration (np_cmd_NAME in src/*.c) names: a row of its own, or one of
+# src/opts_rows.h by name
+cmds=$(echo $(sed -n 's/^#define NP_COMMANDS(X) //p' "$srcdir/src/cmds.h" | grep -o 'X([a-z]*)' | sed 's/^X(//; s/)$//'))
+[ "$(echo "$cmds" | wc -w)" -ge 5 ] && echo " $cmds " | grep -q " sweep "
+ok $? "the commands read from src/cmds.h: $cmds"
+python3 - "$srcdir/src" $cmds >"$TEST_TMP/table.txt" <<'PY'
+import glob, re, sys
+src = sys.argv[1]
+shared = dict(re.findall(r'^#define (NP_ROW_[A-Z_]+)\s*\\?\s*OPT_[A-Z]+\("([a-z][a-z-]*)"',
+                         open(src + "/opts_rows.h").read(), re.M))
+files = [open(f).read() for f in sorted(glob.glob(src + "/*.c"))]
+for cmd in sys.argv[2:]:
+    decl = "const struct np_cmd np_cmd_%s = {" % cmd
+    text = [t for t in files if decl in t]
+    if len(text) != 1:
+        sys.exit("np_cmd_%s is declared in %d files" % (cmd, len(text)))
+    text = text[0]
+    array = re.search(r'NP_CMD_OPTIONS\((\w+)\)', text[text.index(decl):]).group(1)
+    table = text[text.index(" %s[] = {" % array):]
+    table = table[:table.index("\n};")]
+    for own, row in re.findall(r'^\s*(?:OPT_[A-Z]+\("([a-z][a-z-]*)"|(NP_ROW_[A-Z_]+))', table, re.M):
+        print(cmd, own or shared[row])
 PY
 n=$(wc -l <"$TEST_TMP/table.txt")
 [ "$n" -ge 100 ]
-ok $? "the option table read from src/opts.c ($n command-option pairs)"
+ok $? "the commands' option tables read from src/*.c ($n command-option pairs)"
 
 # the options a page's OPTIONS section has entries for: the tag line after
 # each .TP or .TQ
@@ -34,7 +49,7 @@ tags() {
 	sed -e 's/\\-/-/g' "$1" | awk '/^\.SH /{ on = ($2 == "OPTIONS") } on && tag && !/^\.\\"/ { print; tag = 0 }
 		on && /^\.T[PQ]/ { tag = 1 }' | grep -o -- '--[a-z][a-z-]*' | sed 's/^--//' | sort -u
 }
-for c in sweep topo isolate compare tune; do
+for c in $cmds; do
 	p=$(page "$c")
 	[ -f "$p" ]
 	ok $? "$c has its page ${p##*/}"

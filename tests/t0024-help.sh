@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Help by command: each command's --help lists its own options in lines of
-# at most 80 columns, and the formats it writes alone; 'nccl-probe help
+# at most 80 columns, names no option the command refuses, and the formats
+# it writes alone; 'nccl-probe help
 # [COMMAND]' shows the command's page (man) or its --help; 'nccl-probe
 # version'; options before the command name are refused with the words in
 # the right order.
 . "$(dirname "$0")/lib.sh"
 
-for c in sweep topo isolate compare tune; do
+# the commands, from their table (src/cmds.h)
+cmds=$(echo $(sed -n 's/^#define NP_COMMANDS(X) //p' "$srcdir/src/cmds.h" | grep -o 'X([a-z]*)' | sed 's/^X(//; s/)$//'))
+for c in $cmds; do
 	expect_success "$c --help" np "$c" --help
 	awk 'length($0) > 80 { bad = 1; print "# too wide: " $0 } END { exit bad }' "$TEST_OUT"
 	ok $? "  $c --help fits 80 columns"
@@ -21,6 +24,32 @@ for c in topo isolate compare tune; do
 done
 ! grep -q -- '--try ' "$TEST_TMP/topo.help" && grep -q -- '--try ' "$TEST_TMP/tune.help"
 ok $? "a command's options alone: --try in tune's help, not in topo's"
+
+# every option a command's help names (below its usage lines, which for the
+# sweep list the other commands) is one that command takes: given with a
+# value and --help, it is taken (exit 0), or its value or the missing one
+# refused (exit 64), never refused as another command's or unknown
+for c in $cmds; do
+	bad= n=0
+	for o in $(sed '1,/^$/d' "$TEST_TMP/$c.help" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		n=$((n + 1))
+		"$NP_BIN" "$c" "$o=1" --help >"$TEST_TMP/o.out" 2>"$TEST_TMP/o.err"
+		rc=$?
+		if { [ $rc -ne 0 ] && [ $rc -ne 64 ]; } || grep -q "is not for\|unknown option" "$TEST_TMP/o.err"; then
+			bad="$bad $o"
+			sed "s/^/# $c $o: /" "$TEST_TMP/o.err" | head -n 2
+		fi
+	done
+	[ "$n" -ge 4 ] && [ -z "$bad" ]
+	ok $? "  $c --help names only options $c takes ($n named${bad:+; refused:$bad})"
+done
+# the check can fail: isolate refuses the sweep's --iters, and its help
+# names neither it nor the sweep's baseline
+expect_code 64 "isolate --iters is refused" np isolate --iters=1 --help
+expect_grep "option '--iters' is not for 'isolate'" "$TEST_ERR" "  as the sweep's option"
+! grep -q -- '--iters' "$TEST_TMP/isolate.help" && ! grep -q 'the sweep' "$TEST_TMP/isolate.help" &&
+	grep -A1 -- '--baseline FILE' "$TEST_TMP/isolate.help" | grep -q "known-good 'isolate"
+ok $? "  isolate's help: no --iters, and its --baseline is a known-good isolate run"
 
 # defaults that differ by command (--budget: 0.5 for the sweep, 1 for
 # isolate and tune; tune's --coll: allreduce) are each command's own in
@@ -63,6 +92,12 @@ ok $? "  shows tune's --help"
 expect_success "help" np help
 grep -q '^usage: mpirun -np N nccl-probe \[sweep\]' "$TEST_OUT" && grep -q 'nccl-probe help \[COMMAND\] | version' "$TEST_OUT"
 ok $? "  the commands, and help and version"
+miss=
+for c in $cmds; do
+	[ "$c" = sweep ] || grep -q "^       .*nccl-probe $c " "$TEST_OUT" || miss="$miss $c"
+done
+[ -z "$miss" ]
+ok $? "  a usage line for every command of the table${miss:+ (missing:$miss)}"
 expect_code 64 "help of an unknown command" np help frobnicate
 expect_grep "unknown command 'frobnicate'" "$TEST_ERR" "  names it"
 # a command name with ESC and a newline: one line, its controls as \xNN

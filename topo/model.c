@@ -15,6 +15,7 @@
 
 #include <hwloc.h>
 
+#include "../common/number.h"
 #include "model.h"
 
 const char *np_tri_str(enum np_tri t)
@@ -449,42 +450,44 @@ bool np_topo_has_finding(const struct np_topo *t, const char *id)
 	return false;
 }
 
-bool np_busid_norm(const char *s, char *out, size_t len)
+bool np_busid_parse(const char *s, unsigned *domain, unsigned *busno, unsigned *device, unsigned *function)
 {
-	unsigned long dom = 0, bus, dev, fn;
-	char *end;
+	uint64_t dom = 0, bus, dev, fn;
 	const char *p = s;
 
-	/* "dddd:bb:dd.f", "bb:dd.f", NVML's "00000000:19:00.0" */
-	dom = strtoul(p, &end, 16);
-	if (end == p || *end != ':')
+	/* "dddd:bb:dd.f", "bb:dd.f", NVML's "00000000:19:00.0": hexadecimal
+	 * digits alone (no sign, blank or 0x), each field in its range */
+	if (!np_scan_u64(&p, 16, 0, 0xffffffff, &dom) || *p++ != ':' ||
+	    !np_scan_u64(&p, 16, 0, 0xffffffff, &bus))
 		return false;
-	p = end + 1;
-	bus = strtoul(p, &end, 16);
-	if (end == p)
-		return false;
-	if (*end == '.') { /* no domain: what we read was bus:dev */
-		fn = strtoul(end + 1, &end, 16);
+	if (*p == '.') { /* no domain: what we read was bus:dev */
+		p++;
 		dev = bus;
 		bus = dom;
 		dom = 0;
-	} else {
-		if (*end != ':')
-			return false;
-		p = end + 1;
-		dev = strtoul(p, &end, 16);
-		if (end == p || *end != '.')
-			return false;
-		p = end + 1;
-		fn = strtoul(p, &end, 16);
-		if (end == p)
-			return false;
-	}
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end || bus > 0xff || dev > 0x1f || fn > 7 || dom > 0xffffffffUL)
+	} else if (*p++ != ':' || !np_scan_u64(&p, 16, 0, 0x1f, &dev) || *p++ != '.') {
 		return false;
-	snprintf(out, len, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+	}
+	if (!np_scan_u64(&p, 16, 0, 7, &fn))
+		return false;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p || bus > 0xff || dev > 0x1f)
+		return false;
+	*domain = (unsigned)dom;
+	*busno = (unsigned)bus;
+	*device = (unsigned)dev;
+	*function = (unsigned)fn;
+	return true;
+}
+
+bool np_busid_norm(const char *s, char *out, size_t len)
+{
+	unsigned dom, bus, dev, fn;
+
+	if (!np_busid_parse(s, &dom, &bus, &dev, &fn))
+		return false;
+	snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
 	return true;
 }
 
@@ -581,8 +584,8 @@ bool np_pci_ids_name(unsigned vendor, unsigned device, char *out, size_t len)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		char *end;
-		unsigned long id;
+		const char *end;
+		uint64_t id;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '#' || !line[0])
 			continue;
@@ -591,16 +594,16 @@ bool np_pci_ids_name(unsigned vendor, unsigned device, char *out, size_t len)
 		if (line[0] != '\t') {
 			if (in_vendor)
 				break;
-			id = strtoul(line, &end, 16);
-			in_vendor = end == line + 4 && id == vendor;
+			end = line;
+			in_vendor = np_scan_u64(&end, 16, 0, 0xffff, &id) && end == line + 4 && id == vendor;
 			if (in_vendor)
 				snprintf(vname, sizeof(vname), "%s", end + strspn(end, " "));
 			continue;
 		}
 		if (!in_vendor || line[1] == '\t')
 			continue;
-		id = strtoul(line + 1, &end, 16);
-		if (end == line + 5 && id == device) {
+		end = line + 1;
+		if (np_scan_u64(&end, 16, 0, 0xffff, &id) && end == line + 5 && id == device) {
 			const char *dname = end + strspn(end, " ");
 			/* lspci's short form: the vendor's first word, then the device */
 			size_t vw = strcspn(vname, " ,");

@@ -319,6 +319,9 @@ bool np_topo_has_finding(const struct np_topo *t, const char *id);
 /* Normalize a PCI bus id to lowercase "dddd:bb:dd.f" (domain widened when
  * above 0xffff). false when s is not a bus id. */
 bool np_busid_norm(const char *s, char *out, size_t len);
+/* A PCI bus id's fields ("dddd:bb:dd.f", "bb:dd.f"); false, the fields
+ * left alone, when s is not a bus id. */
+bool np_busid_parse(const char *s, unsigned *dom, unsigned *bus, unsigned *dev, unsigned *fn);
 /* The name of a PCI device from the PCI ID database (pci.ids, as lspci
  * reads it: $NCCL_PROBE_PCI_IDS, /usr/share/misc/pci.ids or
  * /usr/share/hwdata/pci.ids); false when the database or the id is absent. */

@@ -8,9 +8,11 @@
  * GPU's nearest data NIC(s). */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/number.h"
 #include "topo.h"
 
 /* Edges from node a up to its ancestor anc, -1 when anc is not above a. */
@@ -75,17 +77,21 @@ static void mark_gaps(struct np_topo *t)
 	for (int i = 0; i < t->npci; i++) {
 		const struct np_pci *d = &t->pci[i];
 		struct np_pci *hb;
-		unsigned dom, bus, hdom, hbus;
+		unsigned dom, bus, dev, fn;
+		uint64_t hdom, hbus;
+		const char *h;
 		if (d->kind != NP_PCI_DEVICE || d->parent < 0)
 			continue;
 		hb = &t->pci[d->parent];
-		if (hb->kind != NP_PCI_HOSTBRIDGE || hb->named || sscanf(d->id, "%x:%x:", &dom, &bus) != 2 ||
-		    sscanf(hb->id, "pci%x:%x", &hdom, &hbus) != 2 || (dom == hdom && bus == hbus))
+		h = hb->id + 3; /* "pciDDDD:BB" */
+		if (hb->kind != NP_PCI_HOSTBRIDGE || hb->named || !np_busid_parse(d->id, &dom, &bus, &dev, &fn) ||
+		    strncmp(hb->id, "pci", 3) || !np_scan_u64(&h, 16, 0, 0xffffffff, &hdom) || *h++ != ':' ||
+		    !np_scan_u64(&h, 16, 0, 0xff, &hbus) || (dom == hdom && bus == hbus))
 			continue;
 		hb->gaps = true;
 		if (!n++)
 			snprintf(first, sizeof(first), "%s on bus %02x under host bridge %s, whose bus is %02x", d->id, bus,
-				 hb->id + 3, hbus);
+				 hb->id + 3, (unsigned)hbus);
 	}
 	if (n)
 		np_topo_note(t, "the file leaves out PCI bridges: %d device(s) sit straight under a host bridge on a bus "

@@ -159,7 +159,7 @@ static hwloc_obj_t home_of(hwloc_topology_t topo, const char *busid)
 	unsigned dom, bus, dev, fn;
 	hwloc_obj_t o = NULL;
 
-	if (sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
+	if (np_busid_parse(busid, &dom, &bus, &dev, &fn))
 		o = hwloc_get_pcidev_by_busid(topo, dom, bus, dev, fn);
 	return o ? o : hwloc_get_root_obj(topo);
 }

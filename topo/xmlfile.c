@@ -21,6 +21,7 @@
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 
+#include "../common/number.h"
 #include "xmlfile.h"
 
 #define NP_STR_(x) #x
@@ -28,8 +29,8 @@
 
 bool np_xml_long(const char *s, int base, long lo, long hi, long *out, const char **why)
 {
-	char *end;
-	long v;
+	const char *end, *digits;
+	int64_t v;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -37,15 +38,26 @@ bool np_xml_long(const char *s, int base, long lo, long hi, long *out, const cha
 		*why = "is empty";
 		return false;
 	}
-	errno = 0;
-	v = strtol(s, &end, base);
-	while (end != s && isspace((unsigned char)*end))
-		end++;
-	if (end == s || *end) {
+	/* blanks around the number are XML's; the number the checked parser's */
+	digits = s + (*s == '-');
+	if (base == 16 && *s != '-' && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+		digits += 2; /* NCCL writes class="0x060400" */
+	if (!isxdigit((unsigned char)*digits) || (base != 16 && !isdigit((unsigned char)*digits))) {
 		*why = "is not a whole number";
 		return false;
 	}
-	if (errno == ERANGE || v < lo || v > hi) {
+	end = *s == '-' ? s : digits;
+	if (!np_scan_i64(&end, base, INT64_MIN, INT64_MAX, &v)) {
+		*why = "is out of range"; /* beyond 64 bits */
+		return false;
+	}
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end) {
+		*why = "is not a whole number";
+		return false;
+	}
+	if (v < lo || v > hi) {
 		*why = "is out of range";
 		return false;
 	}

@@ -15,6 +15,7 @@
 #include <mpi.h>
 
 #include "../../probes/backend.h"
+#include "../../src/cmds.h"
 #include "../../src/opts.h"
 #include "../../src/world.h"
 #include "tap.h"
@@ -46,7 +47,7 @@ static void make_opts(struct np_opts *o, bool graph, bool inplace)
 	bool help, version;
 	struct np_err err = { 0 };
 
-	np_opts_parse(o, NP_CMD_SWEEP, 1, argv, 1, &help, &version, &err);
+	np_opts_parse(o, &np_cmd_sweep, 1, argv, 1, &help, &version, &err);
 	o->graph = graph;
 	o->inplace = inplace;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../../common/coll.h"
+#include "../../src/cmds.h"
 #include "../../src/opts.h"
 #include "tap.h"
 
@@ -28,7 +29,7 @@ static int parse(const char *a1, const char *a2, struct np_opts *o, struct np_er
 {
 	char *argv[] = { "nccl-probe", (char *)a1, (char *)a2, NULL };
 	bool help, version;
-	return np_opts_parse(o, NP_CMD_SWEEP, a2 ? 3 : 2, argv, 1, &help, &version, err);
+	return np_opts_parse(o, &np_cmd_sweep, a2 ? 3 : 2, argv, 1, &help, &version, err);
 }
 
 /* Parse the arguments up to NULL as the sweep's; print the message. */
@@ -45,7 +46,7 @@ static enum np_status parsev(struct np_opts *o, struct np_err *err, ...)
 		argv[argc++] = a;
 	va_end(ap);
 	err->msg[0] = '\0';
-	st = np_opts_parse(o, NP_CMD_SWEEP, argc, argv, 1, &help, &version, err);
+	st = np_opts_parse(o, &np_cmd_sweep, argc, argv, 1, &help, &version, err);
 	if (st)
 		printf("#   %s\n", err->msg);
 	return st;
@@ -122,24 +123,50 @@ int main(void)
 	tap_ok(parse("-c", "0", &o, &err) == NP_OK && !o.check, "-c 0 as in nccl-tests");
 	tap_ok(parse("--timeout", "abc", &o, &err) == NP_EUSAGE && strstr(err.msg, "abc"), "--timeout abc");
 
-	/* the option table: every row bound to a field or a handler */
-	{
+	/* each command's option table: every row bound to a field or a
+	 * handler, sorted, its names its own once */
+	for (size_t c = 0; c < np_commands_count; c++) {
+		const struct np_cmd *cmd = np_commands[c];
 		int bad = 0, unsorted = 0, dup = 0;
-		for (size_t i = 0; i < np_options_count; i++) {
-			if (!np_option_valid(&np_options[i])) {
+		for (size_t i = 0; i < cmd->noptions; i++) {
+			const struct np_option *op = &cmd->options[i];
+			if (!np_option_valid(op)) {
 				bad++;
-				printf("# option --%s has no valid handling\n", np_options[i].name);
+				printf("# %s: option --%s has no valid handling\n", cmd->name, op->name);
 			}
-			if (i && strcmp(np_options[i - 1].name, np_options[i].name) >= 0)
+			if (i && strcmp(cmd->options[i - 1].name, op->name) >= 0)
 				unsorted++;
 			for (size_t k = 0; k < i; k++)
-				if (np_options[i].short_name && np_options[i].short_name == np_options[k].short_name)
+				if (op->short_name && op->short_name == cmd->options[k].short_name)
 					dup++;
 		}
-		tap_ok(bad == 0, "every option row is bound to a field or a handler (%d are not)", bad);
-		tap_ok(unsorted == 0 && dup == 0, "the table is sorted, short names unique");
-		struct np_option none = { "x", 0, NULL, NP_CMD_SWEEP, "x", NP_OPT_NONE, 0, 0, 0, NULL };
-		struct np_option nofn = { "x", 0, "V", NP_CMD_SWEEP, "x", NP_OPT_CALLBACK, 0, 0, 0, NULL };
+		tap_ok(bad == 0, "%s: every option row is bound to a field or a handler (%d are not)", cmd->name, bad);
+		tap_ok(unsorted == 0 && dup == 0, "%s: its table is sorted, short names unique", cmd->name);
+		tap_ok(cmd->noptions > 2 && cmd->synopsis && cmd->about && cmd->exits && cmd->formats &&
+			       np_cmd_find(cmd->name) == cmd,
+		       "%s: declares its usage, exit codes and formats, and is found by its name", cmd->name);
+	}
+	{
+		/* one option, two commands' rows: the same short name and value */
+		int clash = 0;
+		for (size_t c = 0; c < np_commands_count; c++)
+			for (size_t i = 0; i < np_commands[c]->noptions; i++) {
+				const struct np_option *a = &np_commands[c]->options[i];
+				for (size_t d = 0; d < c; d++)
+					for (size_t k = 0; k < np_commands[d]->noptions; k++) {
+						const struct np_option *b = &np_commands[d]->options[k];
+						if (!strcmp(a->name, b->name) ? a->short_name != b->short_name ||
+										 !a->arg != !b->arg
+									       : a->short_name && a->short_name == b->short_name) {
+							clash++;
+							printf("# --%s of %s and --%s of %s\n", a->name, np_commands[c]->name,
+							       b->name, np_commands[d]->name);
+						}
+					}
+			}
+		tap_ok(clash == 0, "an option means one thing in every command: its short name and whether it takes a value (%d differ)", clash);
+		struct np_option none = { "x", 0, NULL, "x", NP_OPT_NONE, 0, 0, 0, NULL };
+		struct np_option nofn = { "x", 0, "V", "x", NP_OPT_CALLBACK, 0, 0, 0, NULL };
 		tap_ok(!np_option_valid(&none) && !np_option_valid(&nofn),
 		       "a row without handling, or a callback row without a function, is invalid");
 	}
@@ -164,6 +191,30 @@ int main(void)
 	tap_ok(parse("--warmup", "+3", &o, &err) == NP_EUSAGE && strstr(err.msg, "+3"), "--warmup +3 rejected");
 	tap_ok(parse("--samples", "7", &o, &err) == NP_OK && o.samples == 7, "--samples 7 sets the field");
 	tap_ok(parse("--export", "x.xml", &o, &err) == NP_EUSAGE, "a topo option is not for the sweep");
+	{
+		/* a command's options are its own rows: isolate's --min-busbw is
+		 * one floor, the sweep's --iters is not isolate's */
+		char *one[] = { "nccl-probe", "isolate", "--min-busbw", "100", NULL };
+		char *per[] = { "nccl-probe", "isolate", "--min-busbw", "allreduce=100", NULL };
+		char *iters[] = { "nccl-probe", "isolate", "--iters", "5", NULL };
+		bool help, version;
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, one, 2, &help, &version, &err) == NP_OK &&
+			       o.min_busbw == 100 && o.budget == 1.0,
+		       "isolate --min-busbw 100, with isolate's own default --budget 1");
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, per, 2, &help, &version, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "isolate takes one --min-busbw value"),
+		       "isolate --min-busbw allreduce=100 refused: one floor");
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, iters, 2, &help, &version, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "'--iters' is not for 'isolate'"),
+		       "isolate --iters refused as another command's option: %s", err.msg);
+		tap_ok(parsev(&o, &err, "--format", "nccl-tests", "--coll", "allreduce", NULL) == NP_OK &&
+			       o.format == NP_FMT_NCCLTESTS,
+		       "the sweep writes nccl-tests' format");
+		char *fmt[] = { "nccl-probe", "isolate", "--format", "csv", NULL };
+		tap_ok(np_opts_parse(&o, &np_cmd_isolate, 4, fmt, 2, &help, &version, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "use table or json"),
+		       "isolate's formats are its own: csv refused, table or json named: %s", err.msg);
+	}
 	tap_ok(size_ok("8388607T", 8388607ull << 40), "8388607T is the largest size");
 	tap_ok(size_bad("8388608T"), "8388608T is too large");
 	{
