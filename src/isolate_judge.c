@@ -137,10 +137,12 @@ struct nodeview {
 	int first_bad;         /* the round of its first figure below, 0 none */
 };
 
-/* Below alone, and never clearly fine alone. */
+/* Below alone more often than clearly fine alone: a slow node's one
+ * alone figure that noise brought up to its fleet (beside another job on
+ * the host's cores) does not make its slowness its network's. */
 static bool inside(const struct nodeview *n)
 {
-	return n->alone_bad && !n->alone_ok;
+	return n->alone_bad > n->alone_ok;
 }
 
 /* A confirmation round of a node or link first below in round first: a

@@ -83,7 +83,8 @@ struct np_iso_fig {
 /* What the figures prove about a node (np_iso_node_state_str() names it). */
 enum np_iso_node_state {
 	NP_NODE_OK,          /* not named (which includes not measured) */
-	NP_NODE_BAD_INSIDE,  /* slow alone, again in a confirmation round */
+	NP_NODE_BAD_INSIDE,  /* below alone more often than fine alone, and in
+			      * NP_ISO_CONFIRMS confirmation rounds */
 	NP_NODE_BAD_NETWORK, /* fine alone, slow with two or more partners fine elsewhere */
 	NP_NODE_BAD_DATA,    /* wrong data, alone or with partners, again */
 	NP_NODE_COULD_NOT_RUN, /* as NP_NODE_BAD_DATA, but every such group of it could

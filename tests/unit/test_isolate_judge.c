@@ -259,6 +259,9 @@ static double min2(double x, double y)
 	return x < y ? x : y;
 }
 
+/* A node whose round-1 alone figure noise brings up to its fleet, -1 none */
+static int alone_fine_in_round1 = -1;
+
 /* One phase: a figure per group of part, in the order of its first node. */
 static void phase(struct np_iso_judge *j, const struct truth *t, const int *part,
 		  enum np_iso_fig_kind kind, int round)
@@ -279,6 +282,8 @@ static void phase(struct np_iso_judge *j, const struct truth *t, const int *part
 			return;
 		}
 		bw = t->inside[a];
+		if (kind == NP_FIG_ALONE && round == 1 && a == alone_fine_in_round1)
+			bw = 100;
 		if (b >= 0) {
 			bw = min2(bw, min2(t->inside[b], min2(t->net[a], t->net[b])));
 			bw = min2(bw, t->link[a][b]);
@@ -444,6 +449,19 @@ static void test_run_inside(void)
 	tap_is_int(named(&j) + j.nlinks, 1, "only that node is named");
 	tap_is_str(np_iso_node_state_why(j.state[2]),
 		   "slow inside the node (its GPUs, NVLink, PCIe or CPU)", "and why, for people");
+	np_iso_judge_release(&j);
+
+	/* its round-1 alone figure at its fleet (another job's noise), every
+	 * later one below: below alone more often than fine, still inside */
+	truth_init(&t);
+	t.inside[2] = 50;
+	setup(&j, 4, 2, 0, 0);
+	alone_fine_in_round1 = 2;
+	run(&j, &t);
+	alone_fine_in_round1 = -1;
+	tap_is_str(np_iso_node_state_str(j.state[2]), "bad-inside",
+		   "fine alone once, below alone in %d confirmation rounds: inside, not its network", NP_ISO_CONFIRMS);
+	tap_is_int(named(&j) + j.nlinks, 1, "  only that node is named");
 	np_iso_judge_release(&j);
 
 	/* below alone in one confirmation round only: still a suspect */
