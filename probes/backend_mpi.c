@@ -176,11 +176,11 @@ static enum np_status mpi_init(struct np_backend *be)
 		if (fns[i])
 			MPI_Op_create(fns[i], 1, &p->user_op[i]);
 	test_where(&be->world, &tw);
-	if (np_test_fail_read(&tw))
+	if (np_test_fail_parse(be->cfg.test.fail, &tw))
 		return np_fail(&be->err, NP_ESYS,
 			       "the MPI backend failed to start (planted by the test-only NCCL_PROBE_TEST_FAIL)");
-	np_test_faults_read(&p->faults);
-	np_test_slow_read(&tw, &p->slow);
+	np_test_faults_parse(be->cfg.test.corrupt, be->cfg.test.misroute, &p->faults);
+	np_test_slow_parse(be->cfg.test.slow, &tw, &p->slow);
 	MPI_Get_version(&major, &minor);
 	snprintf(be->info.library, sizeof(be->info.library), "%.100s (MPI %d.%d)",
 		 be->world.mpi_version ? be->world.mpi_version : "MPI", major, minor);

@@ -397,7 +397,7 @@ static void start_backend(struct sweep *s, struct np_run *run)
 	const struct np_world *w = s->w;
 
 	s->be.ops = run->ops;
-	np_backend_args(&s->be, o, w);
+	np_backend_args(&s->be, o, w, &run->test);
 	s->rep.opts = o;
 	s->rep.world = w;
 	s->rep.backend = run->ops->name;
@@ -541,7 +541,7 @@ int cmd_sweep(struct np_run *run)
 		if (agree(s, rc, rc ? &err : NULL))
 			fail_all(s, rc ? rc : NP_EMPI);
 	}
-	s->meas.stall_rank = np_test_stall_rank();
+	np_meas_test_stall(&s->meas, &run->test);
 	start_backend(s, run);
 	pts = sweep_plan(s, &npts, &max_send, &max_recv);
 	s->planned = (int)npts;

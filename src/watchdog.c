@@ -806,12 +806,12 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 	pthread_mutex_unlock(&wd.lock);
 }
 
-void np_watchdog_startup(double timeout, int local_size)
+void np_watchdog_startup(double timeout, int local_size, const struct np_test_plan *test)
 {
 	struct np_test_stall st;
 
 	ar.local_size = local_size;
-	np_test_stall_read(&st);
+	np_test_stall_parse(test->stall, &st);
 	np_watchdog_start(timeout);
 	if (np_msg_rank >= 0 && np_test_stall_rank_at(&st, NP_STALL_START) == np_msg_rank)
 		for (;;)
