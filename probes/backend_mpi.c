@@ -28,7 +28,9 @@ struct mpi_priv {
 static struct mpi_priv *priv_of(struct np_backend *be) { return be->priv; }
 
 /* The small floating types reduce through float; the user operations tell
- * them apart by these handles (one backend per process). */
+ * them apart by these handles. File-wide because an MPI user function gets
+ * no argument of its own to find them in (the last backend started sets
+ * them). */
 static MPI_Datatype g_half_t = MPI_DATATYPE_NULL, g_bf16_t = MPI_DATATYPE_NULL,
 		    g_e4m3_t = MPI_DATATYPE_NULL;
 

@@ -60,10 +60,6 @@ struct iso {
 	struct np_outfile of; /* rank 0: --output */
 };
 
-/* The watchdog takes SIGINT and SIGTERM (np_watchdog_start): it ends the
- * run itself, so the engine is never asked to stop between batches */
-static volatile sig_atomic_t g_stop;
-
 
 static _Noreturn void iso_fail(void *arg, enum np_status st)
 {
@@ -796,7 +792,10 @@ static void iso_start(struct iso *is, struct np_run *run)
 	is->meas.noise_min = NP_MEAS_MAX_SAMPLES; /* the paired comparison needs every sample the budget buys */
 	np_meas_test_stall(&is->meas, is->test);
 	is->meas.quiet_wrong = true;
-	is->meas.stop = &g_stop;
+	/* no stop flag: the watchdog takes SIGINT and SIGTERM
+	 * (np_watchdog_start) and ends the run itself, so the engine is never
+	 * asked to stop between batches */
+	is->meas.stop = NULL;
 	is->meas.fail = iso_fail;
 	is->meas.synced = true;
 	is->meas.sync = run->w.comm;

@@ -58,6 +58,7 @@ struct mpit_var {
 	bool live;
 };
 
+/* Process-wide: MPI_T is initialized once per process */
 static bool mpit_ready;
 
 static bool mpit_init(void)

@@ -36,8 +36,11 @@
 #define TAKEOVER_NS 200000000
 #define TAKEOVER_OTHERS_NS 600000000
 
+/* Process-wide: the signal the handler caught (a handler has no state) */
 volatile sig_atomic_t np_signal;
 
+/* Process-wide: the one watchdog thread of the process, which the signal
+ * handlers and every command's steps share */
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -65,6 +68,7 @@ struct arrival {
 	char host[NP_HOSTLEN];
 };
 
+/* Process-wide, as wd: the arrivals of this process's steps */
 static struct {
 	struct arrival out[2];       /* to rank 0, and rank 0's to rank 1 */
 	MPI_Request sreq[2];
@@ -81,6 +85,7 @@ static struct {
  * (SIGKILL from the OOM killer, a crash) is named here, by the lowest
  * rank of the host still alive, instead of as a timeout or a signal. */
 #define MAX_PEERS 512
+/* Process-wide, as wd: the processes of this host, watched by its thread */
 static struct {
 	int n;
 	int wrank[MAX_PEERS], pid[MAX_PEERS];
