@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The test-only switches NCCL_PROBE_TEST_*: one parser per variable, and
- * the only getenv() of them (common/testhooks.h says what each means). */
+ * the only getenv() of them, into the plan passed down (common/testhooks.h
+ * says what each means). */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,37 @@
 bool np_test_hooks_built(void)
 {
 	return HOOKS;
+}
+
+/* Every switch and its place in the plan */
+static const struct {
+	const char *name;
+	size_t off;
+} switches[] = {
+	{ "NCCL_PROBE_TEST_STALL", offsetof(struct np_test_plan, stall) },
+	{ "NCCL_PROBE_TEST_CORRUPT", offsetof(struct np_test_plan, corrupt) },
+	{ "NCCL_PROBE_TEST_MISROUTE", offsetof(struct np_test_plan, misroute) },
+	{ "NCCL_PROBE_TEST_SLOW", offsetof(struct np_test_plan, slow) },
+	{ "NCCL_PROBE_TEST_FAIL", offsetof(struct np_test_plan, fail) },
+	{ "NCCL_PROBE_TEST_NO_NATIVE", offsetof(struct np_test_plan, no_native) },
+	{ "NCCL_PROBE_TEST_TUNE", offsetof(struct np_test_plan, tune) },
+};
+#define NSWITCHES (sizeof(switches) / sizeof(switches[0]))
+
+static void plan_set(struct np_test_plan *p, size_t k, const char *v)
+{
+	char *field = (char *)p + switches[k].off;
+
+	if (v && strlen(v) < NP_TEST_VALUE_LEN)
+		strcpy(field, v);
+	else
+		field[0] = '\0';
+}
+
+void np_test_plan_read(struct np_test_plan *p)
+{
+	for (size_t k = 0; k < NSWITCHES; k++)
+		plan_set(p, k, test_env(switches[k].name));
 }
 
 /* A decimal integer in [0, max] at s, the end in *end; -1 if none. */
@@ -67,11 +100,6 @@ void np_test_stall_parse(const char *s, struct np_test_stall *out)
 	out->after = n;
 }
 
-void np_test_stall_read(struct np_test_stall *out)
-{
-	np_test_stall_parse(test_env("NCCL_PROBE_TEST_STALL"), out);
-}
-
 int np_test_stall_rank_at(const struct np_test_stall *st, enum np_test_stall_at at)
 {
 	return st->at == at && at != NP_STALL_NONE ? st->rank : -1;
@@ -112,11 +140,6 @@ void np_test_faults_parse(const char *corrupt, const char *misroute, struct np_t
 			}
 		}
 	}
-}
-
-void np_test_faults_read(struct np_test_faults *f)
-{
-	np_test_faults_parse(test_env("NCCL_PROBE_TEST_CORRUPT"), test_env("NCCL_PROBE_TEST_MISROUTE"), f);
 }
 
 int np_test_faults_source(const struct np_test_faults *f, int rank)
@@ -184,11 +207,6 @@ void np_test_slow_parse(const char *s, const struct np_test_where *w, struct np_
 	}
 }
 
-void np_test_slow_read(const struct np_test_where *w, struct np_test_slow *out)
-{
-	np_test_slow_parse(test_env("NCCL_PROBE_TEST_SLOW"), w, out);
-}
-
 bool np_test_fail_parse(const char *s, const struct np_test_where *w)
 {
 	char buf[512], *spec, *save = NULL;
@@ -216,19 +234,9 @@ bool np_test_fail_parse(const char *s, const struct np_test_where *w)
 	return false;
 }
 
-bool np_test_fail_read(const struct np_test_where *w)
-{
-	return np_test_fail_parse(test_env("NCCL_PROBE_TEST_FAIL"), w);
-}
-
 bool np_test_no_native_parse(const char *s)
 {
 	return s && !strcmp(s, "1");
-}
-
-bool np_test_no_native_read(void)
-{
-	return np_test_no_native_parse(test_env("NCCL_PROBE_TEST_NO_NATIVE"));
 }
 
 int np_test_tune_parse(const char *s, int arm, struct np_test_setting *out, int max)
@@ -255,15 +263,13 @@ int np_test_tune_parse(const char *s, int arm, struct np_test_setting *out, int 
 	return n;
 }
 
-void np_test_tune_switches(int arm, bool on)
+void np_test_plan_arm(struct np_test_plan *p, int arm)
 {
 	struct np_test_setting set[NP_TEST_TUNE_MAX];
-	int n = np_test_tune_parse(test_env("NCCL_PROBE_TEST_TUNE"), arm, set, NP_TEST_TUNE_MAX);
+	int n = np_test_tune_parse(p->tune, arm, set, NP_TEST_TUNE_MAX);
 
-	for (int i = 0; i < n; i++) {
-		if (on)
-			setenv(set[i].name, set[i].value, 1);
-		else
-			unsetenv(set[i].name);
-	}
+	for (int i = 0; i < n; i++)
+		for (size_t k = 0; k < NSWITCHES; k++)
+			if (!strcmp(set[i].name, switches[k].name) && strcmp(set[i].name, "NCCL_PROBE_TEST_TUNE"))
+				plan_set(p, k, set[i].value);
 }

@@ -1,13 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /* The test-only switches, NCCL_PROBE_TEST_*: the one place that reads
  * them, with one parser per variable. Each parser is a pure function of
- * the variable's text (unit-tested); each np_test_*_read() reads the
- * environment and parses. A malformed value plants nothing. Every layer
- * may include this header; it includes nothing of src/, probes/ or topo/. */
+ * the variable's text (unit-tested); np_test_plan_read() reads them all
+ * once, at start-up, into one plan that is passed down (the watchdog, the
+ * engine, each backend in struct np_backend_cfg): nothing else reads the
+ * environment for them. A malformed value plants nothing. Every layer may
+ * include this header; it includes nothing of src/, probes/ or topo/. */
 #ifndef NP_TESTHOOKS_H
 #define NP_TESTHOOKS_H
 
 #include <stdbool.h>
+
+/* The text of every switch ("" where unset; a value of NP_TEST_VALUE_LEN
+ * characters or more reads as unset, as no switch's value is that long). */
+#define NP_TEST_VALUE_LEN 512
+struct np_test_plan {
+	char stall[NP_TEST_VALUE_LEN];     /* NCCL_PROBE_TEST_STALL */
+	char corrupt[NP_TEST_VALUE_LEN];   /* NCCL_PROBE_TEST_CORRUPT */
+	char misroute[NP_TEST_VALUE_LEN];  /* NCCL_PROBE_TEST_MISROUTE */
+	char slow[NP_TEST_VALUE_LEN];      /* NCCL_PROBE_TEST_SLOW */
+	char fail[NP_TEST_VALUE_LEN];      /* NCCL_PROBE_TEST_FAIL */
+	char no_native[NP_TEST_VALUE_LEN]; /* NCCL_PROBE_TEST_NO_NATIVE */
+	char tune[NP_TEST_VALUE_LEN];      /* NCCL_PROBE_TEST_TUNE */
+};
+/* The one read of the switches from the environment. */
+void np_test_plan_read(struct np_test_plan *p);
 
 /* Whether this build honours the switches (configure --disable-test-hooks
  * leaves them out: each then reads as unset). */
@@ -43,7 +60,6 @@ struct np_test_stall {
 };
 /* Parse s (NULL or "": none); a malformed value is NP_STALL_NONE. */
 void np_test_stall_parse(const char *s, struct np_test_stall *out);
-void np_test_stall_read(struct np_test_stall *out);
 /* The rank that stalls at `at`, or -1 */
 int np_test_stall_rank_at(const struct np_test_stall *st, enum np_test_stall_at at);
 
@@ -57,7 +73,6 @@ struct np_test_faults {
 	int misroute_from, misroute_to;
 };
 void np_test_faults_parse(const char *corrupt, const char *misroute, struct np_test_faults *f);
-void np_test_faults_read(struct np_test_faults *f);
 /* The rank whose pattern `rank` fills its input with. */
 int np_test_faults_source(const struct np_test_faults *f, int rank);
 
@@ -72,23 +87,20 @@ struct np_test_slow {
 	double frac;  /* sleep this fraction of the batch's shortest collective so far */
 };
 void np_test_slow_parse(const char *s, const struct np_test_where *w, struct np_test_slow *out);
-void np_test_slow_read(const struct np_test_where *w, struct np_test_slow *out);
 
 /* NCCL_PROBE_TEST_FAIL=SPEC[,SPEC...], SPEC = R or "all", with an
  * optional :groups (only in groups smaller than the whole job, so that the
  * job's start passes); R is a job rank. Whether the backend's start fails
  * on this rank. */
 bool np_test_fail_parse(const char *s, const struct np_test_where *w);
-bool np_test_fail_read(const struct np_test_where *w);
 
 /* NCCL_PROBE_TEST_NO_NATIVE=1: the NCCL backend issues alltoall, gather
  * and scatter with grouped send/recv even where NCCL has its own call. */
 bool np_test_no_native_parse(const char *s);
-bool np_test_no_native_read(void);
 
 /* NCCL_PROBE_TEST_TUNE=ARM/VAR=VALUE[;...]: the test switch VAR (an
- * NCCL_PROBE_TEST_* name) holds VALUE while tune's arm ARM starts its
- * backend (0 the baseline, 1.. the candidates in order), so that a planted
+ * NCCL_PROBE_TEST_* name) holds VALUE in the plan that tune's arm ARM
+ * starts its backend with (0 the baseline, 1.. the candidates in order), so that a planted
  * slowdown, wrong data or failed start falls on that arm alone. */
 #define NP_TEST_TUNE_MAX 32 /* more than fit in the 512 characters read */
 struct np_test_setting {
@@ -98,7 +110,9 @@ struct np_test_setting {
 /* The settings of arm `arm` in s (a value of 512 characters or more:
  * none), at most max; returns how many. */
 int np_test_tune_parse(const char *s, int arm, struct np_test_setting *out, int max);
-/* Put arm's settings in the environment (on) or take them out (!on). */
-void np_test_tune_switches(int arm, bool on);
+/* Arm `arm`'s settings of p->tune put in p in place of its own values
+ * (their names are NCCL_PROBE_TEST_* other than TUNE; others are left
+ * out): the plan that arm's backend starts with. */
+void np_test_plan_arm(struct np_test_plan *p, int arm);
 
 #endif

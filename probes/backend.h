@@ -50,6 +50,7 @@
 
 #include "../common/coll.h"
 #include "../common/status.h"
+#include "../common/testhooks.h"
 
 #define NP_BE_HOSTLEN 64
 
@@ -75,6 +76,7 @@ struct np_backend_world {
 struct np_backend_cfg {
 	const char *gpu_map; /* GPU index per local rank ("0,2,4"), or NULL */
 	bool graph;          /* capture timed batches in CUDA graphs (NP_CAP_GRAPHS) */
+	struct np_test_plan test; /* the test-only switches, read once at start-up */
 };
 
 /* The arguments of one collective call, as every backend's issue

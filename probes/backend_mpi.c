@@ -29,9 +29,12 @@ struct mpi_priv {
 static struct mpi_priv *priv_of(struct np_backend *be) { return be->priv; }
 
 /* The small floating types reduce through float; the user operations tell
- * them apart by these handles (one backend per process). */
+ * them apart by these handles. Process-wide: an MPI user function gets no
+ * argument of its own to find them in, so they are made once, by the first
+ * backend that starts, and every MPI backend of the process (tune's arms,
+ * side by side) uses them; MPI_Finalize frees them. */
 static MPI_Datatype g_half_t = MPI_DATATYPE_NULL, g_bf16_t = MPI_DATATYPE_NULL,
-		    g_e4m3_t = MPI_DATATYPE_NULL;
+		    g_e4m3_t = MPI_DATATYPE_NULL, g_e5m2_t = MPI_DATATYPE_NULL;
 
 static float small_load(const void *v, int i, MPI_Datatype dt)
 {
@@ -173,22 +176,25 @@ static enum np_status mpi_init(struct np_backend *be)
 	p->half_t = p->bf16_t = p->e4m3_t = p->e5m2_t = MPI_DATATYPE_NULL;
 	for (int i = 0; i < NP_OP_COUNT; i++)
 		p->user_op[i] = MPI_OP_NULL;
-	MPI_Type_dup(MPI_UINT16_T, &p->half_t);
-	MPI_Type_dup(MPI_UINT16_T, &p->bf16_t);
-	MPI_Type_dup(MPI_UINT8_T, &p->e4m3_t);
-	MPI_Type_dup(MPI_UINT8_T, &p->e5m2_t);
-	g_half_t = p->half_t;
-	g_bf16_t = p->bf16_t;
-	g_e4m3_t = p->e4m3_t;
+	if (g_half_t == MPI_DATATYPE_NULL) {
+		MPI_Type_dup(MPI_UINT16_T, &g_half_t);
+		MPI_Type_dup(MPI_UINT16_T, &g_bf16_t);
+		MPI_Type_dup(MPI_UINT8_T, &g_e4m3_t);
+		MPI_Type_dup(MPI_UINT8_T, &g_e5m2_t);
+	}
+	p->half_t = g_half_t;
+	p->bf16_t = g_bf16_t;
+	p->e4m3_t = g_e4m3_t;
+	p->e5m2_t = g_e5m2_t;
 	for (int i = 0; i < NP_OP_COUNT; i++)
 		if (fns[i])
 			MPI_Op_create(fns[i], 1, &p->user_op[i]);
 	test_where(&be->world, &tw);
-	if (np_test_fail_read(&tw))
+	if (np_test_fail_parse(be->cfg.test.fail, &tw))
 		return np_fail(&be->err, NP_ESYS,
 			       "the MPI backend failed to start (planted by the test-only NCCL_PROBE_TEST_FAIL)");
-	np_test_faults_read(&p->faults);
-	np_test_slow_read(&tw, &p->slow);
+	np_test_faults_parse(be->cfg.test.corrupt, be->cfg.test.misroute, &p->faults);
+	np_test_slow_parse(be->cfg.test.slow, &tw, &p->slow);
 	MPI_Get_version(&major, &minor);
 	snprintf(be->info.library, sizeof(be->info.library), "%.100s (MPI %d.%d)",
 		 be->world.mpi_version ? be->world.mpi_version : "MPI", major, minor);
@@ -567,14 +573,6 @@ static void mpi_finalize(struct np_backend *be)
 	for (int i = 0; i < NP_OP_COUNT; i++)
 		if (p->user_op[i] != MPI_OP_NULL)
 			MPI_Op_free(&p->user_op[i]);
-	if (p->half_t != MPI_DATATYPE_NULL)
-		MPI_Type_free(&p->half_t);
-	if (p->bf16_t != MPI_DATATYPE_NULL)
-		MPI_Type_free(&p->bf16_t);
-	if (p->e4m3_t != MPI_DATATYPE_NULL)
-		MPI_Type_free(&p->e4m3_t);
-	if (p->e5m2_t != MPI_DATATYPE_NULL)
-		MPI_Type_free(&p->e5m2_t);
 	free(p);
 	be->priv = NULL;
 }

@@ -103,19 +103,19 @@ static uint64_t headroom(size_t total, int nranks)
 }
 
 /* Test only: NCCL_PROBE_TEST_STALL=R:device (common/testhooks.h) */
-static void parse_stall(struct nccl_priv *p)
+static void parse_stall(struct nccl_priv *p, const struct np_test_plan *t)
 {
 	struct np_test_stall st;
 
-	np_test_stall_read(&st);
+	np_test_stall_parse(t->stall, &st);
 	p->stall = np_test_stall_rank_at(&st, NP_STALL_DEVICE) == p->rank;
 }
 
 /* NCCL's native calls, where the runtime library has them; the switch
  * NCCL_PROBE_TEST_NO_NATIVE=1 (tests) forces grouped send/recv. */
-static void find_natives(struct nccl_priv *p, struct np_backend_info *in)
+static void find_natives(struct nccl_priv *p, struct np_backend_info *in, const struct np_test_plan *t)
 {
-	bool off = np_test_no_native_read();
+	bool off = np_test_no_native_parse(t->no_native);
 	int v = 0;
 
 	memset(&p->native, 0, sizeof(p->native));
@@ -186,8 +186,8 @@ static enum np_status nccl_init(struct np_backend *be)
 	p->rank = be->world.rank;
 	p->nranks = be->world.size;
 	be->priv = p;
-	parse_stall(p);
-	np_test_faults_read(&p->faults);
+	parse_stall(p, &be->cfg.test);
+	np_test_faults_parse(be->cfg.test.corrupt, be->cfg.test.misroute, &p->faults);
 	logging = log_begin(p);
 	/* virtual nodes: NCCL takes ranks with different host ids for
 	 * different hosts, so ranks of different virtual nodes may share a
@@ -215,7 +215,7 @@ static enum np_status nccl_init(struct np_backend *be)
 	h = headroom(total, p->nranks);
 	be->info.mem_avail = freeb > h ? freeb - h : 0;
 	be->info.max_count = SIZE_MAX;
-	find_natives(p, &be->info);
+	find_natives(p, &be->info, &be->cfg.test);
 	find_dtypes(p, &be->info);
 	return NP_OK;
 }

@@ -59,6 +59,8 @@ static const char ptx[] =
 	"  ret;\n"
 	"}\n";
 
+/* Process-wide: the one load, on the CUDA driver's primary contexts, which
+ * are the process's own */
 static struct {
 	void *lib;
 	CUresult (*init)(unsigned);

@@ -15,6 +15,8 @@
 #include "../common/number.h"
 #include "nccl_log.h"
 
+/* Process-wide: NCCL reads NCCL_DEBUG_FILE once per process, so the
+ * process has one log, whichever backend or arm starts NCCL */
 static char log_path[256];
 
 /* NCCL opens NCCL_DEBUG_FILE itself (fopen "w", after expanding %h and
@@ -74,6 +76,7 @@ const char *np_nccl_log_path(void)
 	return log_path[0] ? log_path : NULL;
 }
 
+/* Process-wide: the NCCL_HOSTID this process put in its environment */
 static char host_id[64];
 
 void np_nccl_host_id(char *buf, size_t len, const char *host, int node)

@@ -53,6 +53,7 @@ struct np_run {
 	struct np_world w;              /* made when mpi (NP_NEEDS_WORLD, or topo under mpirun) */
 	bool world_up;
 	struct np_run_record rec;       /* this run's id, start and command line */
+	struct np_test_plan test;       /* the test-only switches, read once at start-up */
 	double t0;                      /* start, monotonic seconds (np_now_s) */
 	const struct np_backend_ops *ops; /* NP_NEEDS_BACKEND: the backend chosen */
 	char backend_why[192];          /* why auto chose it, or "--backend NAME" */

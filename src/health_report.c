@@ -126,9 +126,10 @@ static void json_gpu(struct np_json *j, const struct np_gpu_health *g)
 	jnum(j, "mem_max_mhz", g->mem_max_mhz);
 	jnum(j, "mem_app_mhz", g->mem_app_mhz);
 	jnum(j, "clock_event_reasons", g->reasons);
-	np_json_obj_begin(j, "violation_ns");
+	/* the key and unit of the sweep's ranks[].gpu_clocks */
+	np_json_obj_begin(j, "below_app_clocks_ms");
 	for (int v = 0; v < NP_VIOL_COUNT; v++)
-		jnum(j, np_viol_str((enum np_viol)v), g->viol_ns[v]);
+		jnum(j, np_viol_str((enum np_viol)v), g->viol_ns[v] == NP_HX ? NP_HX : g->viol_ns[v] / 1000000);
 	np_json_obj_end(j);
 	jnum(j, "temp_c", g->temp_c);
 	jnum(j, "tlimit_margin_c", g->margin_c);

@@ -39,6 +39,7 @@ _Static_assert(NP_ISO_NAMELEN == NP_HOSTLEN + 16, "a node's name: its host's and
 struct iso {
 	struct np_opts *o;
 	struct np_world *w;
+	const struct np_test_plan *test; /* the test-only switches */
 	const struct np_backend_ops *ops;
 	char backend_why[192];
 	int device;           /* this rank's GPU in the job, -1 host */
@@ -58,10 +59,6 @@ struct iso {
 	const struct np_run_record *run;
 	struct np_outfile of; /* rank 0: --output */
 };
-
-/* The watchdog takes SIGINT and SIGTERM (np_watchdog_start): it ends the
- * run itself, so the engine is never asked to stop between batches */
-static volatile sig_atomic_t g_stop;
 
 
 static _Noreturn void iso_fail(void *arg, enum np_status st)
@@ -162,7 +159,7 @@ static void measure_group(struct iso *is, MPI_Comm gc, const char *what, struct 
 	group_world(is, gc, &sw, &jr, &nodes);
 	memset(&be, 0, sizeof(be));
 	be.ops = is->ops;
-	np_backend_args(&be, is->o, &sw);
+	np_backend_args(&be, is->o, &sw, is->test);
 	out->leader = sw.rank == 0;
 	np_watchdog_set_backend(&be);
 	np_watchdog_arm("%s backend initialization %s", is->ops->name, what);
@@ -681,7 +678,7 @@ static void start_backend(struct iso *is)
 
 	memset(&be, 0, sizeof(be));
 	be.ops = is->ops;
-	np_backend_args(&be, is->o, is->w);
+	np_backend_args(&be, is->o, is->w, is->test);
 	np_watchdog_set_backend(&be);
 	np_watchdog_arm("%s backend initialization (start-up, every node)", is->ops->name);
 	st = is->ops->init(&be);
@@ -793,9 +790,12 @@ static void iso_start(struct iso *is, struct np_run *run)
 	is->meas.budget = o->budget;
 	is->meas.ci_target = ISO_CI_TARGET;
 	is->meas.noise_min = NP_MEAS_MAX_SAMPLES; /* the paired comparison needs every sample the budget buys */
-	is->meas.stall_rank = np_test_stall_rank();
+	np_meas_test_stall(&is->meas, is->test);
 	is->meas.quiet_wrong = true;
-	is->meas.stop = &g_stop;
+	/* no stop flag: the watchdog takes SIGINT and SIGTERM
+	 * (np_watchdog_start) and ends the run itself, so the engine is never
+	 * asked to stop between batches */
+	is->meas.stop = NULL;
 	is->meas.fail = iso_fail;
 	is->meas.synced = true;
 	is->meas.sync = run->w.comm;
@@ -902,6 +902,7 @@ int cmd_isolate(struct np_run *run)
 	is->t0 = run->t0;
 	is->o = &run->o;
 	is->w = &run->w;
+	is->test = &run->test;
 	is->run = &run->rec;
 	iso_start(is, run);
 	part = calloc((size_t)is->N, sizeof(int));

@@ -129,7 +129,7 @@ static void start_world(const struct np_cmd *cmd, struct np_run *run)
 	enum np_status st;
 
 	if (cmd->needs & NP_NEEDS_WATCHDOG)
-		np_watchdog_startup(run->o.timeout, launch_env.local_size); /* from here on a rank that stops is named */
+		np_watchdog_startup(run->o.timeout, launch_env.local_size, &run->test); /* from here on a rank that stops is named */
 	if (np_world_init(&run->w, 0, &err))
 		np_abort_err(&err);
 	run->world_up = true;
@@ -207,6 +207,7 @@ static int start_up(const struct np_cmd *cmd, struct np_run *run)
 		return 0;
 	}
 	np_run_record_init(&run->rec, run->argc, run->argv);
+	np_test_plan_read(&run->test);
 	if (!(cmd->needs & NP_NEEDS_WORLD)) {
 		if (!run->mpi)
 			return -1;

@@ -42,22 +42,20 @@ static double meas_now(const struct np_meas *m)
 /* NCCL_PROBE_TEST_STALL=R stalls job rank R at its first timed batch;
  * R@N at its timed batch N (from 0), so that rows finish before it
  * (common/testhooks.h) */
-static long stall_after;
-
-int np_test_stall_rank(void)
+void np_meas_test_stall(struct np_meas *m, const struct np_test_plan *test)
 {
 	struct np_test_stall st;
 
-	np_test_stall_read(&st);
-	stall_after = st.after;
-	return np_test_stall_rank_at(&st, NP_STALL_BATCH);
+	np_test_stall_parse(test->stall, &st);
+	m->stall_rank = np_test_stall_rank_at(&st, NP_STALL_BATCH);
+	m->stall_after = st.after;
 }
 
 static void stall_if_asked(struct np_meas *m)
 {
 	if (m->stall_rank < 0 || m->stall_rank != (m->be->world.job_ranks ? m->be->world.job_ranks[m->be->world.rank] : m->be->world.rank))
 		return;
-	if (stall_after-- > 0)
+	if (m->stall_after-- > 0)
 		return;
 	m->stall_rank = -1;
 	for (;;)
@@ -477,12 +475,14 @@ void np_measure_idle(struct np_meas *m)
 
 _Static_assert(NP_BE_HOSTLEN == NP_HOSTLEN, "host names: one length");
 
-void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w)
+void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w,
+		     const struct np_test_plan *test)
 {
 	struct np_backend_world *bw = &be->world;
 
 	be->cfg.gpu_map = o->gpu_map;
 	be->cfg.graph = o->graph;
+	be->cfg.test = *test;
 	bw->comm = w->comm;
 	bw->node_comm = w->node_comm;
 	bw->rank = w->rank;

@@ -91,6 +91,7 @@ struct np_meas {
 				      * steady-state search); 0: budget / 3 */
 	int noise_min;               /* samples before noise-bound may stop it */
 	int stall_rank;              /* test: job rank that stalls, -1 none */
+	long stall_after;            /* test: its timed batches to let pass first */
 	bool quiet_wrong;            /* wrong elements counted, not printed */
 	const char *what;            /* added to the watchdog's step, or NULL */
 	volatile sig_atomic_t *stop; /* NULL or a signal flag */
@@ -166,13 +167,14 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *arg, int
  * until every measuring group is, so that the others do not wait for it. */
 void np_measure_idle(struct np_meas *m);
 
-/* What a backend needs of the options and the world (a group's world too),
- * copied into be->cfg and be->world. */
-void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w);
+/* What a backend needs of the options, the world (a group's world too)
+ * and the test-only switches, copied into be->cfg and be->world. */
+void np_backend_args(struct np_backend *be, const struct np_opts *o, const struct np_world *w,
+		     const struct np_test_plan *test);
 
-/* NCCL_PROBE_TEST_STALL=R or R@N (common/testhooks.h): the job rank that
- * stalls on the host at its timed batch N (R: the first), else -1. */
-int np_test_stall_rank(void);
+/* NCCL_PROBE_TEST_STALL=R or R@N (common/testhooks.h) in m: the job rank
+ * that stalls on the host at its timed batch N (R: the first), else none. */
+void np_meas_test_stall(struct np_meas *m, const struct np_test_plan *test);
 
 /* Monotonic seconds, for wall times, progress and budgets. */
 double np_now_s(void);

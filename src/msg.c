@@ -15,6 +15,8 @@
 #include "../common/printable.h"
 #include "msg.h"
 
+/* Process-wide: this process's MPI rank, job size and host, which every
+ * message of every layer is prefixed with, set once after MPI_Init */
 int np_msg_rank = -1;
 int np_msg_size = 0;
 char np_msg_host[256] = "";
@@ -80,6 +82,8 @@ void np_rank_error(const char *fmt, ...)
 
 #define CLEANUP_SLOTS 8
 
+/* Process-wide: the files to remove when the process exits, which a signal
+ * handler and np_exit() reach with no state of their own */
 static struct {
 	char path[CLEANUP_SLOTS][4096];
 	volatile sig_atomic_t used[CLEANUP_SLOTS]; /* 1 output, 2 scratch */
@@ -132,6 +136,7 @@ void np_cleanup(void)
 		}
 }
 
+/* Process-wide: the process has begun to exit (a signal handler reads it) */
 volatile sig_atomic_t np_exiting;
 
 void np_exit(int code)

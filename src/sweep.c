@@ -30,10 +30,6 @@
 
 extern char **environ;
 
-/* Held by the main thread while it changes the report, and for good by
- * the watchdog thread when a signal finds the main thread stuck. */
-static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* A step of this rank alone, armed so that a hang there is named. */
 static void step(struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -83,7 +79,7 @@ void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const c
 		r->skips = n;
 		r->skips_cap = cap;
 	}
-	pthread_mutex_lock(&rep_lock);
+	pthread_mutex_lock(&s->rep_lock);
 	sk = &r->skips[r->nskips++];
 	sk->coll = c;
 	sk->size = size;
@@ -100,7 +96,7 @@ void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const c
 			np_note("skipped %s%s%s: %s", c->name, size ? " " : "", sz, sk->reason);
 		}
 	}
-	pthread_mutex_unlock(&rep_lock);
+	pthread_mutex_unlock(&s->rep_lock);
 }
 
 static void add_row(struct sweep *s, const struct np_result *res)
@@ -122,12 +118,12 @@ static void add_row(struct sweep *s, const struct np_result *res)
 		r->rows = n;
 		r->rows_cap = cap;
 	}
-	pthread_mutex_lock(&rep_lock);
+	pthread_mutex_lock(&s->rep_lock);
 	r->rows[r->nrows] = *res;
 	r->rows[r->nrows++].sample_times = times;
 	if (s->w->rank == 0 && s->stream)
 		np_report_table_row(s->out, &s->table, res);
-	pthread_mutex_unlock(&rep_lock);
+	pthread_mutex_unlock(&s->rep_lock);
 }
 
 /* Without a largest size, the range reaches the sizes where the links
@@ -349,7 +345,7 @@ static _Noreturn void takeover(void *arg, int sig, int code, const char *why)
 {
 	struct sweep *s = arg;
 
-	pthread_mutex_lock(&rep_lock);
+	pthread_mutex_lock(&s->rep_lock);
 	if (s->w->rank == 0) {
 		end_report(s, code, why);
 		if (code == NP_EXIT_INTERRUPTED)
@@ -369,7 +365,7 @@ static void hang_report(void *arg)
 	struct sweep *s = arg;
 	char why[64];
 
-	pthread_mutex_lock(&rep_lock);
+	pthread_mutex_lock(&s->rep_lock);
 	snprintf(why, sizeof(why), "timed out (--timeout %g s, exit 4)", s->o->timeout);
 	end_report(s, NP_EXIT_TIMEOUT, why);
 	fflush(stdout);
@@ -397,7 +393,7 @@ static void start_backend(struct sweep *s, struct np_run *run)
 	const struct np_world *w = s->w;
 
 	s->be.ops = run->ops;
-	np_backend_args(&s->be, o, w);
+	np_backend_args(&s->be, o, w, &run->test);
 	s->rep.opts = o;
 	s->rep.world = w;
 	s->rep.backend = run->ops->name;
@@ -533,6 +529,7 @@ int cmd_sweep(struct np_run *run)
 
 	s->o = &run->o;
 	s->w = &run->w;
+	pthread_mutex_init(&s->rep_lock, NULL);
 	s->rep.run = run->rec;
 	{
 		enum np_status rc;
@@ -541,7 +538,7 @@ int cmd_sweep(struct np_run *run)
 		if (agree(s, rc, rc ? &err : NULL))
 			fail_all(s, rc ? rc : NP_EMPI);
 	}
-	s->meas.stall_rank = np_test_stall_rank();
+	np_meas_test_stall(&s->meas, &run->test);
 	start_backend(s, run);
 	pts = sweep_plan(s, &npts, &max_send, &max_recv);
 	s->planned = (int)npts;

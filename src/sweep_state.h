@@ -7,6 +7,7 @@
 #ifndef NP_SWEEP_STATE_H
 #define NP_SWEEP_STATE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,9 @@ struct sweep {
 	struct np_world *w;
 	struct np_backend be;
 	struct np_sweep_report rep;
+	/* held by the main thread while it changes rep, and for good by the
+	 * watchdog thread when a signal finds the main thread stuck */
+	pthread_mutex_t rep_lock;
 	struct np_outfile of;
 	struct np_outfile json_of, csv_of; /* rank 0: -J/--json and --csv files */
 	FILE *out;            /* rank 0: where the report goes (a memory stream for

@@ -274,6 +274,7 @@ int cmd_tune(struct np_run *run)
 	tu->t0 = run->t0;
 	tu->o = &run->o;
 	tu->w = &run->w;
+	tu->test = &run->test;
 	tu->run = run->rec;
 	tu->ops = run->ops;
 	snprintf(tu->backend_why, sizeof(tu->backend_why), "%s", run->backend_why);

@@ -34,6 +34,7 @@ struct arm {
 struct tune {
 	const struct np_opts *o;
 	struct np_world *w;
+	const struct np_test_plan *test; /* the test-only switches */
 	struct np_tune_cand cands[NP_TUNE_MAX_CANDS];
 	int ncands, narms;
 	struct arm *arms;

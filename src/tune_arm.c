@@ -58,6 +58,7 @@ struct mpit_var {
 	bool live;
 };
 
+/* Process-wide: MPI_T is initialized once per process */
 static bool mpit_ready;
 
 static bool mpit_init(void)
@@ -305,23 +306,23 @@ static bool arm_init(struct tune *tu, int a, bool env, long *off)
 	struct arm *arm = &tu->arms[a];
 	const struct np_tune_cand *c = arm->cand;
 	struct saved_env sv;
+	struct np_test_plan test = *tu->test;
 	enum np_status st;
 	char why[sizeof(arm->why)] = "";
 	int mine, all;
 
 	memset(&arm->be, 0, sizeof(arm->be));
 	arm->be.ops = tu->ops;
-	np_backend_args(&arm->be, tu->o, &arm->w);
+	np_test_plan_arm(&test, a);
+	np_backend_args(&arm->be, tu->o, &arm->w, &test);
 	if (env) {
 		*off = tune_log_size();
 		env_apply(c, &sv);
 	}
-	np_test_tune_switches(a, true);
 	np_watchdog_set_backend(&arm->be);
 	np_watchdog_arrive(tu->w->comm, "%s backend initialization for %s", tu->ops->name, arm_label(tu, a));
 	st = tu->ops->init(&arm->be);
 	np_watchdog_disarm();
-	np_test_tune_switches(a, false);
 	if (env)
 		env_restore(c, &sv);
 	arm->up = true;

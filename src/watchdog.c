@@ -37,8 +37,11 @@
 #define TAKEOVER_NS 200000000
 #define TAKEOVER_OTHERS_NS 600000000
 
+/* Process-wide: the signal the handler caught (a handler has no state) */
 volatile sig_atomic_t np_signal;
 
+/* Process-wide: the one watchdog thread of the process, which the signal
+ * handlers and every command's steps share */
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -66,6 +69,7 @@ struct arrival {
 	char host[NP_HOSTLEN];
 };
 
+/* Process-wide, as wd: the arrivals of this process's steps */
 static struct {
 	struct arrival out[2];       /* to rank 0, and rank 0's to rank 1 */
 	MPI_Request sreq[2];
@@ -82,6 +86,7 @@ static struct {
  * (SIGKILL from the OOM killer, a crash) is named here, by the lowest
  * rank of the host still alive, instead of as a timeout or a signal. */
 #define MAX_PEERS 512
+/* Process-wide, as wd: the processes of this host, watched by its thread */
 static struct {
 	int n;
 	int wrank[MAX_PEERS], pid[MAX_PEERS];
@@ -811,12 +816,12 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 	pthread_mutex_unlock(&wd.lock);
 }
 
-void np_watchdog_startup(double timeout, int local_size)
+void np_watchdog_startup(double timeout, int local_size, const struct np_test_plan *test)
 {
 	struct np_test_stall st;
 
 	ar.local_size = local_size;
-	np_test_stall_read(&st);
+	np_test_stall_parse(test->stall, &st);
 	np_watchdog_start(timeout);
 	if (np_msg_rank >= 0 && np_test_stall_rank_at(&st, NP_STALL_START) == np_msg_rank)
 		for (;;)

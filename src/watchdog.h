@@ -58,8 +58,8 @@ void np_watchdog_start(double timeout);
 /* Start the thread and check that every rank of MPI_COMM_WORLD got from
  * MPI_Init to here (the first collective), naming those that did not;
  * local_size: the ranks the launcher started on this host (launch.h), 0
- * unknown. Honours the test-only NCCL_PROBE_TEST_STALL=R:start. */
-void np_watchdog_startup(double timeout, int local_size);
+ * unknown. Honours the test-only NCCL_PROBE_TEST_STALL=R:start of test. */
+void np_watchdog_startup(double timeout, int local_size, const struct np_test_plan *test);
 /* be may be NULL until the backend exists. */
 void np_watchdog_set_backend(struct np_backend *be);
 /* Arm for one local step of this rank ("checking allreduce of 1 MiB"). */

@@ -117,6 +117,20 @@ PY
 validate "$TEST_TMP/gpu.json"
 ok $? "an NCCL backend's report (GPU ranks, clocks, runtime) holds to the schema"
 
+# GPU clocks have one key set and one unit: every key of the sweep's
+# ranks[].gpu_clocks is a key of topo's health.gpus[], its object's keys too
+python3 - "$srcdir/contrib/nccl-probe-sweep.schema.json" "$srcdir/contrib/nccl-probe-topo.schema.json" <<'PY'
+import json, sys
+clk = json.load(open(sys.argv[1]))["$defs"]["rank"]["properties"]["gpu_clocks"]["properties"]
+gpu = json.load(open(sys.argv[2]))["properties"]["health"]["properties"]["gpus"]["items"]["properties"]
+bad = [k for k in clk if k not in gpu]
+bad += ["%s.%s" % (k, s) for k, v in clk.items() if "properties" in v
+        for s in set(v["properties"]) ^ set(gpu.get(k, {}).get("properties", {}))]
+print("# not alike:", bad) if bad else None
+sys.exit(1 if bad else 0)
+PY
+ok $? "the sweep's GPU clocks and topo's health name each figure alike"
+
 for f in "$J"/*.json; do
 	validate "$f"
 	ok $? "$(basename "$f" .json): the report holds to the schema"

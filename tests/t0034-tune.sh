@@ -210,4 +210,13 @@ grep -Eq '^coll +size +rounds +base\(us\) +base busbw +cand +speed \[95%\]$' "$T
 	grep -Eq '^ {50,}2 +[0-9.]+x \[' "$TEST_OUT"
 ok $? "  the size's figures on its first line, a line per candidate"
 
+# the small floating types on the MPI backend reduce through user
+# operations; every arm's backend, alive side by side, checks right
+for d in half bfloat16 fp8e4m3 fp8e5m2; do
+	OMPI_MCA_coll_tuned_use_dynamic_rules=1 expect_success "--dtype $d --check: no arm computes wrong data" \
+		np_mpi 2 tune --backend mpi --dtype "$d" --check --sweep 1K:4K --budget 0.2 --try "$ALG=1"
+	! grep -q 'wrong' "$TEST_OUT" "$TEST_ERR"
+	ok $? "  no wrong element reported ($d)"
+done
+
 done_testing

@@ -93,7 +93,8 @@ want = {"index": 0, "bus_id": "0000:19:00.0", "sm_mhz": 345, "sm_max_mhz": 1980,
         "temp_c": 34, "tlimit_margin_c": 53, "slowdown_tlimit_c": -2, "slowdown_c": None, "slowdown_headroom_c": 55,
         "power_mw": 70000, "power_limit_mw": 700000, "persistence": True, "ecc": True, "ecc_uncorrected_volatile": 0,
         "remap_pending": False, "pcie_replay": 4, "pcie_replay_grew": 0, "nvlinks_up": 18, "nvlinks_down": 0,
-        "nvlink_crc": 7, "clock_event_reasons": 1, "retired_pages_pending": None}
+        "nvlink_crc": 7, "clock_event_reasons": 1, "retired_pages_pending": None,
+        "below_app_clocks_ms": {"power": 0, "thermal": 0, "sync_boost": None, "board_limit": None}}
 bad = ["%s: %r, want %r" % (k, g.get(k), v) for k, v in want.items() if g.get(k) != v]
 bad += [] if d["health"]["window_s"] == 1 and d["health"]["nvml"] is True else ["window/nvml"]
 bad += [f["id"] for f in d["findings"] if f["id"].startswith("health-")]
@@ -107,6 +108,16 @@ fi
 plant 'error +health-gpu-slowdown \[GPU0\]: GPU0: clocks held down, thermal slowdown active' \
 	"thermal slowdown (HW thermal reason)" 1 gpu0.reasons=0x40 gpu0.sm=1200 gpu0.viol_thermal_step=250000000
 expect_grep 'thermal violation \+(250|500|750) ms' "$TEST_OUT" "  the thermal violation counter's growth is evidence"
+expect_code 1 "  as JSON" topo --format json --output "$TEST_TMP/v.json"
+if [ -n "${PY:-}" ]; then
+	"$PY" -c '
+import json, sys
+v = json.load(open(sys.argv[1]))["health"]["gpus"][0]["below_app_clocks_ms"]
+print("# below_app_clocks_ms:", v)
+sys.exit(0 if v["thermal"] in (250, 500, 750) and v["power"] == 0 else 1)' "$TEST_TMP/v.json"
+	ok $? "  its growth in JSON is below_app_clocks_ms, in ms as the sweep has it"
+	schema_ok topo "$TEST_TMP/v.json" "  that JSON holds to the topo schema"
+fi
 plant 'error +health-gpu-slowdown \[GPU0\]: .*HW slowdown active' "HW slowdown" 1 gpu0.reasons=0x8
 plant 'warning +health-gpu-power-cap \[GPU0\]' "power cap while busy" 0 gpu0.reasons=0x4 gpu0.sm=1500
 plant 'warning +health-gpu-power-limit \[GPU0\]: GPU0: power limit lowered to 500 W of its default 700 W' \
@@ -147,8 +158,8 @@ if [ -n "${PY:-}" ]; then
 	"$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1])); g = d["health"]["gpus"][0]
-known = [k for k, v in g.items() if v is not None and k not in ("index", "bus_id", "violation_ns")]
-known += [k for k, v in g["violation_ns"].items() if v is not None]
+known = [k for k, v in g.items() if v is not None and k not in ("index", "bus_id", "below_app_clocks_ms")]
+known += [k for k, v in g["below_app_clocks_ms"].items() if v is not None]
 print("# known:", known)
 sys.exit(1 if known or any(f["id"].startswith("health-") for f in d["findings"]) else 0)' "$TEST_TMP/u.json"
 	ok $? "  every figure is null and nothing is concluded from them"

@@ -18,6 +18,42 @@
 #define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_NVLINK_DEVICE_TYPE_IBMNPU 1 /* the far end is a CPU (POWER) */
 
+int np_sysfs_gpus(const struct np_sysfs *fs, struct np_sysfs_gpu *out, int max)
+{
+	char **names, rel[128], link[256];
+	int k = np_sysfs_list(fs, "sys/bus/pci/devices", &names), n = 0;
+
+	if (k < 0)
+		return -1;
+	for (int i = 0; i < k && n < max; i++) {
+		struct np_sysfs_gpu *g = &out[n];
+		const char *drv;
+		long vendor, cls, device;
+		if (strlen(names[i]) >= sizeof(g->dir))
+			continue;
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/vendor", names[i]);
+		if (!np_sysfs_read_long(fs, rel, &vendor) || vendor != 0x10de)
+			continue;
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", names[i]);
+		if (!np_sysfs_read_long(fs, rel, &cls) || !np_pci_class_is_gpu(cls))
+			continue;
+		if (!np_busid_norm(names[i], g->busid, sizeof(g->busid)))
+			continue;
+		snprintf(g->dir, sizeof(g->dir), "%s", names[i]);
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/device", names[i]);
+		g->device_id = np_sysfs_read_long(fs, rel, &device) ? (unsigned)device & 0xffff : 0;
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", names[i]);
+		g->nvidia_driver = false;
+		if (np_sysfs_readlink(fs, rel, link, sizeof(link))) {
+			drv = strrchr(link, '/');
+			g->nvidia_driver = !strcmp(drv ? drv + 1 : link, "nvidia");
+		}
+		n++;
+	}
+	np_sysfs_free_list(names, k);
+	return n;
+}
+
 static bool nvml_open(struct np_nvml *a, struct np_topo *t)
 {
 	switch (np_nvml_open(a)) {

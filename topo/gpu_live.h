@@ -14,6 +14,20 @@ int np_gpu_live_nvml(struct np_topo *t, char busids[][NP_BUSID_LEN], int max);
  * driver (dlopen of libcuda.so.1; any build). */
 void np_gpu_live_cuda(struct np_topo *t);
 
+/* An NVIDIA GPU among sysfs' PCI functions: vendor 0x10de and a display
+ * class (np_pci_class_is_gpu). */
+struct np_sysfs_gpu {
+	char busid[NP_BUSID_LEN]; /* normalized (np_busid_norm) */
+	char dir[NP_BUSID_LEN];   /* its name in sys/bus/pci/devices */
+	unsigned device_id;       /* PCI device id; 0 if unreadable */
+	bool nvidia_driver;       /* bound to the driver named "nvidia" */
+};
+/* The NVIDIA GPUs of sys/bus/pci/devices in name order, at most max: the
+ * one sysfs scan for GPUs, which topo's GPU list (without NVML) and
+ * health's list of the driver's GPUs both use. Returns how many, -1 when
+ * the directory cannot be listed. */
+int np_sysfs_gpus(const struct np_sysfs *fs, struct np_sysfs_gpu *out, int max);
+
 /* NIC ports from sysfs (class/infiniband), refined by libibverbs when the
  * root is the real one; also probes ibv_reg_dmabuf_mr. */
 void np_nic_live(struct np_topo *t, const struct np_sysfs *fs);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "health.h"
+#include "gpu_live.h"
 #include "nvml_dl.h"
 #include "sysfs.h"
 
@@ -251,12 +252,12 @@ static void sleep_s(double s)
 
 /* GPUs the driver lists whose device node exists (in a container the
  * driver's list shows the host's GPUs, the device nodes only the ones
- * given to it), or, without /proc/driver/nvidia, NVIDIA GPUs (by the
- * class test topo's GPU list uses, np_pci_class_is_gpu) bound to the
- * nvidia driver. */
+ * given to it), or, without /proc/driver/nvidia, the GPUs of topo's
+ * sysfs scan (np_sysfs_gpus) bound to the nvidia driver. */
 static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int *n)
 {
 	char **names, buf[4096], rel[160];
+	struct np_sysfs_gpu found[NP_MAX_GPUS];
 	int k = np_sysfs_list(fs, "proc/driver/nvidia/gpus", &names);
 
 	*n = 0;
@@ -277,27 +278,10 @@ static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int
 		np_sysfs_free_list(names, k);
 		return;
 	}
-	k = np_sysfs_list(fs, "sys/bus/pci/devices", &names);
-	for (int i = 0; i < k && *n < NP_MAX_GPUS; i++) {
-		long vendor, cls;
-		char link[256];
-		const char *drv;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/vendor", names[i]);
-		if (!np_sysfs_read_long(fs, rel, &vendor) || vendor != 0x10de)
-			continue;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", names[i]);
-		if (!np_sysfs_read_long(fs, rel, &cls) || !np_pci_class_is_gpu(cls))
-			continue;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", names[i]);
-		if (!np_sysfs_readlink(fs, rel, link, sizeof(link)))
-			continue;
-		drv = strrchr(link, '/');
-		if (strcmp(drv ? drv + 1 : link, "nvidia") || !np_busid_norm(names[i], out[*n], NP_BUSID_LEN))
-			continue;
-		(*n)++;
-	}
-	if (k >= 0)
-		np_sysfs_free_list(names, k);
+	k = np_sysfs_gpus(fs, found, NP_MAX_GPUS);
+	for (int i = 0; i < k; i++)
+		if (found[i].nvidia_driver)
+			memcpy(out[(*n)++], found[i].busid, NP_BUSID_LEN);
 }
 
 /* The GPUs NVML lists, with their static figures; dev[i] is h->gpus[i]'s

@@ -17,6 +17,11 @@ tests_unit_test_topo_limits_LDADD = $(UNIT_LDADD)
 tests_unit_test_topo_model_SOURCES = tests/unit/test_topo_model.c tests/unit/tap.h
 tests_unit_test_topo_model_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_topo_limits tests/unit/test_topo_model
+# the sysfs scan for GPUs on a fake tree
+check_PROGRAMS += tests/unit/test_sysfs_gpus
+tests_unit_test_sysfs_gpus_SOURCES = tests/unit/test_sysfs_gpus.c tests/unit/tap.h
+tests_unit_test_sysfs_gpus_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_sysfs_gpus
 
 TESTS += tests/t2001-topo-usage.sh tests/t2002-topo-fixtures.sh \
 	tests/t2003-topo-fakesys.sh tests/t2004-topo-live.sh tests/t2005-topo-truth.sh \

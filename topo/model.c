@@ -406,9 +406,6 @@ void np_topo_note(struct np_topo *t, const char *fmt, ...)
 	t->nnotes++;
 }
 
-static struct np_finding scratch_finding;
-static struct np_rec scratch_rec;
-
 struct np_finding *np_topo_finding(struct np_topo *t, const char *id, enum np_severity sev,
 				   const char *subject)
 {
@@ -416,7 +413,7 @@ struct np_finding *np_topo_finding(struct np_topo *t, const char *id, enum np_se
 
 	/* on no memory the caller still gets somewhere to write; it is lost */
 	if (!grow((void **)&t->findings, t->nfindings, &t->cap_findings, sizeof(*t->findings)))
-		return &scratch_finding;
+		return &t->lost_finding;
 	f = &t->findings[t->nfindings++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->id, sizeof(f->id), "%s", id);
@@ -432,9 +429,9 @@ struct np_rec *np_topo_rec(struct np_topo *t, const char *var, const char *findi
 
 	for (int i = 0; i < t->nrecs; i++)
 		if (!strcmp(t->recs[i].var, var))
-			return &scratch_rec; /* one line per variable: the first reason wins */
+			return &t->lost_rec; /* one line per variable: the first reason wins */
 	if (!grow((void **)&t->recs, t->nrecs, &t->cap_recs, sizeof(*t->recs)))
-		return &scratch_rec;
+		return &t->lost_rec;
 	r = &t->recs[t->nrecs++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->var, sizeof(r->var), "%s", var);

@@ -276,6 +276,10 @@ struct np_topo {
 	int nfindings, cap_findings;
 	struct np_rec *recs;
 	int nrecs, cap_recs;
+	/* where np_topo_finding and np_topo_rec let their caller write when
+	 * there is no room (no memory) or the variable has its line: lost */
+	struct np_finding lost_finding;
+	struct np_rec lost_rec;
 	char (*notes)[NP_MSG_LEN];  /* what a source could not see */
 	int nnotes, cap_notes;
 

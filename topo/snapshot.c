@@ -68,14 +68,14 @@ static bool get(const char *rec, const char *key, char *out, size_t len)
 
 /* Reading records back: a key that is absent takes its default (older
  * snapshots lack some); one that is present must be a number in the range
- * of its key, or the read stops with a line naming record, key and value.
- * The reader's state is file-wide, as by_key below: one read at a time. */
-static struct {
+ * of its key, or the read stops with a line naming record, key and value:
+ * the reader's state, one per read. */
+struct reader {
 	struct np_topo *t;
 	struct np_err *err;
 	enum np_status st;
 	const char *rec;    /* the record's info name */
-} rd;
+};
 
 static const struct range {
 	const char *key;
@@ -91,19 +91,19 @@ static const struct range {
 	{ "nvcounts", 0, 1 },
 };
 
-static void bad(const char *key, const char *val, const char *why)
+static void bad(struct reader *rd, const char *key, const char *val, const char *why)
 {
 	char v[40];
 	size_t k = 0;
 
-	if (rd.st)
+	if (rd->st)
 		return;
 	for (const char *p = val; *p && k + 1 < sizeof(v); p++)
 		v[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
 	v[k] = '\0';
-	rd.st = np_fail(rd.err, NP_EUSAGE,
+	rd->st = np_fail(rd->err, NP_EUSAGE,
 			"--input '%s': snapshot record %s has %s=%s%s, which %s; export the snapshot again ('nccl-probe topo --export')",
-			rd.t->source, rd.rec, key, v, val[k] ? "..." : "", why);
+			rd->t->source, rd->rec, key, v, val[k] ? "..." : "", why);
 }
 
 /* The range of a key; flags and tri-states (the rest) are -1..1. */
@@ -119,7 +119,7 @@ static void range_of(const char *key, double *lo, double *hi)
 	*hi = 1;
 }
 
-static long geti(const char *rec, const char *key, long dflt)
+static long geti(struct reader *rd, const char *rec, const char *key, long dflt)
 {
 	char v[64], what[80];
 	const char *why;
@@ -131,13 +131,13 @@ static long geti(const char *rec, const char *key, long dflt)
 	range_of(key, &lo, &hi);
 	if (!np_xml_long(v, 10, (long)lo, (long)hi, &x, &why)) {
 		snprintf(what, sizeof(what), "%s (%.0f..%.0f)", why, lo, hi);
-		bad(key, v, what);
+		bad(rd, key, v, what);
 		return dflt;
 	}
 	return x;
 }
 
-static double getd(const char *rec, const char *key)
+static double getd(struct reader *rd, const char *rec, const char *key)
 {
 	char v[64], what[80];
 	const char *why;
@@ -148,7 +148,7 @@ static double getd(const char *rec, const char *key)
 	range_of(key, &lo, &hi);
 	if (!np_xml_double(v, lo, hi, &x, &why)) {
 		snprintf(what, sizeof(what), "%s (%g..%g)", why, lo, hi);
-		bad(key, v, what);
+		bad(rd, key, v, what);
 		return 0;
 	}
 	return x;
@@ -321,9 +321,9 @@ static void collect(hwloc_obj_t o, const char *name, const char **out, int *n, i
 }
 
 /* A count: NP_COUNT_UNKNOWN when absent or negative. */
-static int count(const char *rec, const char *key)
+static int count(struct reader *rd, const char *rec, const char *key)
 {
-	long v = geti(rec, key, NP_COUNT_UNKNOWN);
+	long v = geti(rd, rec, key, NP_COUNT_UNKNOWN);
 
 	return v >= 0 && v <= 4096 ? (int)v : NP_COUNT_UNKNOWN;
 }
@@ -333,79 +333,79 @@ static enum np_tri tri(long v)
 	return v > 0 ? NP_YES : v == 0 ? NP_NO : NP_UNKNOWN;
 }
 
-static void read_gpu(struct np_topo *t, const char *r, char (*peers)[1024], bool nv_known)
+static void read_gpu(struct reader *rd, struct np_topo *t, const char *r, char (*peers)[1024], bool nv_known)
 {
 	char raw[64], busid[NP_BUSID_LEN], chain[1024];
 	struct np_gpu *g;
 
-	rd.rec = "NCCLProbeGPU";
+	rd->rec = "NCCLProbeGPU";
 	if (!get(r, "busid", raw, sizeof(raw)))
 		return;
 	if (!np_busid_norm(raw, busid, sizeof(busid))) {
-		bad("busid", raw, "is not a PCI bus id");
+		bad(rd, "busid", raw, "is not a PCI bus id");
 		return;
 	}
 	if (np_topo_gpu_find(t, busid)) {
-		bad("busid", raw, "is the bus id of another GPU");
+		bad(rd, "busid", raw, "is the bus id of another GPU");
 		return;
 	}
 	if (!(g = np_topo_gpu_add(t, busid)))
 		return;
 	get(r, "name", g->name, sizeof(g->name));
-	g->numa = (int)geti(r, "numa", -1);
+	g->numa = (int)geti(rd, r, "numa", -1);
 	if (get(r, "pcipath", chain, sizeof(chain)) && chain[0])
 		g->pci = np_topo_pci_add_chain(t, chain, g->numa);
-	g->pcie.gen_cur = (int)geti(r, "gen", 0);
-	g->pcie.gen_max = (int)geti(r, "genmax", 0);
-	g->pcie.width_cur = (int)geti(r, "width", 0);
-	g->pcie.width_max = (int)geti(r, "widthmax", 0);
-	g->pcie.gbps = getd(r, "gbps");
+	g->pcie.gen_cur = (int)geti(rd, r, "gen", 0);
+	g->pcie.gen_max = (int)geti(rd, r, "genmax", 0);
+	g->pcie.width_cur = (int)geti(rd, r, "width", 0);
+	g->pcie.width_max = (int)geti(rd, r, "widthmax", 0);
+	g->pcie.gbps = getd(rd, r, "gbps");
 	/* snapshots before explicit unknowns wrote 0 and a node-wide
 	 * nvlinkknown=0 when NVLinks could not be told */
-	g->nvlinks = nv_known ? count(r, "nvlinks") : NP_COUNT_UNKNOWN;
-	g->nvlink_gbps = getd(r, "nvgbps");
-	g->nvswitch_links = nv_known ? count(r, "nvswitch") : NP_COUNT_UNKNOWN;
-	g->nvcpu_links = nv_known ? count(r, "nvcpu") : NP_COUNT_UNKNOWN;
-	if (g->nvlinks >= 0 && g->nvcpu_links < 0 && geti(r, "nvcpu", -2) == -2)
+	g->nvlinks = nv_known ? count(rd, r, "nvlinks") : NP_COUNT_UNKNOWN;
+	g->nvlink_gbps = getd(rd, r, "nvgbps");
+	g->nvswitch_links = nv_known ? count(rd, r, "nvswitch") : NP_COUNT_UNKNOWN;
+	g->nvcpu_links = nv_known ? count(rd, r, "nvcpu") : NP_COUNT_UNKNOWN;
+	if (g->nvlinks >= 0 && g->nvcpu_links < 0 && geti(rd, r, "nvcpu", -2) == -2)
 		g->nvcpu_links = 0; /* older snapshots counted no CPU links */
-	g->sm = (int)geti(r, "sm", 0);
-	g->vendor_id = (unsigned)geti(r, "vendor", 0) & 0xffff;
-	g->device_id = (unsigned)geti(r, "device", 0) & 0xffff;
+	g->sm = (int)geti(rd, r, "sm", 0);
+	g->vendor_id = (unsigned)geti(rd, r, "vendor", 0) & 0xffff;
+	g->device_id = (unsigned)geti(rd, r, "device", 0) & 0xffff;
 	if (g->sm < 0 || g->sm > 200)
 		g->sm = 0;
-	g->bar1_mib = (uint64_t)geti(r, "bar1", 0);
-	g->gdr = tri(geti(r, "gdr", -1));
-	g->dmabuf = tri(geti(r, "dmabuf", -1));
+	g->bar1_mib = (uint64_t)geti(rd, r, "bar1", 0);
+	g->gdr = tri(geti(rd, r, "gdr", -1));
+	g->dmabuf = tri(geti(rd, r, "dmabuf", -1));
 	get(r, "nvpeers", peers[g->index], sizeof(peers[0]));
 }
 
-static void read_nic(struct np_topo *t, const char *r)
+static void read_nic(struct reader *rd, struct np_topo *t, const char *r)
 {
 	char name[NP_NAME_LEN], raw[64], s[64], chain[1024];
 	struct np_nic *n;
 	int port;
 
-	rd.rec = "NCCLProbeNIC";
+	rd->rec = "NCCLProbeNIC";
 	if (!get(r, "name", name, sizeof(name)))
 		return;
 	if (!np_devname_valid(name, NP_IBNAMSIZ) && strncmp(name, "nic@", 4) && strncmp(name, "net@", 4)) {
 		np_topo_note(t, "a NIC record with a name no kernel allows was left out");
 		return;
 	}
-	port = (int)geti(r, "port", 1);
-	if (rd.st)
+	port = (int)geti(rd, r, "port", 1);
+	if (rd->st)
 		return;
 	if (np_topo_nic_find(t, name, port)) {
-		bad("name", name, "names a NIC port a second time");
+		bad(rd, "name", name, "names a NIC port a second time");
 		return;
 	}
 	if (!(n = np_topo_nic_add(t, name, port)))
 		return;
 	if (get(r, "busid", raw, sizeof(raw)) && raw[0] && !np_busid_norm(raw, n->busid, sizeof(n->busid))) {
-		bad("busid", raw, "is not a PCI bus id");
+		bad(rd, "busid", raw, "is not a PCI bus id");
 		return;
 	}
-	n->numa = (int)geti(r, "numa", -1);
+	n->numa = (int)geti(rd, r, "numa", -1);
 	if (get(r, "pcipath", chain, sizeof(chain)) && chain[0])
 		n->pci = np_topo_pci_add_chain(t, chain, n->numa);
 	if (get(r, "state", s, sizeof(s)))
@@ -414,34 +414,51 @@ static void read_nic(struct np_topo *t, const char *r)
 		n->phys = np_port_state_parse(s);
 	if (get(r, "ll", s, sizeof(s)))
 		n->ll = np_link_layer_parse(s);
-	n->rate_gbit = getd(r, "rate");
-	n->width = (int)geti(r, "lanes", 0);
+	n->rate_gbit = getd(rd, r, "rate");
+	n->width = (int)geti(rd, r, "lanes", 0);
 	get(r, "speed", n->speed, sizeof(n->speed));
-	n->mtu = (int)geti(r, "mtu", 0);
-	n->gid_index = (int)geti(r, "gid", -1);
-	n->gid_index6 = (int)geti(r, "gid6", -1);
-	n->gid_checked = geti(r, "gidchecked", 0) != 0;
+	n->mtu = (int)geti(rd, r, "mtu", 0);
+	n->gid_index = (int)geti(rd, r, "gid", -1);
+	n->gid_index6 = (int)geti(rd, r, "gid6", -1);
+	n->gid_checked = geti(rd, r, "gidchecked", 0) != 0;
 	get(r, "netdev", n->netdev, sizeof(n->netdev));
 	if (n->netdev[0] && !np_devname_valid(n->netdev, NP_IFNAMSIZ)) {
 		np_topo_note(t, "NIC %s: its interface name is not one the kernel allows; left out", n->name);
 		n->netdev[0] = '\0';
 	}
-	n->rdma = tri(geti(r, "rdma", 1));
-	n->gdr = tri(geti(r, "gdr", -1));
-	n->pcie.gen_cur = (int)geti(r, "gen", 0);
-	n->pcie.gen_max = (int)geti(r, "genmax", 0);
-	n->pcie.width_cur = (int)geti(r, "width", 0);
-	n->pcie.width_max = (int)geti(r, "widthmax", 0);
-	n->pcie.gbps = getd(r, "gbps");
+	n->rdma = tri(geti(rd, r, "rdma", 1));
+	n->gdr = tri(geti(rd, r, "gdr", -1));
+	n->pcie.gen_cur = (int)geti(rd, r, "gen", 0);
+	n->pcie.gen_max = (int)geti(rd, r, "genmax", 0);
+	n->pcie.width_cur = (int)geti(rd, r, "width", 0);
+	n->pcie.width_max = (int)geti(rd, r, "widthmax", 0);
+	n->pcie.gbps = getd(rd, r, "gbps");
 }
 
-static int by_key;
-static int cmp_rec(const void *a, const void *b)
+/* Records in the order of their key ("index" of GPUs, "order" of NICs) */
+struct keyed {
+	long key;
+	const char *rec;
+};
+
+static int cmp_keyed(const void *a, const void *b)
 {
-	long x = geti(*(const char *const *)a, by_key ? "order" : "index", 0);
-	long y = geti(*(const char *const *)b, by_key ? "order" : "index", 0);
+	long x = ((const struct keyed *)a)->key, y = ((const struct keyed *)b)->key;
 
 	return (x > y) - (x < y);
+}
+
+static void sort_recs(struct reader *rd, const char **recs, int n, const char *key)
+{
+	struct keyed k[NP_MAX_GPUS + NP_MAX_NICS + 256];
+
+	for (int i = 0; i < n; i++) {
+		k[i].key = geti(rd, recs[i], key, 0);
+		k[i].rec = recs[i];
+	}
+	qsort(k, (size_t)n, sizeof(k[0]), cmp_keyed);
+	for (int i = 0; i < n; i++)
+		recs[i] = k[i].rec;
 }
 
 enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct np_err *err)
@@ -450,26 +467,27 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 	const char *recs[NP_MAX_GPUS + NP_MAX_NICS + 256];
 	const char *host = hwloc_obj_get_info_by_name(root, "NCCLProbeHost");
 	char (*peers)[1024] = calloc(NP_MAX_GPUS, sizeof(*peers));
+	struct reader reader, *rd = &reader;
 	int n = 0;
 	bool nv_known = false;
 
 	if (!peers)
 		return np_fail(err, NP_ENOMEM, "out of memory reading a snapshot");
-	rd.t = t;
-	rd.err = err;
-	rd.st = NP_OK;
-	rd.rec = "NCCLProbeHost";
+	rd->t = t;
+	rd->err = err;
+	rd->st = NP_OK;
+	rd->rec = "NCCLProbeHost";
 	if (host) {
 		struct np_host *h = &t->host;
 		get(host, "hostname", h->hostname, sizeof(h->hostname));
 		get(host, "peermem", h->peermem, sizeof(h->peermem));
-		h->peermem_loaded = tri(geti(host, "peermemloaded", -1));
-		h->dmabuf_nic = tri(geti(host, "dmabufnic", -1));
-		h->iommu = tri(geti(host, "iommu", -1));
-		h->virtualized = tri(geti(host, "virtualized", -1));
-		h->acs_readable = tri(geti(host, "acsreadable", -1));
-		h->nccl_version = (int)geti(host, "nccl", 0);
-		h->nvml = tri(geti(host, "nvml", -1));
+		h->peermem_loaded = tri(geti(rd, host, "peermemloaded", -1));
+		h->dmabuf_nic = tri(geti(rd, host, "dmabufnic", -1));
+		h->iommu = tri(geti(rd, host, "iommu", -1));
+		h->virtualized = tri(geti(rd, host, "virtualized", -1));
+		h->acs_readable = tri(geti(rd, host, "acsreadable", -1));
+		h->nccl_version = (int)geti(rd, host, "nccl", 0);
+		h->nvml = tri(geti(rd, host, "nvml", -1));
 		get(host, "ifnccl", h->iface_nccl, sizeof(h->iface_nccl));
 		get(host, "ifpci", h->iface_pci, sizeof(h->iface_pci));
 		/* names go into export lines: keep only what the kernel allows */
@@ -478,19 +496,18 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 			np_topo_note(t, "the snapshot's interface names are not ones the kernel allows; they are left out");
 			h->iface_nccl[0] = h->iface_pci[0] = '\0';
 		}
-		nv_known = geti(host, "nvcounts", 0) == 1 || geti(host, "nvlinkknown", 0) != 0;
-		t->origin = geti(host, "source", NP_SRC_LIVE) == NP_SRC_HWLOC ? NP_SRC_HWLOC : NP_SRC_LIVE;
+		nv_known = geti(rd, host, "nvcounts", 0) == 1 || geti(rd, host, "nvlinkknown", 0) != 0;
+		t->origin = geti(rd, host, "source", NP_SRC_LIVE) == NP_SRC_HWLOC ? NP_SRC_HWLOC : NP_SRC_LIVE;
 	}
 	collect(root, "NCCLProbeGPU", recs, &n, NP_MAX_GPUS);
-	rd.rec = "NCCLProbeGPU";
-	by_key = 0;
-	qsort(recs, (size_t)n, sizeof(recs[0]), cmp_rec);
-	for (int i = 0; i < n && !rd.st; i++)
-		read_gpu(t, recs[i], peers, nv_known);
-	for (int i = 0; i < t->ngpus && !rd.st; i++) { /* "busid*count,..." */
+	rd->rec = "NCCLProbeGPU";
+	sort_recs(rd, recs, n, "index");
+	for (int i = 0; i < n && !rd->st; i++)
+		read_gpu(rd, t, recs[i], peers, nv_known);
+	for (int i = 0; i < t->ngpus && !rd->st; i++) { /* "busid*count,..." */
 		char *tok, *save = NULL;
-		rd.rec = "NCCLProbeGPU";
-		for (tok = strtok_r(peers[i], ",", &save); tok && !rd.st; tok = strtok_r(NULL, ",", &save)) {
+		rd->rec = "NCCLProbeGPU";
+		for (tok = strtok_r(peers[i], ",", &save); tok && !rd->st; tok = strtok_r(NULL, ",", &save)) {
 			char *star = strchr(tok, '*'), id[NP_BUSID_LEN];
 			const char *why;
 			long cnt;
@@ -498,7 +515,7 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 				continue;
 			*star = '\0';
 			if (!np_xml_long(star + 1, 10, 0, 64, &cnt, &why)) {
-				bad("nvpeers", star + 1, "is not a link count (0..64)");
+				bad(rd, "nvpeers", star + 1, "is not a link count (0..64)");
 				break;
 			}
 			if (!np_busid_norm(tok, id, sizeof(id)))
@@ -511,20 +528,19 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 	free(peers);
 	n = 0;
 	collect(root, "NCCLProbeNIC", recs, &n, NP_MAX_NICS);
-	rd.rec = "NCCLProbeNIC";
-	by_key = 1;
-	qsort(recs, (size_t)n, sizeof(recs[0]), cmp_rec);
-	for (int i = 0; i < n && !rd.st; i++)
-		read_nic(t, recs[i]);
+	rd->rec = "NCCLProbeNIC";
+	sort_recs(rd, recs, n, "order");
+	for (int i = 0; i < n && !rd->st; i++)
+		read_nic(rd, t, recs[i]);
 	n = 0;
 	collect(root, "NCCLProbePCI", recs, &n, 256);
-	rd.rec = "NCCLProbePCI";
-	for (int i = 0; i < n && !rd.st; i++) {
+	rd->rec = "NCCLProbePCI";
+	for (int i = 0; i < n && !rd->st; i++) {
 		char id[NP_BUSID_LEN];
 		int p;
 		if (get(recs[i], "id", id, sizeof(id)) && (p = np_topo_pci_find(t, id)) >= 0)
-			t->pci[p].acs = tri(geti(recs[i], "acs", -1));
+			t->pci[p].acs = tri(geti(rd, recs[i], "acs", -1));
 	}
 	np_hwloc_bridge_ids(t, topo);
-	return rd.st;
+	return rd->st;
 }

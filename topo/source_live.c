@@ -24,36 +24,21 @@
 /* GPUs that NVML could not list: NVIDIA display/3D controllers in sysfs. */
 static void sysfs_gpus(struct np_topo *t, const struct np_sysfs *fs)
 {
-	char **devs, buf[32];
-	int n = np_sysfs_list(fs, "sys/bus/pci/devices", &devs);
+	struct np_sysfs_gpu found[NP_MAX_GPUS];
+	int n = np_sysfs_gpus(fs, found, NP_MAX_GPUS);
+	char buf[32];
 
 	for (int i = 0; i < n; i++) {
-		char busid[NP_BUSID_LEN];
-		long vendor, cls, device = 0;
-		char rel[128];
-		struct np_gpu *g;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/vendor", devs[i]);
-		if (!np_sysfs_read_long(fs, rel, &vendor) || vendor != 0x10de)
-			continue;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", devs[i]);
-		if (!np_sysfs_read_long(fs, rel, &cls) || !np_pci_class_is_gpu(cls))
-			continue;
-		if (!np_busid_norm(devs[i], busid, sizeof(busid)))
-			continue;
-		g = np_topo_gpu_add(t, busid);
+		struct np_gpu *g = np_topo_gpu_add(t, found[i].busid);
 		if (!g)
 			break;
-		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/device", devs[i]);
-		np_sysfs_read_long(fs, rel, &device);
 		g->vendor_id = 0x10de;
-		g->device_id = (unsigned)device & 0xffff;
-		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/label", devs[i]) && buf[0])
+		g->device_id = found[i].device_id;
+		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/label", found[i].dir) && buf[0])
 			snprintf(g->name, sizeof(g->name), "%s", buf);
 		else if (!np_pci_ids_name(0x10de, g->device_id, g->name, sizeof(g->name)))
 			g->name[0] = '\0'; /* unknown: no PCI ID database here */
 	}
-	if (n >= 0)
-		np_sysfs_free_list(devs, n);
 }
 
 /* The chain "pciDDDD:BB/bridge/.../device" from sysfs's device path. */

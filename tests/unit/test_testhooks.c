@@ -58,14 +58,6 @@ static void test_stall(void)
 			       np_test_stall_rank_at(&st, NP_STALL_NONE) == -1,
 		       "STALL R names R for the host stall alone");
 	}
-	setenv("NCCL_PROBE_TEST_STALL", "4@7", 1);
-	{
-		struct np_test_stall st;
-		np_test_stall_read(&st);
-		tap_ok(st.at == NP_STALL_BATCH && st.rank == 4 && st.after == 7,
-		       "np_test_stall_read reads NCCL_PROBE_TEST_STALL");
-	}
-	unsetenv("NCCL_PROBE_TEST_STALL");
 }
 
 static void test_faults(void)
@@ -88,13 +80,6 @@ static void test_faults(void)
 	tap_ok(f.corrupt_rank == -1 && f.misroute_to == -1, "ranks of 2^20 and more plant nothing");
 	np_test_faults_parse("-1", "3", &f);
 	tap_ok(f.corrupt_rank == -1 && f.misroute_from == -1, "a negative rank, a MISROUTE without TO: nothing");
-	setenv("NCCL_PROBE_TEST_CORRUPT", "5", 1);
-	setenv("NCCL_PROBE_TEST_MISROUTE", "6:7", 1);
-	np_test_faults_read(&f);
-	tap_ok(f.corrupt_rank == 5 && f.misroute_from == 6 && f.misroute_to == 7,
-	       "np_test_faults_read reads both variables");
-	unsetenv("NCCL_PROBE_TEST_CORRUPT");
-	unsetenv("NCCL_PROBE_TEST_MISROUTE");
 }
 
 static void test_slow(void)
@@ -183,20 +168,88 @@ static void test_tune(void)
 	memcpy(big, "1/NCCL_PROBE_TEST_A=", 20);
 	tap_is_int(np_test_tune_parse(big, 1, set, NP_TEST_TUNE_MAX), 0, "TUNE: 512 characters or more: nothing");
 
-	setenv("NCCL_PROBE_TEST_TUNE", "3/NCCL_PROBE_TEST_FAIL=all", 1);
-	unsetenv("NCCL_PROBE_TEST_FAIL");
-	np_test_tune_switches(2, true);
-	tap_ok(getenv("NCCL_PROBE_TEST_FAIL") == NULL, "switches of arm 3 are not set for arm 2");
-	np_test_tune_switches(3, true);
-	tap_is_str(getenv("NCCL_PROBE_TEST_FAIL"), "all", "arm 3 on: its switch is in the environment");
-	np_test_tune_switches(3, false);
-	tap_ok(getenv("NCCL_PROBE_TEST_FAIL") == NULL, "arm 3 off: its switch is gone");
-	unsetenv("NCCL_PROBE_TEST_TUNE");
+}
+
+/* The one read of the environment, and tune's arms' plans made from it */
+static void test_plan(void)
+{
+	static const char *const names[] = {
+		"NCCL_PROBE_TEST_STALL", "NCCL_PROBE_TEST_CORRUPT", "NCCL_PROBE_TEST_MISROUTE", "NCCL_PROBE_TEST_SLOW",
+		"NCCL_PROBE_TEST_FAIL", "NCCL_PROBE_TEST_NO_NATIVE", "NCCL_PROBE_TEST_TUNE",
+	};
+	const struct np_test_where w = { .rank = 1, .size = 4, .nnodes = 2, .job_size = 4 };
+	struct np_test_plan p, a;
+	struct np_test_stall st;
+	struct np_test_faults f;
+	struct np_test_slow sl;
+	char big[600];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+	memset(&p, 'x', sizeof(p));
+	np_test_plan_read(&p);
+	tap_ok(!p.stall[0] && !p.corrupt[0] && !p.misroute[0] && !p.slow[0] && !p.fail[0] && !p.no_native[0] &&
+		       !p.tune[0],
+	       "plan: nothing set, every switch empty");
+	np_test_stall_parse(p.stall, &st);
+	np_test_faults_parse(p.corrupt, p.misroute, &f);
+	np_test_slow_parse(p.slow, &w, &sl);
+	tap_ok(st.at == NP_STALL_NONE && f.corrupt_rank == -1 && !f.corrupt_all && f.misroute_to == -1 && !sl.on &&
+		       !np_test_fail_parse(p.fail, &w) && !np_test_no_native_parse(p.no_native),
+	       "plan: an empty switch plants nothing, as an unset one");
+
+	setenv("NCCL_PROBE_TEST_STALL", "4@7", 1);
+	setenv("NCCL_PROBE_TEST_CORRUPT", "5", 1);
+	setenv("NCCL_PROBE_TEST_MISROUTE", "6:7", 1);
+	setenv("NCCL_PROBE_TEST_SLOW", "1:40%", 1);
+	setenv("NCCL_PROBE_TEST_FAIL", "3", 1);
+	setenv("NCCL_PROBE_TEST_NO_NATIVE", "1", 1);
+	setenv("NCCL_PROBE_TEST_TUNE", "3/NCCL_PROBE_TEST_FAIL=all;3/NCCL_PROBE_TEST_MISROUTE=2:1;"
+				       "3/NCCL_PROBE_TEST_TUNE=3/NCCL_PROBE_TEST_STALL=0;3/NCCL_PROBE_TEST_OTHER=1", 1);
+	np_test_plan_read(&p);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+	np_test_stall_parse(p.stall, &st);
+	tap_ok(st.at == NP_STALL_BATCH && st.rank == 4 && st.after == 7, "plan: STALL read");
+	np_test_faults_parse(p.corrupt, p.misroute, &f);
+	tap_ok(f.corrupt_rank == 5 && f.misroute_from == 6 && f.misroute_to == 7, "plan: CORRUPT and MISROUTE read");
+	np_test_slow_parse(p.slow, &w, &sl);
+	tap_ok(sl.on && sl.frac == 0.4, "plan: SLOW read");
+	tap_ok(!np_test_fail_parse(p.fail, &w) && np_test_no_native_parse(p.no_native), "plan: FAIL and NO_NATIVE read");
+	tap_ok(p.tune[0] == '3', "plan: TUNE read");
+	tap_ok(!getenv("NCCL_PROBE_TEST_STALL") && !strcmp(p.stall, "4@7"),
+	       "plan: read once, it keeps what the environment held");
+
+	a = p;
+	np_test_plan_arm(&a, 2);
+	tap_ok(!memcmp(&a, &p, sizeof(a)), "arm 2: no settings of its own, the plan as read");
+	a = p;
+	np_test_plan_arm(&a, 3);
+	tap_ok(np_test_fail_parse(a.fail, &w), "arm 3: its FAIL=all in place of FAIL=3");
+	np_test_faults_parse(a.corrupt, a.misroute, &f);
+	tap_ok(f.corrupt_rank == 5 && f.misroute_from == 2 && f.misroute_to == 1,
+	       "arm 3: its MISROUTE, the plan's CORRUPT kept");
+	tap_is_str(a.tune, p.tune, "arm 3: TUNE itself is not a setting of an arm");
+	tap_is_str(a.stall, "4@7", "arm 3: the plan's STALL kept");
+	tap_is_str(p.fail, "3", "arm 3: the plan it was made from is untouched");
+
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	big[NP_TEST_VALUE_LEN - 1] = '\0';
+	setenv("NCCL_PROBE_TEST_CORRUPT", big, 1);
+	np_test_plan_read(&p);
+	tap_is_int((int)strlen(p.corrupt), NP_TEST_VALUE_LEN - 1, "plan: a value just short of the limit is kept whole");
+	big[NP_TEST_VALUE_LEN - 1] = '1';
+	setenv("NCCL_PROBE_TEST_CORRUPT", big, 1);
+	np_test_plan_read(&p);
+	tap_is_str(p.corrupt, "", "plan: a longer value reads as unset, never cut short");
+	unsetenv("NCCL_PROBE_TEST_CORRUPT");
 }
 
 int main(void)
 {
 	test_stall();
+	test_plan();
 	test_faults();
 	test_slow();
 	test_fail();
