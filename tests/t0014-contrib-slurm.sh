@@ -120,7 +120,7 @@ judged_grep '^verdict: (ok|inconclusive), 4 nodes, [2-6] rounds' "$TEST_OUT" "  
 grep -q "^nccl-probe prolog: $node: ok" "$T/prolog.log"
 ok $? "  the prolog ran before the job and passed" || sed 's/^/#   /' "$T/prolog.log"
 
-NCCL_PROBE_TEST_SLOW=1:20000 expect_verdict 1 "validate inside sbatch: a slow virtual node, exit 1" sb
+NCCL_PROBE_TEST_SLOW=1:1000% expect_verdict 1 "validate inside sbatch: a slow virtual node, exit 1" sb
 cp "$T/job.out" "$TEST_OUT"
 # one rank per node: no node is measured alone, so its slowness shows
 # with its partners

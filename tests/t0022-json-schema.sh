@@ -236,7 +236,7 @@ vdoc() { # NAME "WANT-EXIT..." ARGS... (validate --json to $VJ/NAME.json)
 	ok $? "validate $name: the validate schema holds it"
 }
 vdoc good "0 1" --virtual 4 --ppn 1 -- --size 16K --budget 0.6 --min-effect 50
-NCCL_PROBE_TEST_SLOW=2:20000 vdoc slow 1 --virtual 4 --ppn 2 -- --size 16K --budget 0.6 --min-effect 50
+NCCL_PROBE_TEST_SLOW=2:1000% vdoc slow 1 --virtual 4 --ppn 2 -- --size 16K --budget 0.6 --min-effect 50
 unset NCCL_PROBE_TEST_SLOW
 grep -q '"drain": "scontrol update NodeName=vnode1 ' "$VJ/slow.json"
 ok $? "  with its drain line"

@@ -104,7 +104,7 @@ expect_grep "^error: --out '.*outlink' is a symbolic link" "$TEST_ERR" "  says s
 
 # ---- a reused --out DIR: the previous run's verdict is never read again -------
 mkdir "$T/reuse"
-NCCL_PROBE_TEST_SLOW=1:20000 "$V" --nccl-probe "$NP_BIN" --backend mpi --virtual 4 --ppn 1 --no-topo \
+NCCL_PROBE_TEST_SLOW=1:1000% "$V" --nccl-probe "$NP_BIN" --backend mpi --virtual 4 --ppn 1 --no-topo \
 	--out "$T/reuse" -- --size 16K --budget 0.6 --min-effect 50 >"$TEST_OUT" 2>"$TEST_ERR"
 grep -q '^bad: node vnode1' "$TEST_OUT" && [ -f "$T/reuse/isolate.json" ]
 judged_ok $? "a first run in --out DIR names a slow vnode1 and leaves its isolate.json"

@@ -146,6 +146,21 @@ python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["trays"]; sys.exit(n
 	"$TEST_TMP/out.json"
 ok $? "  and the JSON's trays: errors 1 and first_error for the second, 0 and null for the first"
 expect_code 0 "the healthy dump of the same trays: exit 0" np topo --input "$T/nccl/gb300-nvl72-2tray-topo.xml"
+# the same dump with every GPU of the second tray without its NVLinks:
+# each tray alone reads even, the domain does not
+python3 - "$T/nccl/gb300-nvl72-2tray-topo.xml" "$TEST_TMP/traylost.xml" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+i = s.index('host_hash="0xHOSTHASH_A"')
+open(sys.argv[2], "w").write(s[:i] + "".join(l for l in s[i:].splitlines(True) if "<nvlink" not in l))
+PY
+expect_code 1 "GB300, a tray whose every GPU lost its NVLinks: exit 1" np topo --input "$TEST_TMP/traylost.xml"
+expect_grep "^  tray 2: error nvlink-tray \\[tray 2\\]: the GPUs of tray 2 \\(host_hash 0xHOSTHASH_A\\) have at most 0 NVLinks, the same GPUs of tray 1 have 18" \
+	"$TEST_OUT" "  the Trays table names the tray against the domain's other tray"
+np topo --input "$TEST_TMP/traylost.xml" --host-hash 0xHOSTHASH_A --quiet --format json >"$TEST_TMP/out.json"
+printf '%s\n' 'expect nvlink-tray' 'forbid nvlink-none' 'says nvlink-tray the_same_GPUs_of_tray_1_have_18' >"$TEST_TMP/tl.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/tl.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1
+ok $? "  reported, that tray has the finding (nvlink-tray, error), not nvlink-none (its GPUs are even)"
 expect_code 64 "--host-hash of no tray is refused" np topo --input "$T/edge/nccl-mnnvl.xml" --host-hash 0x4444
 expect_grep "its trays' host_hash: 0x1111, 0x2222, 0x3333" "$TEST_ERR" "  naming the trays there are"
 expect_code 64 "--host-hash with a file of no trays is refused" np topo --input "$T/edge/nccl-pxn.xml" --host-hash 0x1111

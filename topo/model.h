@@ -153,6 +153,8 @@ struct np_tray {
 	int warnings;               /* its findings at warning or error */
 	int errors;                 /* of those, at error */
 	char first_error[NP_MSG_LEN]; /* "ID [SUBJECT]: message" of its first error, "" none */
+	int nvlinks_most;           /* the most active NVLinks of its GPUs, -1 unknown */
+	unsigned device_id;         /* its GPUs' PCI device when they all share one, else 0 */
 };
 
 enum np_topo_kind { NP_SRC_LIVE, NP_SRC_HWLOC, NP_SRC_NCCL, NP_SRC_SNAPSHOT };

@@ -668,6 +668,14 @@ static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const cha
 		for (int k = 0; k < t->nnics; k++)
 			tr->rdma_nics += t->nics[k].rdma != NP_NO;
 		tr->gdr = np_topo_gdr_all(t);
+		tr->nvlinks_most = -1;
+		tr->device_id = t->ngpus ? t->gpus[0].device_id : 0;
+		for (int g = 0; g < t->ngpus; g++) {
+			if (t->gpus[g].nvlinks > tr->nvlinks_most)
+				tr->nvlinks_most = t->gpus[g].nvlinks;
+			if (t->gpus[g].device_id != tr->device_id)
+				tr->device_id = 0;
+		}
 		for (int f = 0; f < t->nfindings; f++) {
 			const struct np_finding *x = &t->findings[f];
 			tr->warnings += x->sev >= NP_SEV_WARNING;
@@ -679,6 +687,46 @@ static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const cha
 	np_topo_release(t);
 	free(t);
 	return st;
+}
+
+/* A tray whose GPUs have fewer NVLinks than the same GPUs of another tray
+ * of the domain: each tray is judged on its own, so a tray all of whose
+ * GPUs lost links (an NVLink switch tray's ports, its cables) would read
+ * clean. Counted in its summary, and a finding when it is the one
+ * reported. */
+static void domain_nvlinks(struct np_topo *t)
+{
+	for (int k = 0; k < t->ntrays; k++) {
+		struct np_tray *tr = &t->trays[k];
+		int most = -1, from = -1;
+		char msg[NP_MSG_LEN];
+		for (int m = 0; m < t->ntrays; m++)
+			if (m != k && tr->device_id && t->trays[m].device_id == tr->device_id &&
+			    t->trays[m].nvlinks_most > most) {
+				most = t->trays[m].nvlinks_most;
+				from = m;
+			}
+		if (tr->nvlinks_most < 0 || from < 0 || tr->nvlinks_most >= most)
+			continue;
+		snprintf(msg, sizeof(msg),
+			 "the GPUs of tray %d (host_hash %.40s) have at most %d NVLinks, the same GPUs of tray %d have %d: %s",
+			 k + 1, tr->host_hash, tr->nvlinks_most, from + 1, most,
+			 tr->nvlinks_most ? "NCCL's NVLink paths through that tray carry less"
+					  : "NCCL's NVLink rings and NVLS cannot reach that tray's GPUs, which go by PCIe or the network");
+		tr->warnings++;
+		if (!tr->nvlinks_most)
+			tr->errors++;
+		if (!tr->nvlinks_most && !tr->first_error[0])
+			snprintf(tr->first_error, sizeof(tr->first_error), "nvlink-tray [tray %d]: %.250s", k + 1, msg);
+		if (k == t->tray) {
+			struct np_finding *f = np_topo_finding(t, "nvlink-tray", tr->nvlinks_most ? NP_SEV_WARNING : NP_SEV_ERROR, "node");
+			snprintf(f->message, sizeof(f->message), "%s", msg);
+			snprintf(f->evidence, sizeof(f->evidence), "the file's <nvlink> counts under <cpu host_hash=\"%.40s\"> and under tray %d's",
+				 tr->host_hash, from + 1);
+			snprintf(f->remedy, sizeof(f->remedy),
+				 "nvidia-smi nvlink -s on the tray's node; check its NVLink cables and the NVLink switch trays' ports, restart the fabric manager, else drain the node");
+		}
+	}
 }
 
 /* The host the report is of (t->tray_want, else the first) and, where the
@@ -721,6 +769,7 @@ static enum np_status read_trays(struct np_topo *t, xmlNodePtr sys, const char *
 		goto out_free;
 	t->ntrays = n;
 	t->tray = want;
+	domain_nvlinks(t);
 	np_topo_note(t, "the file holds %d%s hosts (trays) of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, tray %d, and the trays' summary follows; --host-hash reports another",
 		     n, n == MAX_TRAYS ? " or more" : "", hashes[want], want + 1);
 out_free:
