@@ -4,6 +4,8 @@
 # that names the bad value.
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
+# its failing runs under mpirun end on every rank by themselves
+quick_abort
 
 # Each malformed or impossible option, its exit 64 and its message, is
 # checked without a launcher in tests/unit/test_parse (a parse, the files

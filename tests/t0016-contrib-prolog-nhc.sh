@@ -156,8 +156,10 @@ expect_grep "problem: could not run: the all-reduce" "$TEST_ERR" "  a problem"
 
 # a stand-in nvidia-smi: hangs, or fails as a driver mismatch does
 mkdir -p "$TEST_TMP/hang" "$TEST_TMP/fail"
+# (each one's pid, which exec keeps, in hang.pids: other tests on this
+# host may run a 'sleep 313' of their own)
 printf '#!/bin/sh
-: >"%s/hang.started"
+echo $$ >>"%s/hang.pids"
 exec sleep 313
 ' "$TEST_TMP" >"$TEST_TMP/hang/nvidia-smi"
 printf '#!/bin/sh
@@ -178,12 +180,12 @@ expect_grep "problem: nvidia-smi hung: no answer within 3 s" "$TEST_ERR" "  says
 ! grep -q 'host memory' "$TEST_ERR"
 ok $? "  no host-memory all-reduce"
 conf NP_TIMEOUT=60 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
-rm -f "$TEST_TMP/hang.started"
+n0=$(cat "$TEST_TMP/hang.pids" 2>/dev/null | wc -l)
 NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
 # the signal once the stand-in hangs (at most 30 s)
 i=0
-while [ ! -e "$TEST_TMP/hang.started" ] && [ "$i" -lt 300 ]; do
+while [ "$(cat "$TEST_TMP/hang.pids" 2>/dev/null | wc -l)" -le "$n0" ] && [ "$i" -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -194,13 +196,20 @@ rc=$?
 [ "$rc" -eq 0 ] && [ $(($(date +%s) - start)) -lt 10 ]
 ok $? "SIGTERM to the prolog during a hang: exit 0 at once (exit $rc)"
 expect_grep "stopped by SIGTERM during nvidia-smi; nothing drained" "$TEST_ERR" "  logged"
-# gone within 1 s
+# hangs() whether a stand-in of this test still hangs (a zombie has no
+# command line); gone within 1 s
+hangs() {
+	while read -r p; do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^sleep 313' && return 0
+	done <"$TEST_TMP/hang.pids"
+	return 1
+}
 i=0
-while pgrep -f "sleep 313" >/dev/null 2>&1 && [ "$i" -lt 10 ]; do
+while hangs && [ "$i" -lt 10 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-! pgrep -f "sleep 313" >/dev/null 2>&1
+! hangs
 ok $? "  the hanging nvidia-smi is stopped"
 # SIGTERM during the all-reduce: a launcher that writes in its TMPDIR
 # after the signal (as mpirun's shutdown does) leaves nothing behind
