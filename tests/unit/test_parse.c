@@ -212,6 +212,41 @@ static void bad_inputs(void)
 	rmdir(dir);
 }
 
+/* nccl-tests' options that nccl-probe refuses, on the 1-rank sweep of
+ * tests/t0021 (which runs two of them end to end): exit 64, one line that
+ * says what to do instead */
+#define RUN1 "--sweep", "8", "--iters", "1", "--samples", "1", "-q"
+static void nccl_tests_options(void)
+{
+	tap_ok(bad_input("one GPU per rank: use mpirun -np N", RUN1, "-g", "2", NULL), "-g 2 is a usage error (exit 64)");
+	tap_ok(bad_input("one GPU per rank: use mpirun -np N", RUN1, "-t", "8", NULL), "-t 8 is a usage error (exit 64)");
+	tap_ok(bad_input("one GPU per rank: use mpirun -np N", RUN1, "--ngpus=4", NULL), "--ngpus=4 is a usage error (exit 64)");
+	tap_ok(bad_input("slowest rank", RUN1, "-a", "1", NULL), "-a 1 is a usage error (exit 64)");
+	tap_ok(bad_input("without a barrier", RUN1, "-z", "1", NULL), "-z 1 is a usage error (exit 64)");
+	tap_ok(bad_input("does not register", RUN1, "-R", "2", NULL), "-R 2 is a usage error (exit 64)");
+	tap_ok(bad_input("needs the NCCL backend", RUN1, "-G", "1", NULL), "-G 1 is a usage error (exit 64)");
+	tap_ok(bad_input("give 0 (no graph)", RUN1, "-G", "x", NULL), "-G x is a usage error (exit 64)");
+	tap_ok(bad_input("run it once per --dtype", RUN1, "-d", "all", NULL), "-d all is a usage error (exit 64)");
+	tap_ok(bad_input("checks once per size", RUN1, "-c", "5", NULL), "-c 5 is a usage error (exit 64)");
+	tap_ok(bad_input("aggregates none", RUN1, "-m", "4", NULL), "-m 4 is a usage error (exit 64)");
+	tap_ok(bad_input("run it again", RUN1, "-N", "3", NULL), "-N 3 is a usage error (exit 64)");
+	tap_ok(bad_input("every sample", RUN1, "-I", "1", NULL), "-I 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-y", "1", NULL), "-y 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-u", "1", NULL), "-u 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-M", "1", NULL), "-M 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-K", "2", NULL), "-K 2 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-D", "1", NULL), "-D 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only -1, its default", RUN1, "-x", "2", NULL), "-x 2 is a usage error (exit 64)");
+	tap_ok(bad_input("only 1, its default", RUN1, "--run_cycles=2", NULL), "--run_cycles=2 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-p", "yes", NULL), "-p yes is a usage error (exit 64)");
+	tap_ok(bad_input("needs a value", RUN1, "-C", NULL), "-C is a usage error (exit 64)");
+	tap_ok(bad_input("drop -V (--version shows the version)", RUN1, "-V", "8", NULL), "-V 8 is a usage error (exit 64)");
+	tap_ok(bad_input("use -w/--warmup", RUN1, "--warmup_iters", "5", NULL), "--warmup_iters 5 is a usage error (exit 64)");
+	tap_ok(bad_input("use -d/--dtype", RUN1, "--datatype", "float", NULL), "--datatype float is a usage error (exit 64)");
+	tap_ok(bad_input("use -J/--json", RUN1, "--output_file", "x.json", NULL), "--output_file x.json is a usage error (exit 64)");
+	tap_ok(bad_input("did you mean '--local-register'", RUN1, "--local_register", "0", NULL), "--local_register 0 is a usage error (exit 64)");
+}
+
 int main(void)
 {
 	struct np_opts o;
@@ -427,5 +462,6 @@ int main(void)
 	tap_is_dbl(np_colls[NP_COLL_ALLREDUCE].busbw_factor(1), 0, 1e-12, "allreduce on 1 rank moves no bus bytes");
 	tap_is_dbl(np_algbw(1000000000, 0.5), 2.0, 1e-12, "algbw in GB/s of 1e9 bytes");
 	bad_inputs();
+	nccl_tests_options();
 	return tap_done();
 }
