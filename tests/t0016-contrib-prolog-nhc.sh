@@ -167,6 +167,7 @@ echo "Failed to initialize NVML: Driver/library version mismatch"
 exit 18
 ' >"$TEST_TMP/fail/nvidia-smi"
 chmod +x "$TEST_TMP/hang/nvidia-smi" "$TEST_TMP/fail/nvidia-smi"
+: >"$TEST_TMP/hang.pids"
 echo "host memory x2 = 0.0001" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 NP_TIMEOUT=3 "NP_PATH=$TEST_TMP/fail:/usr/local/bin:/usr/bin:/bin"
 expect_code 1 "prolog, nvidia-smi fails: the node fails (exit 1)" prolog
@@ -180,12 +181,12 @@ expect_grep "problem: nvidia-smi hung: no answer within 3 s" "$TEST_ERR" "  says
 ! grep -q 'host memory' "$TEST_ERR"
 ok $? "  no host-memory all-reduce"
 conf NP_TIMEOUT=60 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
-n0=$(cat "$TEST_TMP/hang.pids" 2>/dev/null | wc -l)
+n0=$(wc -l <"$TEST_TMP/hang.pids")
 NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
 # the signal once the stand-in hangs (at most 30 s)
 i=0
-while [ "$(cat "$TEST_TMP/hang.pids" 2>/dev/null | wc -l)" -le "$n0" ] && [ "$i" -lt 300 ]; do
+while [ "$(wc -l <"$TEST_TMP/hang.pids")" -le "$n0" ] && [ "$i" -lt 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
