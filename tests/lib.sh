@@ -14,6 +14,8 @@
 #   rank_pid R TENTHS              rank R's pid from a sweep's table in $TEST_OUT
 #   timing_alone                   run apart from the other tests that judge
 #                                  timing (a lock, until this test ends)
+#   quick_abort                    mpirun ends a job that exited non-zero at
+#                                  once, not 2 s later (see below)
 #   np ARGS...                     run the built nccl-probe directly
 #   np_mpi N ARGS...               run it on N local MPI ranks
 #   np_host N ARGS...              the same with the MPI host backend
@@ -186,6 +188,16 @@ timing_alone() {
 	[ -e "$held" ] || diag "ran beside another timing test: no turn within 20 min"
 	return 0
 }
+
+# quick_abort: from here on, mpirun ends a job whose rank exited non-zero
+# at once. By default it first gives the ranks still running 2 s of grace
+# (SIGCONT, 1 s, SIGTERM, 1 s, SIGKILL), and it waits so even when every
+# rank has ended: each usage error or failed verdict under mpirun cost 2 s
+# more than its run. Only for tests whose failing runs end on every rank
+# by themselves (each rank passes MPI_Finalize, then exits with the code):
+# a test that plants a killed, hung or signalled rank, whose other ranks
+# must report or clean up while the job ends, keeps the grace.
+quick_abort() { export OMPI_MCA_odls_base_sigkill_timeout=0; }
 
 # schema_ok NAME FILE DESC: FILE holds to contrib/nccl-probe-NAME.schema.json
 # (one TAP line; a SKIP where python3-jsonschema is missing)

@@ -76,6 +76,12 @@ tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c tests/unit/tap.h
 tests_unit_test_metrics_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_metrics
 
+# the sweep's verdict: thresholds, unknown limits, wrong data, exit codes
+check_PROGRAMS += tests/unit/test_sweep_verdict
+tests_unit_test_sweep_verdict_SOURCES = tests/unit/test_sweep_verdict.c tests/unit/tap.h
+tests_unit_test_sweep_verdict_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_sweep_verdict
+
 # a report's notes: every one kept, whole, in order
 check_PROGRAMS += tests/unit/test_notes
 tests_unit_test_notes_SOURCES = tests/unit/test_notes.c tests/unit/tap.h

@@ -224,14 +224,18 @@ expect_grep "problem: could not run: the all-reduce" "$TEST_ERR" "  a problem"
 
 # a stand-in nvidia-smi: hangs, or fails as a driver mismatch does
 mkdir -p "$TEST_TMP/hang" "$TEST_TMP/fail"
+# (each one's pid, which exec keeps, in hang.pids: other tests on this
+# host may run a 'sleep 313' of their own)
 printf '#!/bin/sh
+echo $$ >>"%s/hang.pids"
 exec sleep 313
-' >"$TEST_TMP/hang/nvidia-smi"
+' "$TEST_TMP" >"$TEST_TMP/hang/nvidia-smi"
 printf '#!/bin/sh
 echo "Failed to initialize NVML: Driver/library version mismatch"
 exit 18
 ' >"$TEST_TMP/fail/nvidia-smi"
 chmod +x "$TEST_TMP/hang/nvidia-smi" "$TEST_TMP/fail/nvidia-smi"
+: >"$TEST_TMP/hang.pids"
 echo "host memory x2 = 0.0001" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 NP_TIMEOUT=3 "NP_PATH=$TEST_TMP/fail:/usr/local/bin:/usr/bin:/bin"
 expect_code 1 "prolog, nvidia-smi fails: the node fails (exit 1)" prolog
@@ -245,9 +249,15 @@ expect_grep "problem: nvidia-smi hung: no answer within 3 s" "$TEST_ERR" "  says
 ! grep -q 'host memory' "$TEST_ERR"
 ok $? "  no host-memory all-reduce"
 conf NP_TIMEOUT=60 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
+n0=$(wc -l <"$TEST_TMP/hang.pids")
 NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
-sleep 2
+# the signal once the stand-in hangs (at most 30 s)
+i=0
+while [ "$(wc -l <"$TEST_TMP/hang.pids")" -le "$n0" ] && [ "$i" -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 start=$(date +%s)
 kill -TERM "$pid"
 wait "$pid"
@@ -255,8 +265,20 @@ rc=$?
 [ "$rc" -eq 0 ] && [ $(($(date +%s) - start)) -lt 10 ]
 ok $? "SIGTERM to the prolog during a hang: exit 0 at once (exit $rc)"
 expect_grep "stopped by SIGTERM during nvidia-smi; nothing drained" "$TEST_ERR" "  logged"
-sleep 1
-! pgrep -f "sleep 313" >/dev/null 2>&1
+# hangs() whether a stand-in of this test still hangs (a zombie has no
+# command line); gone within 1 s
+hangs() {
+	while read -r p; do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^sleep 313' && return 0
+	done <"$TEST_TMP/hang.pids"
+	return 1
+}
+i=0
+while hangs && [ "$i" -lt 10 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+! hangs
 ok $? "  the hanging nvidia-smi is stopped"
 # SIGTERM during the all-reduce: a launcher that writes in its TMPDIR
 # after the signal (as mpirun's shutdown does) leaves nothing behind
@@ -279,7 +301,13 @@ done
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-sleep 2
+# the launcher writes 1 s after the signal: look once it has ended, or
+# after 2 s where it still runs
+i=0
+while pgrep -f "$TEST_TMP/slowmpi/mpirun" >/dev/null 2>&1 && [ "$i" -lt 20 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 [ "$rc" -eq 0 ] && [ -z "$(ls -A "$TEST_TMP/tmpd")" ]
 ok $? "SIGTERM during the all-reduce: exit 0 ($rc), no temporary directory left ($(ls -A "$TEST_TMP/tmpd" | tr '\n' ' '))"
 expect_grep "stopped by SIGTERM during the all-reduce; nothing drained" "$TEST_ERR" "  logged"

@@ -47,24 +47,41 @@ expect_success "Slurm starts: munged, slurmctld, slurmd on $node" slurm_start "$
 	echo "1..$_np_n"
 	exit 1
 }
+# (polled 5 times a second: each step below waits on one)
 wait_state() {
 	i=0
-	while [ "$i" -lt 90 ]; do
+	while [ "$i" -lt 450 ]; do
 		case $(slurm_state) in $1) return 0 ;; esac
-		sleep 1
+		sleep 0.2
 		i=$((i + 1))
 	done
 	diag "state '$(slurm_state)', wanted '$1'"
 	return 1
 }
 reason() { timeout 10 sinfo -h -N -n "$node" -o %E | head -n 1; }
-job() { timeout 120 sbatch --wait -N1 -n1 -o /dev/null "$@" --wrap true >/dev/null 2>&1; }
+# job ARGS: a job of 'true', until it has ended or is held (at most 120
+# s). A prolog that fails drains the node and requeues the job held: it
+# never ends, and sbatch --wait waited for its timeout; and sbatch --wait
+# polls at 2 s, then 3, 4 ... 10 s
+job() {
+	id=$(timeout 20 sbatch --parsable -N1 -n1 -o /dev/null "$@" --wrap true 2>/dev/null)
+	i=0
+	while [ -n "$id" ] && [ "$i" -lt 600 ]; do
+		case $(timeout 10 squeue -h -j "$id" -t all -o '%T %r' 2>/dev/null) in
+		PENDING*[Hh]eld*) return 0 ;;
+		PENDING* | CONFIGURING* | RUNNING* | COMPLETING* | SUSPENDED* | REQUEUE* | RESIZING* | "") ;;
+		*) return 0 ;;
+		esac
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
 show() { sed 's/^/#   /' "$1"; }
 # the epilog runs after sbatch --wait returns: wait for its last line
 epilog_done() {
 	i=0
-	while [ "$i" -lt 90 ] && ! grep -q -E ": (ok|drained: .*|nothing checked: .*)$" "$T/epilog.log"; do
-		sleep 1
+	while [ "$i" -lt 450 ] && ! grep -q -E ": (ok|drained: .*|nothing checked: .*)$" "$T/epilog.log"; do
+		sleep 0.2
 		i=$((i + 1))
 	done
 }

@@ -3,6 +3,8 @@
 # topo on this machine, whatever it has: no crash, the model as JSON, a
 # snapshot that reproduces the findings offline, and fleet mode under MPI.
 . "$(dirname "$0")/lib.sh"
+# its failing runs under mpirun end on every rank by themselves
+quick_abort
 unset NCCL_PROBE_FSROOT
 
 PY=$(command -v python3 || true)

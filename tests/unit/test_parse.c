@@ -2,11 +2,15 @@
 /* Unit tests: size and sweep parsing, option errors, collective layout. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "../../common/coll.h"
+#include "../../common/printable.h"
 #include "../../src/cmds.h"
 #include "../../src/opts.h"
 #include "tap.h"
@@ -67,6 +71,181 @@ static int refused(struct np_opts *o, struct np_err *err, const char *a1, const 
 		}
 	va_end(ap);
 	return ok;
+}
+
+/* A sweep's bad input as the program meets it (src/main.c, singleton or
+ * under mpirun): the options parsed after '--backend mpi', then the files
+ * they name. Refused with exit 64 and one line (as printed: controls
+ * escaped) that holds want; the line is shown as a TAP comment. */
+static int bad_input(const char *want, ...)
+{
+	char *argv[16] = { "nccl-probe", "--backend", "mpi" };
+	int argc = 3;
+	struct np_opts o;
+	struct np_err err = { 0 };
+	bool help = false, version = false;
+	char line[4 * sizeof(err.msg)];
+	enum np_status st;
+	va_list ap;
+
+	va_start(ap, want);
+	for (char *a; argc < 15 && (a = va_arg(ap, char *)); )
+		argv[argc++] = a;
+	va_end(ap);
+	st = np_opts_parse(&o, &np_cmd_sweep, argc, argv, 1, &help, &version, &err);
+	if (st == NP_OK && !help && !version)
+		st = np_opts_check_files(&o, &err);
+	np_printable(line, sizeof(line), st == NP_OK ? "" : err.msg);
+	printf("#   exit %d: %s\n", np_status_exit(st), line);
+	return st == NP_EUSAGE && np_status_exit(st) == 64 && line[0] && !strchr(line, '\n') &&
+	       strstr(line, want);
+}
+
+/* A check that needs the world (src/main.c: exit 64) on nranks ranks. */
+static int bad_world(const char *want, int nranks, ...)
+{
+	char *argv[16] = { "nccl-probe", "--backend", "mpi" };
+	int argc = 3;
+	struct np_opts o;
+	struct np_err err = { 0 };
+	bool help = false, version = false;
+	char line[4 * sizeof(err.msg)];
+	enum np_status st;
+	va_list ap;
+
+	va_start(ap, nranks);
+	for (char *a; argc < 15 && (a = va_arg(ap, char *)); )
+		argv[argc++] = a;
+	va_end(ap);
+	if (np_opts_parse(&o, &np_cmd_sweep, argc, argv, 1, &help, &version, &err) != NP_OK) {
+		printf("#   parsing refused it: %s\n", err.msg);
+		return 0;
+	}
+	st = np_opts_check_world(&o, nranks, &err);
+	np_printable(line, sizeof(line), st == NP_OK ? "" : err.msg);
+	printf("#   exit %d: %s\n", np_status_exit(st), line);
+	return st == NP_EUSAGE && np_status_exit(st) == 64 && line[0] && !strchr(line, '\n') &&
+	       strstr(line, want);
+}
+
+/* Every malformed or impossible input of the sweep (tests/t0002 runs a few
+ * of them end to end): exit 64, one line naming the bad value. */
+static void bad_inputs(void)
+{
+	char dir[] = "/tmp/np-test-parse.XXXXXX", path[sizeof(dir) + 32];
+	struct np_opts o;
+	struct np_err err = { 0 };
+	bool help = false, version = false;
+
+	if (!mkdtemp(dir)) {
+		tap_ok(0, "a directory for the --output cases: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/no/such/dir/x.json", dir);
+
+	tap_ok(bad_input("abc", "--sweep", "abc", NULL), "rejects --sweep abc (exit 64)");
+	tap_ok(bad_input("8G:1K", "--sweep", "8G:1K", NULL), "rejects --sweep 8G:1K (exit 64)");
+	tap_ok(bad_input("0:1M", "--sweep", "0:1M", NULL), "rejects --sweep 0:1M (exit 64)");
+	tap_ok(bad_input("1Q", "--sweep", "1Q", NULL), "rejects --sweep 1Q (exit 64)");
+	tap_ok(bad_input("99999999T", "--sweep", "99999999T", NULL), "rejects --sweep 99999999T (exit 64)");
+	tap_ok(bad_input(":x1", "--sweep", ":x1", NULL), "rejects --sweep :x1 (exit 64)");
+	tap_ok(bad_input("1K:1M:x1", "--sweep", "1K:1M:x1", NULL), "rejects --sweep 1K:1M:x1 (exit 64)");
+	tap_ok(bad_input("1K:1M:+0", "--sweep", "1K:1M:+0", NULL), "rejects --sweep 1K:1M:+0 (exit 64)");
+	tap_ok(bad_input("bogus", "--coll", "bogus", NULL), "rejects --coll bogus (exit 64)");
+	tap_ok(bad_input("bogus", "--dtype", "bogus", NULL), "rejects --dtype bogus (exit 64)");
+	tap_ok(bad_input("bogus", "--op", "bogus", NULL), "rejects --op bogus (exit 64)");
+	tap_ok(bad_input("-3", "--iters", "-3", NULL), "rejects --iters -3 (exit 64)");
+	tap_ok(bad_input("/nonexistent/x", "--output", "/nonexistent/x", NULL),
+	       "rejects --output /nonexistent/x (exit 64)");
+	tap_ok(bad_input("--bogus", "--bogus", NULL), "rejects --bogus (exit 64)");
+	tap_ok(bad_input("-Z", "-Z", NULL), "rejects -Z (exit 64)");
+	tap_ok(bad_input("xyz", "--backend", "xyz", NULL), "rejects --backend xyz (exit 64)");
+	tap_ok(bad_input("xml", "--format", "xml", NULL), "rejects --format xml (exit 64)");
+	tap_ok(bad_input("abc", "--timeout", "abc", NULL), "rejects --timeout abc (exit 64)");
+	tap_ok(bad_input("1:2T:+1", "--sweep", "1:2T:+1", NULL), "rejects --sweep 1:2T:+1 (exit 64)");
+	/* a sweep whose JSON compare could not read (9 x 10000 rows wrote 73 MB): refused up front */
+	tap_ok(bad_input("has 90000 rows (9 collectives x 10000 sizes), more than the 20000 that compare reads; "
+			 "use a larger step or fewer --coll",
+			 "--sweep", "4:40000:+4", "--coll", "all", NULL),
+	       "rejects --sweep 4:40000:+4 --coll all: 90000 rows (exit 64)");
+	tap_ok(bad_input("has 20001 rows (3 collectives x 6667 sizes)", "--sweep", "4:26668:+4", "--coll",
+			 "allreduce,allgather,alltoall", NULL),
+	       "rejects 20001 rows, one above the bound (exit 64)");
+	/* 20000 rows pass the option checks: refused for the --output alone */
+	tap_ok(np_opts_parse(&o, &np_cmd_sweep, 7,
+			     (char *[]){ "nccl-probe", "--sweep", "4:40000:+4", "--coll", "allreduce,allgather",
+					 "--output", path, NULL },
+			     1, &help, &version, &err) == NP_OK &&
+		       np_opts_check_files(&o, &err) == NP_EUSAGE && !strstr(err.msg, "rows") &&
+		       strstr(err.msg, "no/such/dir"),
+	       "a sweep of 20000 rows passes the option checks (stops at its --output): %s", err.msg);
+	tap_ok(bad_input("--sweep", "--sweep", NULL), "rejects --sweep without a value (exit 64)");
+	tap_ok(bad_input("stray", "stray", NULL), "rejects a stray argument (exit 64)");
+	tap_ok(bad_input("1,x", "--gpu-map", "1,x", NULL), "rejects --gpu-map 1,x (exit 64)");
+	tap_ok(bad_input(dir, "--output", dir, NULL), "rejects --output DIRECTORY (exit 64)");
+	tap_ok(bad_input("0", "--budget", "0", NULL), "rejects --budget 0 (exit 64)");
+	tap_ok(bad_input("-1", "--warmup", "-1", NULL), "rejects --warmup -1 (exit 64)");
+	tap_ok(bad_world("99", 4, "--root", "99", "--coll", "broadcast", NULL),
+	       "rejects --root 99 --coll broadcast on 4 ranks (exit 64)");
+	tap_ok(bad_world("3", 4, "--ranks-per-node", "3", NULL), "rejects --ranks-per-node 3 on 4 ranks (exit 64)");
+	tap_ok(bad_input("-c", "-c", "2", NULL), "rejects -c 2 (exit 64)");
+	tap_ok(bad_input("'2'", "--check=2", NULL), "rejects --check=2 (exit 64)");
+	tap_ok(bad_input("8:1K:x 2", "--sweep", "8:1K:x 2", NULL), "rejects --sweep '8:1K:x 2' (exit 64)");
+	tap_ok(bad_input("x0x2", "--sweep", "8:1K:x0x2", NULL), "rejects --sweep 8:1K:x0x2 (exit 64)");
+	tap_ok(bad_input("0x10", "--timeout", "0x10", NULL), "rejects --timeout 0x10 (exit 64)");
+	tap_ok(bad_input("1e19", "--timeout", "1e19", NULL), "rejects --timeout 1e19 (exit 64)");
+	tap_ok(bad_input("the largest is 8388607T", "--maxbytes", "9223372036854775807", NULL),
+	       "rejects --maxbytes 2^63-1 (exit 64)");
+	tap_ok(bad_input("allreduce,", "--coll", "allreduce,", NULL), "rejects --coll allreduce, (exit 64)");
+	tap_ok(bad_input("allreduce,,alltoall", "--coll", "allreduce,,alltoall", NULL),
+	       "rejects --coll allreduce,,alltoall (exit 64)");
+	tap_ok(bad_input("drop -i", "-f", "2", "-i", "1K", NULL), "rejects -f 2 -i 1K (exit 64)");
+	tap_ok(bad_input("drop -b/--minbytes", "-b", "8", "--sweep", "1K:1M", NULL),
+	       "rejects -b 8 --sweep 1K:1M (exit 64)");
+	tap_ok(bad_input("did you mean 80?", "--min-eff", "0.8", NULL), "rejects --min-eff 0.8 (exit 64)");
+	tap_ok(bad_input("allreduce is given twice", "--min-eff", "allreduce=1,allreduce=2", NULL),
+	       "rejects --min-eff allreduce=1,allreduce=2 (exit 64)");
+	tap_ok(bad_input("0x1p3", "--max-regression", "0x1p3", NULL), "rejects --max-regression 0x1p3 (exit 64)");
+	tap_ok(bad_input("-f/--stepfactor '1'", "-f", "1", NULL) &&
+		       np_opts_parse(&o, &np_cmd_sweep, 3, (char *[]){ "nccl-probe", "-f", "1", NULL }, 1, &help,
+				     &version, &err) == NP_EUSAGE && !strstr(err.msg, "x1"),
+	       "rejects -f 1 (exit 64); the message does not speak of x1");
+	rmdir(dir);
+}
+
+/* nccl-tests' options that nccl-probe refuses, on the 1-rank sweep of
+ * tests/t0021 (which runs two of them end to end): exit 64, one line that
+ * says what to do instead */
+#define RUN1 "--sweep", "8", "--iters", "1", "--samples", "1", "-q"
+static void nccl_tests_options(void)
+{
+	tap_ok(bad_input("one GPU per rank: use mpirun -np N", RUN1, "-g", "2", NULL), "-g 2 is a usage error (exit 64)");
+	tap_ok(bad_input("one GPU per rank: use mpirun -np N", RUN1, "-t", "8", NULL), "-t 8 is a usage error (exit 64)");
+	tap_ok(bad_input("one GPU per rank: use mpirun -np N", RUN1, "--ngpus=4", NULL), "--ngpus=4 is a usage error (exit 64)");
+	tap_ok(bad_input("slowest rank", RUN1, "-a", "1", NULL), "-a 1 is a usage error (exit 64)");
+	tap_ok(bad_input("without a barrier", RUN1, "-z", "1", NULL), "-z 1 is a usage error (exit 64)");
+	tap_ok(bad_input("does not register", RUN1, "-R", "2", NULL), "-R 2 is a usage error (exit 64)");
+	tap_ok(bad_input("needs the NCCL backend", RUN1, "-G", "1", NULL), "-G 1 is a usage error (exit 64)");
+	tap_ok(bad_input("give 0 (no graph)", RUN1, "-G", "x", NULL), "-G x is a usage error (exit 64)");
+	tap_ok(bad_input("run it once per --dtype", RUN1, "-d", "all", NULL), "-d all is a usage error (exit 64)");
+	tap_ok(bad_input("checks once per size", RUN1, "-c", "5", NULL), "-c 5 is a usage error (exit 64)");
+	tap_ok(bad_input("aggregates none", RUN1, "-m", "4", NULL), "-m 4 is a usage error (exit 64)");
+	tap_ok(bad_input("run it again", RUN1, "-N", "3", NULL), "-N 3 is a usage error (exit 64)");
+	tap_ok(bad_input("every sample", RUN1, "-I", "1", NULL), "-I 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-y", "1", NULL), "-y 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-u", "1", NULL), "-u 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-M", "1", NULL), "-M 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-K", "2", NULL), "-K 2 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-D", "1", NULL), "-D 1 is a usage error (exit 64)");
+	tap_ok(bad_input("only -1, its default", RUN1, "-x", "2", NULL), "-x 2 is a usage error (exit 64)");
+	tap_ok(bad_input("only 1, its default", RUN1, "--run_cycles=2", NULL), "--run_cycles=2 is a usage error (exit 64)");
+	tap_ok(bad_input("only 0, its default", RUN1, "-p", "yes", NULL), "-p yes is a usage error (exit 64)");
+	tap_ok(bad_input("needs a value", RUN1, "-C", NULL), "-C is a usage error (exit 64)");
+	tap_ok(bad_input("drop -V (--version shows the version)", RUN1, "-V", "8", NULL), "-V 8 is a usage error (exit 64)");
+	tap_ok(bad_input("use -w/--warmup", RUN1, "--warmup_iters", "5", NULL), "--warmup_iters 5 is a usage error (exit 64)");
+	tap_ok(bad_input("use -d/--dtype", RUN1, "--datatype", "float", NULL), "--datatype float is a usage error (exit 64)");
+	tap_ok(bad_input("use -J/--json", RUN1, "--output_file", "x.json", NULL), "--output_file x.json is a usage error (exit 64)");
+	tap_ok(bad_input("did you mean '--local-register'", RUN1, "--local_register", "0", NULL), "--local_register 0 is a usage error (exit 64)");
 }
 
 int main(void)
@@ -333,5 +512,7 @@ int main(void)
 	tap_is_dbl(np_colls[NP_COLL_SENDRECV].busbw_factor(8), 1, 1e-12, "sendrecv factor 1");
 	tap_is_dbl(np_colls[NP_COLL_ALLREDUCE].busbw_factor(1), 0, 1e-12, "allreduce on 1 rank moves no bus bytes");
 	tap_is_dbl(np_algbw(1000000000, 0.5), 2.0, 1e-12, "algbw in GB/s of 1e9 bytes");
+	bad_inputs();
+	nccl_tests_options();
 	return tap_done();
 }
