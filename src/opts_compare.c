@@ -20,6 +20,7 @@ static const struct np_option compare_options[] = {
 static const struct np_exit_code compare_exits[] = {
 	{ 0, "no row significantly slower (beyond --max-regression)" },
 	{ 1, "B significantly slower somewhere" },
+	{ 6, "inconclusive: none such, but with --max-regression above 0 a row's interval reaches beyond it" },
 	{ 64, "usage, unreadable reports or runs that cannot be compared" },
 	{ 0, NULL },
 };

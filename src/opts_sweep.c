@@ -58,7 +58,7 @@ static const struct np_exit_code sweep_exits[] = {
 	{ 2, "wrong data" },
 	{ 3, "runtime error" },
 	{ 4, "timeout" },
-	{ 6, "inconclusive (a row's interval reaches its threshold)" },
+	{ 6, "inconclusive (a row's interval reaches its threshold or --baseline's margin)" },
 	{ 64, "usage" },
 	{ 0, NULL },
 };
