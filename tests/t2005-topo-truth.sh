@@ -146,6 +146,23 @@ python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["trays"]; sys.exit(n
 	"$TEST_TMP/out.json"
 ok $? "  and the JSON's trays: errors 1 and first_error for the second, 0 and null for the first"
 expect_code 0 "the healthy dump of the same trays: exit 0" np topo --input "$T/nccl/gb300-nvl72-2tray-topo.xml"
+# links straight between GPUs (a bridged pair) beside a GPU of the same
+# kind without any: a warning, since a box may be built so; never an error
+cat >"$TEST_TMP/bridged.xml" <<'EOF2'
+<system version="1">
+  <cpu numaid="0" affinity="ff" arch="x86_64">
+    <pci busid="0000:18:00.0" class="0x030000" vendor="0x10de" device="0x2230"><gpu dev="0" sm="86" rank="0" gdr="0"><nvlink target="0000:19:00.0" count="4" tclass="0x030000"/></gpu></pci>
+    <pci busid="0000:19:00.0" class="0x030000" vendor="0x10de" device="0x2230"><gpu dev="1" sm="86" rank="1" gdr="0"><nvlink target="0000:18:00.0" count="4" tclass="0x030000"/></gpu></pci>
+    <pci busid="0000:1a:00.0" class="0x030000" vendor="0x10de" device="0x2230"><gpu dev="2" sm="86" rank="2" gdr="0"/></pci>
+  </cpu>
+</system>
+EOF2
+np topo --input "$TEST_TMP/bridged.xml" --quiet --format json >"$TEST_TMP/out.json"
+printf '%s\n' 'gpu 0000:1a:00.0 nvlinks=0' 'expect nvlink-none' \
+	'says nvlink-none straight_to_GPUs:_a_bridge_or_link_is_missing,_or_the_box_is_built_so' >"$TEST_TMP/br.truth"
+"$PY" "$T/truth.py" "$TEST_TMP/br.truth" "$TEST_TMP/out.json" >"$TEST_TMP/diff" 2>&1 &&
+	python3 -c 'import json,sys; f=[x for x in json.load(open(sys.argv[1]))["findings"] if x["id"] == "nvlink-none"]; sys.exit(not (len(f) == 1 and f[0]["severity"] == "warning"))' "$TEST_TMP/out.json"
+ok $? "a bridged pair beside an unbridged GPU of its kind: nvlink-none, a warning, not an error"
 # the same dump with every GPU of the second tray without its NVLinks:
 # each tray alone reads even, the domain does not
 python3 - "$T/nccl/gb300-nvl72-2tray-topo.xml" "$TEST_TMP/traylost.xml" <<'PY'

@@ -713,7 +713,7 @@ static void check_nvlinks(struct np_topo *t)
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
 		char s[NP_NAME_LEN], peers[NP_MSG_LEN] = "";
-		int most = 0, with = 0, like = 0;
+		int most = 0, with = 0, like = 0, switched = 0;
 		struct np_finding *f;
 		if (g->nvlinks < 0)
 			continue;
@@ -732,12 +732,20 @@ static void check_nvlinks(struct np_topo *t)
 		for (int k = 0; k < t->ngpus; k++)
 			if (k != i && t->gpus[k].nvlinks == most) {
 				with++;
+				switched += t->gpus[k].nvswitch_links > 0;
 				if (strlen(peers) < sizeof(peers) - 16)
 					snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), "%sGPU%d", peers[0] ? ", " : "", k);
 			}
 		gpu_name(i, s, sizeof(s));
-		f = np_topo_finding(t, g->nvlinks ? "nvlink-fewer" : "nvlink-none", g->nvlinks ? NP_SEV_WARNING : NP_SEV_ERROR, s);
-		if (g->nvlinks)
+		/* behind an NVSwitch every GPU has the same links by design: one
+		 * without is a fault; links straight between GPUs (bridges, a
+		 * mesh) may be so by the box's design: a warning */
+		f = np_topo_finding(t, g->nvlinks ? "nvlink-fewer" : "nvlink-none",
+				    g->nvlinks || !switched ? NP_SEV_WARNING : NP_SEV_ERROR, s);
+		if (!g->nvlinks && !switched)
+			SET(f->message, "%s has no NVLink while %d of the %d other GPUs like it have %d straight to GPUs: a bridge or link is missing, or the box is built so; NCCL's NVLink rings leave %s out",
+			    s, with, like, most, s);
+		else if (g->nvlinks)
 			SET(f->message, "%s has %d active NVLinks, %d of the %d other GPUs like it have %d: a link is down, and NCCL's NVLink paths through %s carry less",
 			    s, g->nvlinks, with, like, most, s);
 		else
@@ -745,8 +753,12 @@ static void check_nvlinks(struct np_topo *t)
 			    s, with, like, most, s);
 		SET(f->evidence, "%s (%s): %d NVLinks%s; %s: %d each", s, g->busid, g->nvlinks,
 		    t->origin == NP_SRC_NCCL && !g->nvlinks ? " (no <nvlink> with a count in the file)" : "", peers, most);
-		SET(f->remedy, "nvidia-smi nvlink -s -i %d on the node; reset the GPU, or restart the NVSwitch fabric manager (and on a multi-node NVLink rack its IMEX and NVLink switch tray), else drain the node",
-		    g->index);
+		if (switched)
+			SET(f->remedy, "nvidia-smi nvlink -s -i %d on the node; reset the GPU, or restart the NVSwitch fabric manager (and on a multi-node NVLink rack its IMEX and NVLink switch tray), else drain the node",
+			    g->index);
+		else
+			SET(f->remedy, "nvidia-smi nvlink -s -i %d on the node; seat the GPU's NVLink bridge or reset the GPU, unless the box is built without it",
+			    g->index);
 	}
 }
 
