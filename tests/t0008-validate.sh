@@ -55,15 +55,20 @@ states() {
 jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$TEST_TMP/v.json" "$1"; }
 count() { grep -c "$1" "$TEST_OUT"; }
 
-# again CMD...: a planted fault's run, measured once more when it names
-# nothing (exit 0) or is inconclusive (exit 6) on this host's noise, as an
-# operator would measure again; a name is never measured again
+# again CMD...: a planted fault's run, measured again (at most twice more)
+# when it names nothing (exit 0) or is inconclusive (exit 6) on this
+# host's noise, as an operator would (a slow link needs two confirmation
+# rounds after its ends' own, within the four a run allows); a name is
+# never measured again
 again() {
-	"$@"
-	rc=$?
-	[ "$rc" -eq 0 ] || [ "$rc" -eq 6 ] || return "$rc"
-	echo "validate: exit $rc with a fault planted, on this host's noise; measured once more" >&2
-	"$@"
+	n_again=0
+	while :; do
+		"$@"
+		rc=$?
+		{ [ "$rc" -eq 0 ] || [ "$rc" -eq 6 ]; } && [ "$n_again" -lt 2 ] || return "$rc"
+		n_again=$((n_again + 1))
+		echo "validate: exit $rc with a fault planted, on this host's noise; measured again" >&2
+	done
 }
 
 TEST_REPORT=$TEST_TMP/v.json
