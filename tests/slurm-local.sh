@@ -96,8 +96,12 @@ slurm_start() {
 	_slurm_dir=$d
 	mkdir -p "$d/state" "$d/munge"
 	chmod 700 "$d/munge"
-	# ports: from this process's id, away from the default 6817/6818
-	port=$((20000 + ($$ % 20000)))
+	# ports: from this process's id, away from the default 6817/6818, a
+	# block of 16 a test (slurmctld, slurmd, one a named node), so that
+	# two tests started side by side (make -j) with neighbouring ids never
+	# share one (a slurmd of one test then reached the other's slurmctld,
+	# whose munge refused its credential, and the node never came up)
+	port=$((20000 + 16 * ($$ % 2500)))
 	node=$(slurm_node)
 	ctld=$(hostname -s 2>/dev/null || hostname)
 	cpus=$(nproc 2>/dev/null || echo 1)
