@@ -73,11 +73,12 @@ static int refused(struct np_opts *o, struct np_err *err, const char *a1, const 
 	return ok;
 }
 
-/* A sweep's bad input as the program meets it (src/main.c, singleton or
- * under mpirun): the options parsed after '--backend mpi', then the files
- * they name. Refused with exit 64 and one line (as printed: controls
- * escaped) that holds want; the line is shown as a TAP comment. */
-static int bad_input(const char *want, ...)
+/* The sweep's options after '--backend mpi' (the arguments in ap), as the
+ * program meets them (src/main.c, singleton or under mpirun): parsed, then
+ * the files they name, or with nranks the checks that need the world.
+ * Refused with exit 64 and one line (as printed: controls escaped) that
+ * holds want; the line is shown as a TAP comment. */
+static int sweep_refused(const char *want, int nranks, va_list ap)
 {
 	char *argv[16] = { "nccl-probe", "--backend", "mpi" };
 	int argc = 3;
@@ -86,46 +87,47 @@ static int bad_input(const char *want, ...)
 	bool help = false, version = false;
 	char line[4 * sizeof(err.msg)];
 	enum np_status st;
-	va_list ap;
 
-	va_start(ap, want);
 	for (char *a; argc < 15 && (a = va_arg(ap, char *)); )
 		argv[argc++] = a;
-	va_end(ap);
 	st = np_opts_parse(&o, &np_cmd_sweep, argc, argv, 1, &help, &version, &err);
-	if (st == NP_OK && !help && !version)
+	if (nranks) {
+		if (st != NP_OK) {
+			printf("#   parsing refused it: %s\n", err.msg);
+			return 0;
+		}
+		st = np_opts_check_world(&o, nranks, &err);
+	} else if (st == NP_OK && !help && !version) {
 		st = np_opts_check_files(&o, &err);
+	}
 	np_printable(line, sizeof(line), st == NP_OK ? "" : err.msg);
 	printf("#   exit %d: %s\n", np_status_exit(st), line);
 	return st == NP_EUSAGE && np_status_exit(st) == 64 && line[0] && !strchr(line, '\n') &&
 	       strstr(line, want);
 }
 
+/* A bad input refused by parsing or by the files it names. */
+static int bad_input(const char *want, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, want);
+	r = sweep_refused(want, 0, ap);
+	va_end(ap);
+	return r;
+}
+
 /* A check that needs the world (src/main.c: exit 64) on nranks ranks. */
 static int bad_world(const char *want, int nranks, ...)
 {
-	char *argv[16] = { "nccl-probe", "--backend", "mpi" };
-	int argc = 3;
-	struct np_opts o;
-	struct np_err err = { 0 };
-	bool help = false, version = false;
-	char line[4 * sizeof(err.msg)];
-	enum np_status st;
 	va_list ap;
+	int r;
 
 	va_start(ap, nranks);
-	for (char *a; argc < 15 && (a = va_arg(ap, char *)); )
-		argv[argc++] = a;
+	r = sweep_refused(want, nranks, ap);
 	va_end(ap);
-	if (np_opts_parse(&o, &np_cmd_sweep, argc, argv, 1, &help, &version, &err) != NP_OK) {
-		printf("#   parsing refused it: %s\n", err.msg);
-		return 0;
-	}
-	st = np_opts_check_world(&o, nranks, &err);
-	np_printable(line, sizeof(line), st == NP_OK ? "" : err.msg);
-	printf("#   exit %d: %s\n", np_status_exit(st), line);
-	return st == NP_EUSAGE && np_status_exit(st) == 64 && line[0] && !strchr(line, '\n') &&
-	       strstr(line, want);
+	return r;
 }
 
 /* Every malformed or impossible input of the sweep (tests/t0002 runs a few
