@@ -212,7 +212,8 @@ doc tune tune-mpi 64 np_mpi 2 tune --backend mpi --try OMPI_MCA_coll_tuned_use_d
 	--budget 0.05 --format json
 
 # nccl-probe-validate's --json verdict: virtual nodes all good (0, or 1
-# when this busy host is judged slow), a slow node named (1), a launcher
+# when this busy host is judged slow, or 6 when its noise leaves the
+# figures inconclusive), a slow node named (1), a launcher
 # that refuses an argument (3); the same envelope, with the script's name
 # and the nccl-probe version and backend isolate reported (null when it
 # could not run)
@@ -238,7 +239,7 @@ vdoc() { # NAME "WANT-EXIT..." ARGS... (validate --json to $VJ/NAME.json)
 }
 # a slow node named (exit 1) judges timing: apart from the other tests that do
 timing_alone
-vdoc good "0 1" --virtual 4 --ppn 1 -- --size 16K --budget 0.6 --min-effect 50
+vdoc good "0 1 6" --virtual 4 --ppn 1 -- --size 16K --budget 0.6 --min-effect 50
 NCCL_PROBE_TEST_SLOW=2:1000% vdoc slow 1 --virtual 4 --ppn 2 -- --size 16K --budget 0.6 --min-effect 50
 unset NCCL_PROBE_TEST_SLOW
 grep -q '"drain": "scontrol update NodeName=vnode1 ' "$VJ/slow.json"
@@ -254,6 +255,7 @@ def broken(name, f):
 broken("unknown-member", lambda x: x.update(extra=1))
 broken("ok-node-drain", lambda x: x["nodes"][0].update(state="ok", evidence=None, drain="scontrol update NodeName=vnode0 State=DRAIN Reason=x"))
 broken("exit-code-2", lambda x: x.update(exit_code=2))
+broken("inconclusive-no-reason", lambda x: x.update(exit_code=6, inconclusive=None))
 broken("node-missing-state", lambda x: x["nodes"][0].pop("state"))
 PY
 for f in "$VJ"/broken-*.json; do
