@@ -92,7 +92,7 @@ for coll in $(echo "$colls" | tr , ' '); do
 		timed "nt-$coll-$r" $launch $vn "$nt" -b "$lo" -e "$hi" -f 2 -g 1 $nt_args
 		# shellcheck disable=SC2086
 		timed "np-$coll-$r" $launch "$NP" $np_vn ${NP_ARGS:-} --sweep "$sweep" --coll "$coll" \
-			--csv "$out/np-$coll-$r.csv"
+			--csv "$out/np-$coll-$r.csv" --json "$out/np-$coll-$r.json"
 		r=$((r + 1))
 	done
 done
