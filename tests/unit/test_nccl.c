@@ -9,11 +9,13 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
 
+#include "../../common/testhooks.h"
 #include "../../probes/backend.h"
 #include "../../src/cmds.h"
 #include "../../src/opts.h"
@@ -94,6 +96,9 @@ static int open_be(struct np_backend *be, const struct np_opts *o, size_t bytes)
 	be->cfg.graph = o->graph;
 	be->cfg.gpu_map = o->gpu_map;
 	fill_world(&be->world);
+	/* the test switches set by setenv above (the stall, no natives): read
+	 * at init, as nccl-probe reads them once at start-up */
+	np_test_plan_read(&be->cfg.test);
 	if (be->ops->init(be)) {
 		printf("# init: %s\n", be->err.msg);
 		return -1;
@@ -116,6 +121,10 @@ static void test_all(bool graph, bool inplace)
 	make_opts(&o, graph, inplace);
 	tap_ok(open_be(&be, &o, 4u << 20) == 0, "init and alloc (graph %d, in place %d)", graph,
 	       inplace);
+	/* the switch reached the backend: its calls say which path runs */
+	if (getenv("NCCL_PROBE_TEST_NO_NATIVE"))
+		tap_ok(strstr(be.info.calls, "grouped ncclSend/ncclRecv") != NULL,
+		       "  NCCL_PROBE_TEST_NO_NATIVE=1: the backend issues grouped send/recv (%s)", be.info.calls);
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		const struct np_coll *coll = &np_colls[c];
 		int bad = 0, runs = 0;
@@ -219,6 +228,7 @@ static void test_oom(void)
 	be.ops = &np_backend_nccl;
 	be.cfg.graph = o.graph;
 	fill_world(&be.world);
+	np_test_plan_read(&be.cfg.test);
 	if (be.ops->init(&be)) {
 		tap_ok(0, "init: %s", be.err.msg);
 		return;
