@@ -171,6 +171,18 @@ size_t np_cmp_pair_rows(const struct np_cmp_run *a, const struct np_cmp_run *b, 
 	return np;
 }
 
+/* B's fastest batch against A's median time, as a B/A speed. A B that
+ * delivered A's speed within a margin in one batch can deliver it; a
+ * slowdown in every other batch is a busy host's as much as a slow
+ * node's (compare's samples are sorted: logt[0] is the fastest). */
+static double fastest_speed(const struct np_cmp_pair *p)
+{
+	int m = p->a->nsamples;
+	double amed = m % 2 ? p->a->logt[m / 2] : (p->a->logt[m / 2 - 1] + p->a->logt[m / 2]) / 2;
+
+	return exp(amed - p->b->logt[0]);
+}
+
 /* Each pair's shift, speed and verdict, Bonferroni-corrected over the
  * pairs with enough samples on both sides; returns how many those are */
 int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, double max_regression)
@@ -194,6 +206,10 @@ int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, doub
 		speed_of(&p[i].sh, &p[i].speed, &p[i].speed_lo, &p[i].speed_hi);
 		p[i].v = verdict_of(p[i].speed, p[i].speed_lo, p[i].speed_hi, min_change);
 		p[i].regression = p[i].v == NP_CV_SLOWER && p[i].speed_hi < 1 - max_regression;
+		/* with a margin, a regression is beyond it in every batch
+		 * of B: one batch within it makes the row undecided */
+		if (p[i].regression && max_regression > 0 && fastest_speed(&p[i]) >= 1 - max_regression)
+			p[i].regression = false;
 		/* a tolerance is a margin the gate passes only when the
 		 * interval shows the row within it; at 0 the gate is the
 		 * significance test alone (no interval excludes every

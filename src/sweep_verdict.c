@@ -53,8 +53,19 @@ static double best_of(const struct np_result *x, double v)
 									      : v;
 }
 
-/* 1: met; 0: below (its whole interval); -1: inconclusive (the median
- * below, the interval reaching the threshold) */
+/* The figure of a row's fastest batch. A row one of whose batches met a
+ * threshold has delivered it at least once: a node that can, and a host
+ * whose other work took the rest of the time (a busy host slows every
+ * batch that shares its cores, seldom all of them), read alike. Below
+ * only when no batch met it. */
+static double fastest_of(const struct np_result *x, double v)
+{
+	return x->t_min > 0 && isfinite(x->t_min) && x->t_min < x->t_med ? v * x->t_med / x->t_min : v;
+}
+
+/* 1: met; 0: below (its whole interval and every batch); -1:
+ * inconclusive (the median below, the interval or a batch reaching the
+ * threshold) */
 static int against(const struct np_result *x, double v, double threshold)
 {
 	if (v >= threshold)
@@ -64,7 +75,7 @@ static int against(const struct np_result *x, double v, double threshold)
 	 * lengthening's fall allows is below too (measure.h, floor_rel) */
 	if (x->stop == NP_STOP_UNSTEADY)
 		return x->floor_rel > 0 && isfinite(v) && best_of(x, v) / x->floor_rel < threshold ? 0 : -1;
-	return isfinite(v) && best_of(x, v) >= threshold ? -1 : 0;
+	return isfinite(v) && (best_of(x, v) >= threshold || fastest_of(x, v) >= threshold) ? -1 : 0;
 }
 
 /* A judged row against its collective's thresholds (its median's busbw
@@ -238,10 +249,10 @@ void np_sweep_verdict(struct np_sweep_report *r)
 					     r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
 					     unknown, te * 100);
 		if (ib)
-			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals reach it or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
+			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
 					     np_colls[c].name, tb, ib, judged);
 		if (ie)
-			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals reach it or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
+			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
 					     np_colls[c].name, te * 100, ie, judged);
 		if ((!judged || wb || we || unknown) && (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE))
 			r->exit_code = NP_EXIT_VERDICT;

@@ -112,6 +112,23 @@ int main(void)
 	tap_ok(!p[3].undecided, "  and decided: its interval (%.3f to %.3f) shows it within 50%%", p[3].speed_lo,
 	       p[3].speed_hi);
 
+	/* B 1.5x the time in every batch but one, which ran at A's speed:
+	 * slower, but within 5% once (a busy host as much as a slow node):
+	 * undecided against a margin, never a regression; without a margin
+	 * the significance test alone decides */
+	for (int i = 0; i < 4; i++)
+		tb[i] = ta[i] * 1.5;
+	mkrun(&b, "mpi", 2, 4, sz, tb, NS);
+	b.logt[3][0] = log(ta[3]); /* the fastest stays first */
+	n = np_cmp_pair_rows(&a.r, &b.r, p);
+	np_cmp_judge_pairs(p, n, 0.02, 0.05);
+	tap_ok(p[3].v == NP_CV_SLOWER && !p[3].regression && p[3].undecided,
+	       "B 1.5x the time, one batch at A's: slower, undecided against --max-regression 5, no regression (speed %.3f)",
+	       p[3].speed);
+	tap_ok(p[2].regression && !p[2].undecided, "  the row beside it, every batch 1.5x: a regression");
+	np_cmp_judge_pairs(p, n, 0.02, 0);
+	tap_ok(p[3].regression, "  with no margin (--max-regression 0): a regression");
+
 	/* B as fast, but its times spread 0.4x to 1.6x: no significant
 	 * difference, yet the interval reaches a slowdown beyond 20%: the
 	 * gate with that margin cannot pass it (undecided); without a margin

@@ -196,6 +196,21 @@ int main(void)
 	row(NP_COLL_ALLREDUCE, 1 << 20, 9, NAN)->t_ci_lo = 0.5e-3;
 	tap_is_int(verdict(), 6, "a row below whose interval reaches the floor: exit 6");
 	tap_ok(said("inconclusive (more --budget, or a quieter node)"), "  the sentence says what to do");
+	/* the whole interval below, but one batch reached the floor: a node
+	 * that delivered it once, or a busy host whose other work took the
+	 * rest of the batches; inconclusive, never a fail */
+	fresh(2);
+	opts.coll_min_busbw[NP_COLL_ALLREDUCE] = 10;
+	x = row(NP_COLL_ALLREDUCE, 1 << 20, 5, NAN); /* 5 GB/s, interval +-1% */
+	x->t_min = 0.45e-3;                           /* its fastest batch: 11.1 GB/s */
+	tap_is_int(verdict(), 6, "a row whose interval is below the floor but whose fastest batch reached it: exit 6");
+	tap_is_int(details("inconclusive_busbw"), 1, "  its detail is inconclusive_busbw");
+	tap_ok(said("fastest batches reach it"), "  the sentence says a batch reached it");
+	x->t_min = 0.6e-3; /* 8.3 GB/s: no batch reached 10 */
+	tap_is_int(verdict(), 1, "  every batch below the floor: exit 1");
+	tap_is_int(details("min_busbw"), 1, "  its detail is min_busbw");
+	x->t_min = 0.45e-3, x->busbw = x->algbw = 15; /* the median above: met, whatever the batches */
+	tap_is_int(verdict(), 0, "  the median above the floor: exit 0");
 	/* an unsteady eff below, its steady time unknown: inconclusive */
 	fresh(2);
 	opts.coll_min_eff[NP_COLL_ALLREDUCE] = 0.6;
