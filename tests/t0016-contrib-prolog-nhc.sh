@@ -88,8 +88,9 @@ fi
 # 100x cannot exclude a slowdown beyond PCT: inconclusive, not drained.
 if [ "$ranks" -gt 1 ]; then
 	if [ "${ngpu:-0}" -gt 0 ]; then bsz=256M bbe=auto; else bsz=1M bbe=mpi; fi
-	mpirun -np "$ranks" --oversubscribe --bind-to none "$NP_BIN" --backend "$bbe" --coll allreduce \
-		--sweep "$bsz:$bsz" --quiet -J "$TEST_TMP/known-good.json" >/dev/null 2>&1
+	# run as the prolog runs it: host ranks keep their CPU while they wait
+	OMPI_MCA_mpi_yield_when_idle=0 mpirun -np "$ranks" --oversubscribe --bind-to none "$NP_BIN" --backend "$bbe" \
+		--coll allreduce --sweep "$bsz:$bsz" --quiet -J "$TEST_TMP/known-good.json" >/dev/null 2>&1
 	ok $? "a known-good run of the prolog's all-reduce for its baseline"
 	for f in 1e6:slow 1e-6:fast wide:wide; do
 		python3 - "$TEST_TMP/known-good.json" "${f%%:*}" "$TEST_TMP/base-${f#*:}.json" <<'PY'
@@ -323,6 +324,30 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	ok 0 "the launch runs at NP_NICE=-10 # SKIP not root: only root may lower a niceness"
 fi
+# host ranks keep their CPU while they wait, where there are no more of
+# them than CPUs: a busy host's other tasks would otherwise take a time
+# slice at every wait (Open MPI's mpi_yield_when_idle), and the figure
+# would be theirs; a launcher that says what it was given
+printf '#!/bin/sh\necho "${OMPI_MCA_mpi_yield_when_idle-unset}" >"%s/yield"\nexit 1\n' "$TEST_TMP" \
+	>"$TEST_TMP/slowmpi/yieldmpi"
+chmod +x "$TEST_TMP/slowmpi/yieldmpi"
+ncpu=$(getconf _NPROCESSORS_ONLN)
+yielded() { cat "$TEST_TMP/yield" 2>/dev/null; rm -f "$TEST_TMP/yield"; }
+if [ "${ngpu:-0}" -eq 0 ] && [ "$ncpu" -ge 2 ]; then
+	conf "NP_MPIRUN=$TEST_TMP/slowmpi/yieldmpi"
+	OMPI_MCA_mpi_yield_when_idle=1 NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR"
+	y=$(yielded)
+	[ "$y" = 0 ]
+	ok $? "2 host ranks on $ncpu CPUs: the launch has OMPI_MCA_mpi_yield_when_idle=0 (got $y)"
+	conf "NP_MPIRUN=$TEST_TMP/slowmpi/yieldmpi" "NP_HOST_RANKS=$((ncpu + 1))"
+	OMPI_MCA_mpi_yield_when_idle=1 NCCL_PROBE_PROLOG_CONF=$C "$P" >"$TEST_OUT" 2>"$TEST_ERR"
+	y=$(yielded)
+	[ "$y" = 1 ]
+	ok $? "  $((ncpu + 1)) host ranks: they yield as the environment says (got $y)"
+else
+	ok 0 "2 host ranks: the launch has OMPI_MCA_mpi_yield_when_idle=0 # SKIP GPUs here, or one CPU"
+	ok 0 "  more host ranks than CPUs: they yield as the environment says # SKIP GPUs here, or one CPU"
+fi
 # one deadline for the whole run: a hanging nvidia-smi with NP_TIMEOUT=60
 # is cut at NP_DEADLINE=15, not checked, and the run ends within it
 conf NP_TIMEOUT=60 NP_DEADLINE=15 "NP_PATH=$TEST_TMP/hang:/usr/local/bin:/usr/bin:/bin"
@@ -388,6 +413,20 @@ expect_success "NHC check, more ranks than slots: passes" env -u OMPI_MCA_rmaps_
 	_ "$N" -b "$NP_BIN" -a 100000 -n 64
 expect_grep "^log: check_nccl_probe: the all-reduce could not run: 'mpirun' exited [0-9]+ without nccl-probe's report: .*not enough slots" \
 	"$TEST_OUT" "  logged as could not run, saying what failed"
+if [ "${ngpu:-0}" -eq 0 ] && [ "$ncpu" -ge 2 ]; then
+	OMPI_MCA_mpi_yield_when_idle=1 nhc -b "$NP_BIN" -a 0.0001 -m "$TEST_TMP/slowmpi/yieldmpi" >/dev/null 2>&1
+	y=$(yielded)
+	[ "$y" = 0 ]
+	ok $? "NHC check, 2 host ranks on $ncpu CPUs: the launch has OMPI_MCA_mpi_yield_when_idle=0 (got $y)"
+	OMPI_MCA_mpi_yield_when_idle=1 nhc -b "$NP_BIN" -a 0.0001 -n $((ncpu + 1)) -m "$TEST_TMP/slowmpi/yieldmpi" \
+		>/dev/null 2>&1
+	y=$(yielded)
+	[ "$y" = 1 ]
+	ok $? "  $((ncpu + 1)) host ranks: they yield as the environment says (got $y)"
+else
+	ok 0 "NHC check, 2 host ranks: OMPI_MCA_mpi_yield_when_idle=0 # SKIP GPUs here, or one CPU"
+	ok 0 "  more host ranks than CPUs: as the environment says # SKIP GPUs here, or one CPU"
+fi
 PATH=$TEST_TMP/fail:$PATH expect_code 1 "NHC check, nvidia-smi fails: fails" nhc -b "$NP_BIN"
 expect_grep "^die: check_nccl_probe: nvidia-smi failed \(exit 18\):  Failed to initialize NVML" "$TEST_OUT" "  names its error"
 start=$(date +%s)
