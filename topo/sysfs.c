@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "sysfs.h"
 
 #ifdef __linux__
@@ -299,15 +301,13 @@ void np_sysfs_free_list(char **names, int n)
 
 bool np_sysfs_read_long(const struct np_sysfs *fs, const char *rel, long *out)
 {
-	char buf[64], *end;
-	long v;
+	char buf[64];
+	int64_t v;
 
-	if (!np_sysfs_read(fs, rel, buf, sizeof(buf)) || !buf[0])
+	/* np_sysfs_read took the trailing newline off: the file is the number
+	 * alone ("0x10de", "-1" of a VM's numa_node), or it is not read */
+	if (!np_sysfs_read(fs, rel, buf, sizeof(buf)) || !np_parse_i64(buf, 0, LONG_MIN, LONG_MAX, &v))
 		return false;
-	errno = 0;
-	v = strtol(buf, &end, 0);
-	if (errno || end == buf || (*end && *end != '\n' && *end != ' '))
-		return false;
-	*out = v;
+	*out = (long)v;
 	return true;
 }

@@ -36,7 +36,9 @@ void np_sysfs_free_list(char **names, int n);
 /* open(2) of rel inside the root (a device such as dev/kmsg, or a file a
  * test planted there); the caller closes it. -1 with errno set. */
 int np_sysfs_openfd(const struct np_sysfs *fs, const char *rel, int flags);
-/* Parse an integer file (decimal or 0x hex); false if absent or invalid. */
+/* An integer file (decimal, 0x hex or 0 octal, as strtol base 0 reads them)
+ * holding the number alone; false if absent, empty, out of range or followed
+ * by anything but its newline. */
 bool np_sysfs_read_long(const struct np_sysfs *fs, const char *rel, long *out);
 
 /* Whether a PCI function's class (sysfs' 24-bit "class" file) is a GPU's:

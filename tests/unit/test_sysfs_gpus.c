@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The one sysfs scan for GPUs (np_sysfs_gpus) on a fake tree built here:
- * which PCI functions are GPUs, their ids, their driver, the order. */
+ * which PCI functions are GPUs, their ids, their driver, the order; and
+ * np_sysfs_read_long, which reads their ids. */
 #define _XOPEN_SOURCE 700
 #include "config.h"
 
@@ -104,6 +105,26 @@ static int scan(struct np_sysfs_gpu *out, int max)
 	return n;
 }
 
+#define NOT_READ 123456789L
+
+/* np_sysfs_read_long of a file holding text (and a newline, as the kernel
+ * writes it); NOT_READ when it refuses */
+static long read_long(const char *text)
+{
+	struct np_sysfs fs;
+	struct np_err err;
+	long v = NOT_READ;
+
+	mkdirs("sys/test");
+	put("sys/test/value", text);
+	if (np_sysfs_open(&fs, &err) != NP_OK)
+		return -2;
+	if (!np_sysfs_read_long(&fs, "sys/test/value", &v))
+		v = NOT_READ;
+	np_sysfs_release(&fs);
+	return v;
+}
+
 int main(void)
 {
 	struct np_sysfs_gpu g[8];
@@ -151,6 +172,27 @@ int main(void)
 	tap_is_int(scan(g, 8), 4, "an upper-case name is read");
 	tap_is_str(g[3].busid, "0000:a0:00.0", "its bus id normalized");
 	tap_is_str(g[3].dir, "0000:A0:00.0", "its sysfs name as listed");
+
+	/* a vendor file that is not one number: the function is not taken
+	 * for NVIDIA's */
+	pci("0000:b0:00.0", "0x10de junk", "0x030200", "0x2330", "nvidia");
+	pci("0000:b1:00.0", "0x10de", "0x030200x", "0x2330", "nvidia");
+	tap_is_int(scan(g, 8), 4, "a vendor or class with trailing junk: not a GPU");
+	tap_ok(read_long("0x10de junk") == NOT_READ && read_long("0x030200x") == NOT_READ, "  its files not read");
+
+	/* np_sysfs_read_long: the file holds the number alone */
+	tap_is_int(read_long("0x10de"), 0x10de, "read_long: hexadecimal");
+	tap_is_int(read_long("-1"), -1, "read_long: a VM's numa_node -1");
+	tap_is_int(read_long("4"), 4, "read_long: decimal");
+	tap_is_int(read_long("010"), 8, "read_long: octal, as strtol base 0");
+	tap_is_int(read_long("0"), 0, "read_long: zero");
+	tap_is_int(read_long("9223372036854775807"), 9223372036854775807L, "read_long: LONG_MAX");
+	tap_ok(read_long("9223372036854775808") == NOT_READ, "read_long: overflow refused");
+	tap_ok(read_long("0x10000000000000000") == NOT_READ, "read_long: hexadecimal overflow refused");
+	tap_ok(read_long("") == NOT_READ, "read_long: an empty file refused");
+	tap_ok(read_long("4 5") == NOT_READ && read_long("4x") == NOT_READ, "read_long: trailing junk refused");
+	tap_ok(read_long(" 4") == NOT_READ && read_long("+4") == NOT_READ, "read_long: a blank or '+' refused");
+	tap_ok(read_long("08") == NOT_READ && read_long("0x") == NOT_READ, "read_long: bad digits refused");
 
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return tap_done();
