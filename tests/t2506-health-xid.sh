@@ -87,4 +87,29 @@ noted
 expect_grep 'no XID in the kernel log, whose oldest records were dropped; XIDs before them are unknown' "$TEST_ERR" \
 	"  a note says what is unknown"
 
+# 5. lines that only look like an XID's or a record's header are not
+# counted: a blank or 0x in the address, a sign or trailing junk on the
+# number, a number beyond the range; a header whose SEQ has a sign says
+# nothing of where the log starts
+cat >"$R/dev/kmsg" <<'LOG'
+6,+0,0,-;Linux version 6.8.0 (build@host) #1 SMP
+4,812,51200311,-;NVRM: Xid (PCI: 0000:19:00): 79, pid=1, name=a, GPU has fallen off the bus.
+4,813,51200312,-;NVRM: Xid (PCI:0x0:19:00): 79, pid=1, name=a, GPU has fallen off the bus.
+4,814,51200313,-;NVRM: Xid (PCI:0000:19:00): +79, pid=1, name=a, GPU has fallen off the bus.
+4,815,51200314,-;NVRM: Xid (PCI:0000:19:00): 79x, pid=1, name=a, GPU has fallen off the bus.
+4,816,51200315,-;NVRM: Xid (PCI:0000:19:00): 18446744073709551695, pid=1, name=a
+4,817,51200316,-;NVRM: Xid (PCI:0000:0119:00): 79, pid=1, name=a, GPU has fallen off the bus.
+4,818,51200317,-;NVRM: Xid (PCI:0000:19:00): 13, pid=77, name=a.out, Graphics Exception
+LOG
+expect_success "malformed XID lines beside one XID 13" topo
+expect_grep 'info +health-xid \[GPU0\]: GPU0 \(0000:19:00.0\) logged XID 13 \(x1\) in the kernel log[;:,. ]' "$TEST_OUT" \
+	"  only the well-formed line is counted; the log's start unknown"
+! grep -q 'XID 79\|79 (x' "$TEST_OUT"
+ok $? "  no XID 79 from the malformed lines"
+if [ -n "$PY" ]; then
+	[ "$(jget '([(g["bus_id"], [(x["xid"], x["count"]) for x in g["xids"]]) for g in d["health"]["xid"]["gpus"]], d["health"]["xid"]["since_boot"])')" = \
+		"([('0000:19:00.0', [(13, 1)])], None)" ]
+	ok $? "  JSON: XID 13 once, since_boot null"
+fi
+
 done_testing

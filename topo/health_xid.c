@@ -7,11 +7,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "health.h"
 
 #define LOG_MAX (32u << 20) /* the kernel's ring buffer is at most this */
@@ -132,11 +135,10 @@ static struct np_xid_gpu *gpu_of(const struct np_topo *t, struct np_xid_log *x, 
  * the bus." (older drivers omit "PCI:"). */
 static void xid_line(const struct np_topo *t, struct np_xid_log *x, const char *line)
 {
-	const char *p = strstr(line, "NVRM: Xid (");
-	unsigned dom = 0, bus, dev;
-	char id[NP_BUSID_LEN], norm[NP_BUSID_LEN], *end;
+	const char *p = strstr(line, "NVRM: Xid ("), *close;
+	char id[NP_BUSID_LEN], norm[NP_BUSID_LEN];
 	struct np_xid_gpu *g;
-	long xid;
+	int64_t xid;
 	int k;
 
 	if (!p)
@@ -144,16 +146,17 @@ static void xid_line(const struct np_topo *t, struct np_xid_log *x, const char *
 	p += strlen("NVRM: Xid (");
 	if (!strncmp(p, "PCI:", 4))
 		p += 4;
-	if (sscanf(p, "%x:%x:%x)", &dom, &bus, &dev) != 3 && (dom = 0, sscanf(p, "%x:%x)", &bus, &dev) != 2))
+	/* "dddd:bb:dd" (or "bb:dd"): a bus id without its function, which
+	 * np_busid_norm checks once ".0" is added */
+	close = strchr(p, ')');
+	if (!close || close[1] != ':' || close - p > (ptrdiff_t)sizeof(id) - 3)
 		return;
-	p = strchr(p, ')');
-	if (!p || p[1] != ':')
+	snprintf(id, sizeof(id), "%.*s.0", (int)(close - p), p);
+	p = close + 2;
+	while (*p == ' ')
+		p++;
+	if (!np_scan_i64(&p, 10, 0, 100000, &xid) || (*p && *p != ',' && *p != ' '))
 		return;
-	errno = 0;
-	xid = strtol(p + 2, &end, 10);
-	if (errno || end == p + 2 || xid < 0 || xid > 100000)
-		return;
-	snprintf(id, sizeof(id), "%x:%x:%x.0", dom, bus, dev);
 	if (!np_busid_norm(id, norm, sizeof(norm)) || !(g = gpu_of(t, x, norm)))
 		return;
 	for (k = 0; k < g->nkinds && g->xid[k] != (int)xid; k++)
@@ -166,6 +169,20 @@ static void xid_line(const struct np_topo *t, struct np_xid_log *x, const char *
 		g->count[k]++;
 	p = strchr(line, ';'); /* the text of a kmsg record */
 	snprintf(g->last, sizeof(g->last), "%s", p && p < strstr(line, "NVRM: Xid (") ? p + 1 : line);
+}
+
+/* The SEQ of a kmsg record's header "PRI,SEQ,USEC,FLAGS[,...];"; false
+ * when line does not start with one */
+static bool kmsg_seq(const char *line, uint64_t *seq)
+{
+	const char *p = line;
+	uint64_t pri, s, usec;
+
+	if (!np_scan_u64(&p, 10, 0, INT32_MAX, &pri) || *p++ != ',' || !np_scan_u64(&p, 10, 0, UINT64_MAX, &s) ||
+	    *p++ != ',' || !np_scan_u64(&p, 10, 0, UINT64_MAX, &usec) || *p++ != ',' || *p == ';' || !strchr(p, ';'))
+		return false;
+	*seq = s;
+	return true;
 }
 
 void np_health_xid(const struct np_topo *t, const struct np_sysfs *fs, struct np_xid_log *x)
@@ -185,16 +202,14 @@ void np_health_xid(const struct np_topo *t, const struct np_sysfs *fs, struct np
 	}
 	x->readable = NP_YES;
 	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long seq;
-		int pri;
-		char semi;
+		uint64_t seq;
 		if (line[0] == ' ') /* a record's continuation (SUBSYSTEM=..., DEVICE=...) */
 			continue;
 		x->records++;
 		/* kmsg records: "PRI,SEQ,USEC,FLAGS;text"; the first one's SEQ
 		 * says whether older records were dropped */
 		if (first) {
-			if (sscanf(line, "%d,%llu,%*u,%*[^;]%c", &pri, &seq, &semi) == 3 && semi == ';')
+			if (kmsg_seq(line, &seq))
 				x->since_boot = seq == 0 ? NP_YES : NP_NO;
 			first = false;
 		}
