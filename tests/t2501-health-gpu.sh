@@ -178,6 +178,19 @@ expect_grep 'error +health-gpu-unreachable \[0000:3b:00.0\]: the driver lists GP
 rm "$R/dev/nvidia1"
 expect_success "without its device node (a container given one GPU)" topo
 no_health_finding "a GPU of the host that this container was not given is not unreachable"
+# a minor that is not one number is not known: the GPU is the driver's
+# without a look at a device node, as when the line is absent
+for m in "1x" "+1" "99999999999" ""; do
+	echo "Device Minor: 	 $m" >"$R/proc/driver/nvidia/gpus/0000:3b:00.0/information"
+	expect_code 1 "Device Minor '$m' is not a minor" topo
+	expect_grep 'error +health-gpu-unreachable \[0000:3b:00.0\]' "$TEST_OUT" "  the GPU is the driver's, NVML cannot reach it"
+done
+echo "Model: 	 NVIDIA H100" >"$R/proc/driver/nvidia/gpus/0000:3b:00.0/information"
+expect_code 1 "no Device Minor line: the same" topo
+echo "Device Minor: 	 1 " >"$R/proc/driver/nvidia/gpus/0000:3b:00.0/information"
+echo "GPU Excluded:	 No" >>"$R/proc/driver/nvidia/gpus/0000:3b:00.0/information"
+expect_success "Device Minor 1 followed by a blank and a line: its device node is looked for" topo
+no_health_finding "  still a GPU this container was not given"
 healthy 2 >"$CFG"
 : >"$R/dev/nvidia1"
 expect_success "NVML reaches both" topo

@@ -10,11 +10,13 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "../common/number.h"
 #include "health.h"
 #include "gpu_live.h"
 #include "nvml_dl.h"
@@ -250,6 +252,22 @@ static void sleep_s(double s)
 		;
 }
 
+/* The number after "Device Minor:" ("\t 0"), alone on its line; -1 (not
+ * known: the GPU is kept without looking for its device node) when it is
+ * not one */
+static int64_t device_minor(const char *p)
+{
+	int64_t v;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!np_scan_i64(&p, 10, 0, INT32_MAX, &v))
+		return -1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '\n' || !*p ? v : -1;
+}
+
 /* GPUs the driver lists whose device node exists (in a container the
  * driver's list shows the host's GPUs, the device nodes only the ones
  * given to it), or, without /proc/driver/nvidia, the GPUs of topo's
@@ -263,14 +281,14 @@ static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int
 	*n = 0;
 	if (k >= 0) {
 		for (int i = 0; i < k && *n < NP_MAX_GPUS; i++) {
-			char *p;
-			long minor = -1;
+			const char *p;
+			int64_t minor = -1;
 			if (!np_busid_norm(names[i], out[*n], NP_BUSID_LEN))
 				continue;
 			snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information", names[i]);
 			if (np_sysfs_read(fs, rel, buf, sizeof(buf)) && (p = strstr(buf, "Device Minor:")))
-				minor = strtol(p + 13, NULL, 10);
-			snprintf(rel, sizeof(rel), "dev/nvidia%ld", minor);
+				minor = device_minor(p + 13);
+			snprintf(rel, sizeof(rel), "dev/nvidia%lld", (long long)minor);
 			if (minor >= 0 && !np_sysfs_exists(fs, rel))
 				continue;
 			(*n)++;
