@@ -36,6 +36,15 @@ printf 'Limit                     Soft Limit           Hard Limit           Unit
 expect_success "memlock unlimited, still in the container" topo
 no_finding 'health-' "no health finding: a container that starves nothing is none"
 rm "$R/.dockerenv"
+# a soft limit that is not a number is unknown: no finding, no wrong figure
+for v in 65536x +65536 99999999999999999999 -1; do
+	printf 'Limit                     Soft Limit           Hard Limit           Units\nMax locked memory         %s    65536    bytes\n' \
+		"$v" >"$R/proc/self/limits"
+	expect_success "memlock soft limit '$v'" topo
+	no_finding 'health-memlock' "not read as a limit"
+done
+printf 'Limit                     Soft Limit           Hard Limit           Units\nMax locked memory         unlimited            unlimited            bytes\n' \
+	>"$R/proc/self/limits"
 
 # CPU set and memory nodes: the GPU on NUMA node 1 (CPU 1), node 0 has CPU 0
 mkdir -p "$R/sys/devices/system/node/node0" "$R/sys/devices/system/node/node1"
@@ -57,6 +66,19 @@ if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
 else
 	ok 0 "# SKIP taskset or a second CPU missing"
 fi
+
+# a CPU list that is not one (a sign, a blank) is not read: no finding
+# drawn from it; the same process written plainly has one
+for l in "0" "+0" "0- 0" "0,1x"; do
+	printf 'Cpus_allowed_list:\t%s\nMems_allowed_list:\t0-1\n' "$l" >"$R/proc/self/status"
+	expect_success "Cpus_allowed_list '$l', the GPU near CPU 1" topo
+	if [ "$l" = 0 ]; then
+		expect_grep 'warning +health-cpuset-numa \[cpuset\]: .*GPU0 \(node 1\)' "$TEST_OUT" "  CPU 0 alone: the finding"
+	else
+		no_finding 'health-cpuset-numa' "not a CPU list: nothing concluded"
+	fi
+done
+rm "$R/proc/self/status"
 
 # IOMMU: the GPU's group translates DMA, then passes it through
 mkdir -p "$R/sys/kernel/iommu_groups/7"

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/number.h"
 #include "ethtool.h"
 #include "health.h"
 
@@ -109,19 +111,16 @@ static bool cpulist_parse(const char *s, unsigned char *bits)
 	if (!*s)
 		return false;
 	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a >= MAX_CPUS)
+		int64_t a, b;
+		if (!np_scan_i64(&p, 10, 0, MAX_CPUS - 1, &a))
 			return false;
 		b = a;
-		p = end;
 		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= MAX_CPUS)
+			p++;
+			if (!np_scan_i64(&p, 10, a, MAX_CPUS - 1, &b))
 				return false;
-			p = end;
 		}
-		for (long c = a; c <= b; c++)
+		for (int64_t c = a; c <= b; c++)
 			bits[c / 8] |= (unsigned char)(1u << (c % 8));
 		if (*p == ',')
 			p++;
@@ -202,11 +201,12 @@ static void host_limits(const struct np_sysfs *fs, struct np_host_health *hh)
 	const char *env;
 
 	if (np_sysfs_read(fs, "proc/self/limits", buf, sizeof(buf)) && proc_field(buf, "Max locked memory", line, sizeof(line))) {
-		char *end;
-		long long v;
+		/* the soft limit, then the hard limit and the unit */
+		const char *p = line;
+		int64_t v;
 		if (!strncmp(line, "unlimited", 9)) {
 			hh->memlock = -1;
-		} else if ((v = strtoll(line, &end, 10)) >= 0 && end != line) {
+		} else if (np_scan_i64(&p, 10, 0, INT64_MAX, &v) && (*p == ' ' || *p == '\t' || !*p)) {
 			hh->memlock = v;
 		}
 	}
