@@ -359,4 +359,23 @@ NCCL_PROBE_FSROOT=$R np topo >"$TEST_OUT" 2>"$TEST_ERR"
 grep -Eq '^  0 .* NIC0 \(PXB\)$' "$TEST_OUT" && grep -q '^note: .*Broadcom PEX switch' "$TEST_ERR"
 ok $? "no subsystem ids: the tree's class, and a note that the ids would tell"
 
+# a rate's width and a port's directory name are numbers or are not read:
+# a sign, a width beyond 32 lanes or one that overflows gives the rate
+# alone; a port directory "+2" or "2x" is no port
+R=$TEST_TMP/junk
+node "$R"
+p=$R/sys/class/infiniband/mlx5_1/ports
+for d in +2 2x " 3"; do
+	mkdir -p "$p/$d"
+	cp "$p/1/state" "$p/1/phys_state" "$p/1/rate" "$p/1/link_layer" "$p/$d/"
+done
+for w in "+4" "64" "99999999999999999999"; do
+	echo "400 Gb/sec (${w}X NDR)" >"$R/sys/class/infiniband/mlx5_0/ports/1/rate"
+	expect_success "rate width '${w}X'" topo
+	grep -Eq '^  NIC0 +mlx5_0 +1 +ACTIVE +IB +data +400 Gb/s +- ' "$TEST_OUT"
+	ok $? "  the rate alone, no width made of '${w}X'"
+done
+grep -Eq '^  NIC1 +mlx5_1 +1 +ACTIVE +IB +data +400 Gb/s \(4X NDR\) ' "$TEST_OUT" && ! grep -q 'NIC2' "$TEST_OUT"
+ok $? "  mlx5_1 keeps its port 1 and its width; '+2', '2x' and ' 3' are no ports"
+
 done_testing

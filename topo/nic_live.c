@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <infiniband/verbs.h>
 #endif
 
+#include "../common/number.h"
 #include "gpu_live.h"
 
 /* "400 Gb/sec (4X NDR)" -> 400, 4, "NDR" */
@@ -26,10 +28,11 @@ static void parse_rate(const char *s, struct np_nic *n)
 	if (end != s && v > 0)
 		n->rate_gbit = v;
 	if (p) {
-		long w = strtol(p + 1, &end, 10);
-		if (end != p + 1 && (*end == 'X' || *end == 'x')) {
+		const char *q = p + 1;
+		int64_t w;
+		if (np_scan_i64(&q, 10, 1, 32, &w) && (*q == 'X' || *q == 'x')) {
 			n->width = (int)w;
-			sscanf(end + 1, " %15[A-Za-z0-9]", n->speed);
+			sscanf(q + 1, " %15[A-Za-z0-9]", n->speed); /* a word, no number */
 		}
 	}
 }
@@ -111,11 +114,12 @@ static void sysfs_ports(struct np_topo *t, const struct np_sysfs *fs, const char
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports", dev);
 	nports = np_sysfs_list(fs, rel, &ports);
 	for (int i = 0; i < nports; i++) {
-		char *end;
-		long p = strtol(ports[i], &end, 10);
+		int64_t pv;
+		long p;
 		struct np_nic *n;
-		if (*end || p <= 0 || p > 255)
+		if (!np_parse_i64(ports[i], 10, 1, 255, &pv))
 			continue;
+		p = (long)pv;
 		n = np_topo_nic_add(t, dev, (int)p);
 		if (!n) {
 			np_topo_note(t, "more than %d NIC ports; the rest are left out", NP_MAX_NICS);
