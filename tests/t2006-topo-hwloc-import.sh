@@ -56,6 +56,13 @@ grep -q 'NIC port rates, PCIe generations' "$TEST_ERR" && ! grep -q 'NIC port st
 ok $? "a file whose NICs carry Port1State: their states are not called missing, their rates are"
 grep -q '"state": *"ACTIVE"' "$TEST_OUT"
 ok $? "  and the states are read (Port1State 4: ACTIVE)"
+for v in 4x +4 " 4" 4294967300; do
+	sed "s/name=\"Port1State\" value=\"4\"/name=\"Port1State\" value=\"$v\"/" \
+		"$T/hwloc/hwloc1-16intel64-manyVFs.xml" >"$TEST_TMP/portstate.xml"
+	np topo --input "$TEST_TMP/portstate.xml" --format json >"$TEST_OUT" 2>"$TEST_ERR"
+	[ "$(grep -c '"state": *"unknown"' "$TEST_OUT")" = 3 ] && ! grep -q '"state": *"ACTIVE"' "$TEST_OUT"
+	ok $? "  Port1State '$v' is not a state: unknown"
+done
 np topo --input "$T/hwloc/hwloc1-24em64t-2n6c2t-pci.xml" >"$TEST_OUT" 2>"$TEST_ERR"
 expect_grep 'NIC port states and rates' "$TEST_ERR" "a file whose NIC has no Port1State: its port states are named missing"
 

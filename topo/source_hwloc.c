@@ -5,12 +5,14 @@
  * snapshots carry NCCLProbe* records that fill the model instead. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <hwloc.h>
 
+#include "../common/number.h"
 #include "internal.h"
 #include "topo.h"
 
@@ -283,8 +285,9 @@ static enum np_status add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_ob
 		n->pcie.gbps = pci->attr->pcidev.linkspeed;
 		snprintf(key, sizeof(key), "Port%dState", p);
 		st = hwloc_obj_get_info_by_name(ofed, key);
-		if (st) { /* hwloc records the numeric ibv_port_state */
-			long v = strtol(st, NULL, 10);
+		if (st) { /* hwloc records the numeric ibv_port_state; else unknown */
+			int32_t v = -1;
+			np_parse_i32(st, 10, 0, INT32_MAX, &v);
 			n->state = v == 4 ? NP_PORT_ACTIVE : v == 1 ? NP_PORT_DOWN : v == 2 ? NP_PORT_INIT
 				 : v == 3 ? NP_PORT_ARMED : NP_PORT_UNKNOWN;
 		}
