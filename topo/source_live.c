@@ -72,7 +72,7 @@ static int place(struct np_topo *t, hwloc_topology_t topo, const struct np_sysfs
 	char rel[128];
 
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", busid);
-	if (!fs->fake && sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4) {
+	if (!fs->fake && np_busid_parse(busid, &dom, &bus, &dev, &fn)) {
 		if (dom > 0xffff)
 			np_topo_note(t, "PCI domain of %s is above 0xffff, which this hwloc may not hold; its path comes from sysfs",
 				     busid);
