@@ -9,10 +9,14 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "../common/number.h"
+#include "../topo/model.h"
 #include "json.h"
 #include "report.h"
 #include "sweep_verdict.h"
@@ -21,6 +25,17 @@
 /* The columns come from the metric table (metrics.h: .nccl): those of
  * the line (size, count, type, redop, root), then one set per form (time,
  * algbw, busbw, #wrong), each preceded by two blanks as in nccl-tests. */
+
+/* nccl-tests' [domain:bus:device] of a PCI bus id ("0000:19:00.0" gives
+ * "0000:19:00"); zeros without one (host memory) or when it is not one */
+static void device_hex(const char *bus_id, char *buf, size_t len)
+{
+	unsigned dom = 0, bus = 0, dev = 0, fn;
+
+	if (!np_busid_parse(bus_id, &dom, &bus, &dev, &fn))
+		dom = bus = dev = 0;
+	snprintf(buf, len, "%04x:%02x:%02x", dom, bus, dev);
+}
 
 /* One form's columns; N/A for a form not run */
 static void body(FILE *f, const struct np_result *r)
@@ -157,11 +172,10 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 		fprintf(f, "#\n# Using devices\n");
 		for (int r = 0; r < w->size && rep->ranks; r++) {
 			const struct np_rank_info *ri = &rep->ranks[r];
-			unsigned dom = 0, bus = 0, dev = 0;
-			if (ri->bus_id[0])
-				sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev);
-			fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", ri->rank, 0,
-				ri->pid, ri->host, ri->device, dom, bus, dev, ri->device_name);
+			char hex[32];
+			device_hex(ri->bus_id, hex, sizeof(hex));
+			fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", ri->rank, 0, ri->pid,
+				ri->host, ri->device, hex, ri->device_name);
 		}
 		fprintf(f, "#\n");
 		fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
@@ -249,19 +263,55 @@ static void local_stamp(time_t t, char *buf, size_t len)
 		snprintf(buf, len, "1970-01-01 00:00:00");
 }
 
+/* "2026-05-04T09:41:07Z" (run_record.h) into tm's fields as written (the
+ * year in full, the month from 1); false when iso is not such a stamp */
+static bool iso_parse(const char *iso, struct tm *tm)
+{
+	static const struct {
+		int64_t lo, hi;
+		char sep;
+	} f[6] = { { 0, 9999, '-' }, { 1, 12, '-' }, { 1, 31, 'T' }, { 0, 23, ':' }, { 0, 59, ':' }, { 0, 60, 'Z' } };
+	int *out[6] = { &tm->tm_year, &tm->tm_mon, &tm->tm_mday, &tm->tm_hour, &tm->tm_min, &tm->tm_sec };
+	const char *p = iso;
+	int64_t v;
+
+	for (int i = 0; i < 6; i++) {
+		if (!np_scan_i64(&p, 10, f[i].lo, f[i].hi, &v) || *p++ != f[i].sep)
+			return false;
+		*out[i] = (int)v;
+	}
+	return !*p;
+}
+
 /* The run's start (its record's ISO 8601 UTC stamp) in nccl-tests' form */
 static void start_stamp(const char *iso, char *buf, size_t len)
 {
 	struct tm tm = { 0 };
 
-	if (sscanf(iso, "%d-%d-%dT%d:%d:%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-		   &tm.tm_sec) == 6) {
+	if (iso_parse(iso, &tm)) {
 		tm.tm_year -= 1900;
 		tm.tm_mon -= 1;
 		local_stamp(timegm(&tm), buf, len);
 	} else {
 		local_stamp(time(NULL), buf, len);
 	}
+}
+
+/* nccl-tests' NCCL_VERSION_CODE of "NCCL 2.28.3" (what may follow it after
+ * a blank: "(built with the headers of ...)"): 22803; 0 without NCCL or
+ * when the version is not three numbers that code holds */
+static int nccl_version_code(const char *library)
+{
+	const char *p = library;
+	int64_t a, b, c;
+
+	if (strncmp(p, "NCCL ", 5))
+		return 0;
+	p += 5;
+	if (!np_scan_i64(&p, 10, 0, 9999, &a) || *p++ != '.' || !np_scan_i64(&p, 10, 0, 99, &b) || *p++ != '.' ||
+	    !np_scan_i64(&p, 10, 0, 99, &c) || (*p && *p != ' '))
+		return 0;
+	return (int)(a * 10000 + b * 100 + c);
 }
 
 /* nccl-tests 2.19's -J layout (its JSON file version 3), key for key in
@@ -291,14 +341,7 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 	for (char **e = rep->nccl_env; e && *e; e++)
 		np_json_str(&j, NULL, *e);
 	np_json_arr_end(&j);
-	{
-		/* nccl-tests' NCCL_VERSION_CODE: 22803 for NCCL 2.28.3 */
-		int a, b, c;
-		if (sscanf(rep->info.library, "NCCL %d.%d.%d", &a, &b, &c) == 3)
-			np_json_int(&j, "nccl_version", a * 10000 + b * 100 + c);
-		else
-			np_json_int(&j, "nccl_version", 0);
-	}
+	np_json_int(&j, "nccl_version", nccl_version_code(rep->info.library));
 	np_json_obj_begin(&j, "config");
 	np_json_int(&j, "nthreads", 1);
 	np_json_int(&j, "ngpus", 1);
@@ -329,12 +372,8 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_str(&j, "hostname", ri->host);
 		np_json_int(&j, "device", ri->device);
 		{
-			/* nccl-tests' [domain:bus:device] */
-			unsigned dom = 0, bus = 0, dev = 0;
 			char hex[32];
-			if (ri->bus_id[0])
-				sscanf(ri->bus_id, "%x:%x:%x", &dom, &bus, &dev);
-			snprintf(hex, sizeof(hex), "%04x:%02x:%02x", dom, bus, dev);
+			device_hex(ri->bus_id, hex, sizeof(hex));
 			np_json_str(&j, "device_hex", hex);
 		}
 		np_json_str(&j, "device_info", ri->device_name);

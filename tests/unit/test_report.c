@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../src/opts.h"
 #include "../../src/report.h"
@@ -112,6 +113,66 @@ static int judge(double lo, double hi, double floor, double eff_floor, int *pass
 	return code;
 }
 
+/* One field of np_report_nccltests_json (key: "\"nccl_version\": "), its
+ * value up to the line's end, for a one-rank run of library on bus_id
+ * started at start */
+static void nccltests_json(const char *library, const char *bus_id, const char *start, const char *key, char *out,
+			   size_t len)
+{
+	static struct np_opts opts;
+	static struct np_world world = { .size = 1 };
+	struct np_rank_info ri;
+	struct np_sweep_report rep;
+	char buf[8192];
+	FILE *f = tmpfile();
+	size_t n;
+	const char *at;
+
+	memset(&rep, 0, sizeof(rep));
+	memset(&ri, 0, sizeof(ri));
+	snprintf(ri.bus_id, sizeof(ri.bus_id), "%s", bus_id);
+	snprintf(rep.info.library, sizeof(rep.info.library), "%s", library);
+	snprintf(rep.run.start_time, sizeof(rep.run.start_time), "%s", start);
+	rep.opts = &opts;
+	rep.world = &world;
+	rep.ranks = &ri;
+	snprintf(out, len, "(no %s)", key);
+	if (!f)
+		return;
+	np_report_nccltests_json(f, &rep);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	at = strstr(buf, key);
+	if (at)
+		snprintf(out, len, "%.*s", (int)strcspn(at + strlen(key), ",\n"), at + strlen(key));
+}
+
+static const char *version_of(const char *library)
+{
+	static char v[64];
+
+	nccltests_json(library, "", "2026-05-04T09:41:07Z", "\"nccl_version\": ", v, sizeof(v));
+	return v;
+}
+
+static const char *hex_of(const char *bus_id)
+{
+	static char v[64];
+
+	nccltests_json("NCCL 2.28.3", bus_id, "2026-05-04T09:41:07Z", "\"device_hex\": ", v, sizeof(v));
+	return v;
+}
+
+static const char *start_of(const char *iso)
+{
+	static char v[64];
+
+	nccltests_json("NCCL 2.28.3", "", iso, "\"start_time\": ", v, sizeof(v));
+	return v;
+}
+
 int main(void)
 {
 	struct np_sweep_report rep;
@@ -183,5 +244,30 @@ int main(void)
 		judge_stop = NP_STOP_CONVERGED;
 		judge_floor_rel = 1;
 	}
+
+	/* --format nccl-tests -J: the fields read from the run's own text */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	tap_is_str(version_of("NCCL 2.28.3"), "22803", "nccl_version of NCCL 2.28.3");
+	tap_is_str(version_of("NCCL 2.28.3 (built with the headers of 2.27.7)"), "22803", "  with the headers' note after it");
+	tap_is_str(version_of("NCCL 2.28.3x"), "0", "  trailing junk: 0 (unknown)");
+	tap_is_str(version_of("NCCL 2.100.3"), "0", "  a minor the code cannot hold: 0");
+	tap_is_str(version_of("NCCL 2.28.99999999999999999999"), "0", "  overflow: 0");
+	tap_is_str(version_of("NCCL 2.-1.3"), "0", "  a sign: 0");
+	tap_is_str(version_of(""), "0", "  empty: 0");
+	tap_is_str(version_of("Open MPI v4.1.4"), "0", "  another library: 0");
+	tap_is_str(hex_of("0000:19:00.0"), "\"0000:19:00\"", "device_hex of a bus id");
+	tap_is_str(hex_of("00000000:3B:00.0"), "\"0000:3b:00\"", "  NVML's 8-digit domain, upper case");
+	tap_is_str(hex_of(""), "\"0000:00:00\"", "  host memory: zeros");
+	tap_is_str(hex_of("0000:19:00.0x"), "\"0000:00:00\"", "  trailing junk: zeros, no field taken");
+	tap_is_str(hex_of("0000:100:00.0"), "\"0000:00:00\"", "  a bus beyond 0xff: zeros");
+	tap_is_str(hex_of("100000000:19:00.0"), "\"0000:00:00\"", "  a domain beyond 32 bits: zeros");
+	tap_is_str(start_of("2026-05-04T09:41:07Z"), "\"2026-05-04 09:41:07\"", "start_time of the run's stamp");
+	tap_ok(strcmp(start_of("2026-05-04T09:41:07Zjunk"), "\"2026-05-04 09:41:07\"") != 0,
+	       "  trailing junk: the stamp is not taken (the time now instead)");
+	tap_ok(strcmp(start_of("2026-13-04T09:41:07Z"), "\"2027-01-04 09:41:07\"") != 0, "  month 13 is not taken");
+	tap_ok(strcmp(start_of("2026-05-04T09:41:99999999999999999999Z"), "\"2026-05-04 09:41:07\"") != 0 &&
+		       start_of("")[0] == '"',
+	       "  overflow and empty: not taken, a stamp still written");
 	return tap_done();
 }
