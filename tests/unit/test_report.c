@@ -16,6 +16,24 @@
 #include "../../src/sweep_verdict.h"
 #include "tap.h"
 
+/* What fn writes of rep, into buf; false when no file could hold it */
+static bool written(void (*fn)(FILE *, const struct np_sweep_report *), const struct np_sweep_report *rep,
+		    char *buf, size_t len)
+{
+	FILE *f = tmpfile();
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return false;
+	fn(f, rep);
+	rewind(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return true;
+}
+
 /* The summary line of a two-rank allreduce whose rows at 1, 4 and 16 KiB
  * had busbw b[0..2], as np_report_table_footer prints it, in line. */
 static void summary(const double b[3], char *line, size_t len)
@@ -25,8 +43,6 @@ static void summary(const double b[3], char *line, size_t len)
 	struct np_result rows[3];
 	struct np_sweep_report rep;
 	char buf[4096];
-	FILE *f = tmpfile();
-	size_t n;
 	char *at, *end;
 
 	memset(&rep, 0, sizeof(rep));
@@ -44,13 +60,8 @@ static void summary(const double b[3], char *line, size_t len)
 	rep.rows = rows;
 	rep.nrows = 3;
 	line[0] = '\0';
-	if (!f)
+	if (!written(np_report_table_footer, &rep, buf, sizeof(buf)))
 		return;
-	np_report_table_footer(f, &rep);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
 	at = strstr(buf, "#   allreduce: ");
 	if (!at)
 		return;
@@ -124,8 +135,6 @@ static void nccltests_json(const char *library, const char *bus_id, const char *
 	struct np_rank_info ri;
 	struct np_sweep_report rep;
 	char buf[8192];
-	FILE *f = tmpfile();
-	size_t n;
 	const char *at;
 
 	memset(&rep, 0, sizeof(rep));
@@ -137,13 +146,8 @@ static void nccltests_json(const char *library, const char *bus_id, const char *
 	rep.world = &world;
 	rep.ranks = &ri;
 	snprintf(out, len, "(no %s)", key);
-	if (!f)
+	if (!written(np_report_nccltests_json, &rep, buf, sizeof(buf)))
 		return;
-	np_report_nccltests_json(f, &rep);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
 	at = strstr(buf, key);
 	if (at)
 		snprintf(out, len, "%.*s", (int)strcspn(at + strlen(key), ",\n"), at + strlen(key));
