@@ -213,7 +213,11 @@ gpus = [g["bus_id"] for g in d["gpus"]]
 un = [f for f in d["findings"] if f["id"] == "health-gpu-unreachable"]
 print("# gpus:", gpus, "unreachable:", [f.get("subject") for f in un])
 sys.exit(0 if "0000:5e:00.0" in gpus and len(un) == 1 and "0000:5e:00.0" in json.dumps(un[0]) else 1)' "$TEST_TMP/c.json"
-ok $? "  topo lists it as a GPU, and health names it unreachable"
+rc=$?
+# what topo saw of the GPU, shown when the check fails
+[ "$rc" -eq 0 ] || { ls -l "$R/sys/bus/pci/devices/" "$R/sys/devices/pci0000:5d/0000:5d:01.0/0000:5e:00.0/";
+	head -c 300 "$R/sys/devices/pci0000:5d/0000:5d:01.0/0000:5e:00.0/class"; sed -n 1,20p "$TEST_ERR"; } | sed 's/^/# /'
+ok "$rc" "  topo lists it as a GPU, and health names it unreachable"
 rm "$R/sys/devices/pci0000:5d/0000:5d:01.0/0000:5e:00.0/driver" "$R/sys/bus/pci/devices/0000:5e:00.0"
 mv "$TEST_TMP/proc-nvidia" "$R/proc/driver/nvidia"
 
