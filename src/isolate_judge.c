@@ -58,9 +58,7 @@ void np_iso_fig_add(struct np_iso_judge *j, const struct np_iso_fig *f)
 	j->figs[j->nfigs++] = *f;
 }
 
-static void judge_note(struct np_iso_judge *j, const char *fmt, ...) NP_PRINTF(2, 3);
-
-static void judge_note(struct np_iso_judge *j, const char *fmt, ...)
+void np_iso_note(struct np_iso_judge *j, const char *fmt, ...)
 {
 	char msg[512]; /* the longest note, with a 64-byte node name and 140 bytes of detail, is about 330 */
 	va_list ap;
@@ -225,11 +223,26 @@ static bool node_suspect(const struct nodeview *n)
 	return inside(n) || (n->bad_pairs && n->good_partners_bad >= n->good_partners);
 }
 
-/* Its network: below with two or more partners that are fine elsewhere,
- * more than it was fine with. */
-static bool network_bad(const struct nodeview *n)
+/* Below with two or more partners that are fine elsewhere, more than it
+ * was clearly fine with. */
+static bool network_most(const struct nodeview *n)
 {
 	return n->good_partners_bad >= 2 && n->good_partners_bad > n->good_partners;
+}
+
+/* Its network: so, and clearly fine with no partner. A node that
+ * delivered its fleet's figure with one partner is not slow for its
+ * network: its slowness came and went (another job, a busy host, a fault
+ * that comes and goes), which rounds of a few seconds cannot tell apart
+ * (see mixed_note). */
+static bool network_bad(const struct nodeview *n)
+{
+	return network_most(n) && !n->good_partners;
+}
+
+static bool network_mixed(const struct nodeview *n)
+{
+	return network_most(n) && n->good_partners && n->late_pair_bad >= NP_ISO_CONFIRMS;
 }
 
 static bool paired_before(struct np_iso_judge *j, int a, int b)
@@ -278,7 +291,7 @@ static int pair_figures(struct np_iso_judge *j, int a, int b)
 	return n;
 }
 
-static bool link_named(const struct np_iso_judge *j, int a, int b)
+bool np_iso_link_named(const struct np_iso_judge *j, int a, int b)
 {
 	for (int i = 0; i < j->nlinks; i++)
 		if ((j->links[i].a == a && j->links[i].b == b) ||
@@ -361,7 +374,7 @@ static void link_note(struct np_iso_judge *j, const struct np_iso_fig *f, const 
 	if (f != pair_first_bad(j, a, b))
 		return;
 	evidence_of(j, a, b, ev, sizeof(ev));
-	judge_note(j, "link %s-%s was below the fleet in %d round%s, %s; not named: %.200s", j->names[a],
+	np_iso_note(j, "link %s-%s was below the fleet in %d round%s, %s; not named: %.200s", j->names[a],
 		   j->names[b], n, n == 1 ? "" : "s", why, ev);
 }
 
@@ -380,6 +393,28 @@ static void fig_words(const struct np_iso_judge *j, int v, const struct np_iso_f
 	else
 		snprintf(buf, len, "round %d %s%s: %.3g [%.3g-%.3g] GB/s against %.3g", f->round, who, pn,
 			 f->busbw, f->lo, f->hi, f->nref ? f->ref : j->floor);
+}
+
+/* With nothing named: nodes slow with most partners and clearly fine
+ * with one (mixed_note) are neither named nor cleared. */
+static bool mixed_inconclusive(struct np_iso_judge *j)
+{
+	struct nodeview *nv = np_iso_xmalloc((size_t)j->N * sizeof(*nv));
+	int n = 0, first = -1;
+
+	view_nodes(j, nv);
+	for (int v = 0; v < j->N; v++)
+		if (!inside(&nv[v]) && network_mixed(&nv[v])) {
+			first = first < 0 ? v : first;
+			n++;
+		}
+	if (first >= 0)
+		snprintf(j->inconclusive, sizeof(j->inconclusive),
+			 "%d node%s could be neither named nor cleared: %s was below with %d partners that are fine elsewhere, but clearly fine with %d: slow at times, which rounds of a few seconds cannot tell from a passing disturbance; measure again on a quieter fabric or with a longer --budget",
+			 n, n == 1 ? "" : "s", j->names[first], nv[first].good_partners_bad,
+			 nv[first].good_partners);
+	free(nv);
+	return first >= 0;
 }
 
 /* With nothing named: a measured node none of whose figures is fine
@@ -401,6 +436,8 @@ static void find_inconclusive(struct np_iso_judge *j)
 		snprintf(j->inconclusive, sizeof(j->inconclusive), "%s", j->chance);
 		return;
 	}
+	if (mixed_inconclusive(j))
+		return;
 	np_iso_index_nodes(j);
 	for (int v = 0; v < j->N; v++) {
 		const struct np_iso_fig *widest = NULL;
@@ -444,54 +481,6 @@ static void find_inconclusive(struct np_iso_judge *j)
 			 j->names[f->a], j->names[f->b], ev);
 		return;
 	}
-}
-
-/* The fleet's own false-below rate: of the pair figures that nothing
- * named explains (neither end named, not a named link), the share below
- * its fleet. A node is named after 1 + NP_ISO_CONFIRMS figures below, so
- * at that rate about N q^(1 + NP_ISO_CONFIRMS) healthy nodes a run come
- * out so by chance (where the noise is the host's or the fabric's, not a
- * node's: another job's load, congestion that moves). Where that is not
- * below NP_ISO_ALPHA, the names for slowness cannot be supported: they
- * become notes and the verdict inconclusive (wrong data stays named: its
- * evidence is exact). */
-static void fleet_chance(struct np_iso_judge *j)
-{
-	int n = 0, below = 0, slow = 0, names;
-	double q, chance;
-
-	j->chance[0] = '\0';
-	for (int i = 0; i < j->nfigs; i++) {
-		const struct np_iso_fig *f = &j->figs[i];
-		if (f->kind != NP_FIG_PAIR || f->wrong || j->state[f->a] != NP_NODE_OK ||
-		    j->state[f->b] != NP_NODE_OK || link_named(j, f->a, f->b))
-			continue;
-		n++;
-		below += f->bad;
-	}
-	for (int v = 0; v < j->N; v++)
-		slow += j->state[v] == NP_NODE_BAD_INSIDE || j->state[v] == NP_NODE_BAD_NETWORK;
-	if (!n || (!slow && !j->nlinks))
-		return;
-	q = (double)below / n;
-	chance = j->N * pow(q, 1 + NP_ISO_CONFIRMS);
-	if (chance < NP_ISO_ALPHA)
-		return;
-	names = slow + j->nlinks;
-	for (int v = 0; v < j->N; v++)
-		if (j->state[v] == NP_NODE_BAD_INSIDE || j->state[v] == NP_NODE_BAD_NETWORK) {
-			judge_note(j, "node %s came out %s, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
-				   j->names[v], np_iso_node_state_str(j->state[v]), below, n, j->evidence[v]);
-			j->state[v] = NP_NODE_OK;
-			j->evidence[v][0] = '\0';
-		}
-	for (int i = 0; i < j->nlinks; i++)
-		judge_note(j, "link %s-%s came out slow, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
-			   j->names[j->links[i].a], j->names[j->links[i].b], below, n, j->links[i].why);
-	j->nlinks = 0;
-	snprintf(j->chance, sizeof(j->chance),
-		 "the fleet's own pairs, which nothing named explains, were below their fleet in %d of %d figures (%.0f%%): at that rate about %.2f healthy nodes a run come out below in %d rounds by chance, so %d name%s could not be supported",
-		 below, n, 100 * q, chance, 1 + NP_ISO_CONFIRMS, names, names == 1 ? "" : "s");
 }
 
 /* Leaf l's rounds with pairs across leaves (measured) and those busy in
@@ -588,7 +577,7 @@ static void find_segments(struct np_iso_judge *j)
 					first = v;
 			}
 		if (busy < measured || measured < 1 + NP_ISO_CONFIRMS) {
-			judge_note(j, "%s (%d nodes, %s and others) was below together in round%s %s of %d, its pairs across leaves %.2f of their fleet: congestion that comes and goes (another job, a burst); its nodes are not accused",
+			np_iso_note(j, "%s (%d nodes, %s and others) was below together in round%s %s of %d, its pairs across leaves %.2f of their fleet: congestion that comes and goes (another job, a burst); its nodes are not accused",
 				   leaf_name(j, l, lb, sizeof(lb)), members, first >= 0 ? j->names[first] : "?",
 				   busy == 1 ? "" : "s", rounds, measured, ratio);
 			continue;
@@ -646,7 +635,7 @@ static void segment_run(struct np_iso_judge *j, int v, int w, int net, size_t *o
 	for (int i = 0; i < j->nlinks;) {
 		int a = j->links[i].a, b = j->links[i].b, lo = v - NP_ISO_RUN_GAP, hi = w + NP_ISO_RUN_GAP;
 		if ((a >= lo && a < hi) || (b >= lo && b < hi)) {
-			judge_note(j, "link %s-%s was below, but an end of it is in the segment of nodes %s to %s: not named: %.200s",
+			np_iso_note(j, "link %s-%s was below, but an end of it is in the segment of nodes %s to %s: not named: %.200s",
 				   j->names[a], j->names[b], j->names[v], j->names[w - 1], j->links[i].why);
 			j->links[i] = j->links[--j->nlinks];
 		} else {
@@ -698,13 +687,25 @@ static void find_runs(struct np_iso_judge *j)
 		for (int v = 0; v < j->N; v++)
 			if (j->state[v] == NP_NODE_BAD_NETWORK &&
 			    !(network_bad(&nv[v]) && nv[v].late_pair_bad >= NP_ISO_CONFIRMS)) {
-				judge_note(j, "node %s was below with partners of the segment's nodes, not with others enough to name it: %.200s",
+				np_iso_note(j, "node %s was below with partners of the segment's nodes, not with others enough to name it: %.200s",
 					   j->names[v], j->evidence[v]);
 				j->state[v] = NP_NODE_OK;
 				j->evidence[v][0] = '\0';
 			}
 		free(nv);
 	}
+}
+
+/* A node below with most of its partners, in confirmation rounds too,
+ * and clearly fine with at least one: said, not named, and with nothing
+ * named the verdict is inconclusive (find_inconclusive). */
+static void mixed_note(struct np_iso_judge *j, int v, const struct nodeview *n)
+{
+	char ev[512];
+
+	evidence_of(j, v, -1, ev, sizeof(ev));
+	np_iso_note(j, "node %s was below with %d partners that are fine elsewhere, but clearly fine with %d: slow at times (another job, a busy host, or a fault that comes and goes), not named: %.300s",
+		   j->names[v], n->good_partners_bad, n->good_partners, ev);
 }
 
 /* Name what the figures prove; returns how many suspects still need a
@@ -732,7 +733,7 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		 * nodes named a run, two 3 N p^3 (a Bonferroni correction over
 		 * the fleet paid in rounds, not in a wider threshold, which
 		 * heavy tails would defeat) */
-		if (n->late_bad && (n->alone_wrong >= 2 || (n->wrong_pairs >= 2 && net)))
+		if (n->late_bad && (n->alone_wrong >= 2 || (n->wrong_pairs >= 2 && network_most(n))))
 			j->state[v] = NP_NODE_BAD_DATA;
 		else if (inside(n) && n->late_alone_bad >= NP_ISO_CONFIRMS)
 			j->state[v] = NP_NODE_BAD_INSIDE;
@@ -744,10 +745,12 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 			evidence_of(j, v, -1, j->evidence[v], sizeof(j->evidence[v]));
 		} else if (!final) {
 			open++;
+		} else if (!inside(n) && network_mixed(n)) {
+			mixed_note(j, v, n);
 		} else {
 			char ev[512];
 			evidence_of(j, v, -1, ev, sizeof(ev));
-			judge_note(j, "node %s was below the fleet but not named (not below in %d confirmation rounds, with new partners, in %d rounds): %.140s",
+			np_iso_note(j, "node %s was below the fleet but not named (not below in %d confirmation rounds, with new partners, in %d rounds): %.140s",
 				 j->names[v], NP_ISO_CONFIRMS, j->rounds, ev);
 		}
 	}
@@ -756,7 +759,7 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
 		int a = f->a, b = f->b;
-		if (f->kind != NP_FIG_PAIR || !f->bad || link_named(j, a, b))
+		if (f->kind != NP_FIG_PAIR || !f->bad || np_iso_link_named(j, a, b))
 			continue;
 		if (j->state[a] != NP_NODE_OK || j->state[b] != NP_NODE_OK)
 			continue;
@@ -798,7 +801,7 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 	if (final) {
 		find_segments(j);
 		find_runs(j);
-		fleet_chance(j);
+		np_iso_judge_chance(j);
 		find_inconclusive(j);
 	}
 	return open;
@@ -876,7 +879,7 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
 			continue;
 		if (count_pair(j, f->a, f->b, true, true) >= NP_ISO_CONFIRMS ||
 		    count_pair(j, f->a, f->b, false, false) ||
-		    link_named(j, f->a, f->b))
+		    np_iso_link_named(j, f->a, f->b))
 			continue;
 		part[f->a] = part[f->b] = g++;
 		used[f->a] = used[f->b] = true;
