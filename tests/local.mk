@@ -177,3 +177,6 @@ isolate-sim: tests/bench/isolate-sim$(EXEEXT)
 .PHONY: isolate-sim
 TESTS += tests/t0063-isolate-sim.sh
 EXTRA_DIST += tests/t0063-isolate-sim.sh
+# every C source formatted by the clang-format version .clang-format names
+TESTS += tests/t0095-format.sh
+EXTRA_DIST += tests/t0095-format.sh
