@@ -124,6 +124,29 @@ static int down_nearer(const struct np_topo *t, int i)
 	return best;
 }
 
+/* GDR of a GPU on a machine where the source shows no RDMA NIC: unknown
+ * when the NICs may be hidden, else no. */
+static enum np_tri gdr_without_rdma_nic(const struct np_topo *t, char *why, size_t len)
+{
+	if (t->plugin_nics) {
+		snprintf(why, len, "unknown: the NICs are %s, which NCCL reaches through a network plugin (%s); whether it registers GPU memory is not in %s",
+			 t->plugin_kind, t->plugin_name, said_by(t));
+		return NP_UNKNOWN;
+	}
+	if (t->unclassified) {
+		snprintf(why, len, "unknown: %s leaves %d PCI device(s) without class or vendor, which NCCL takes from the node; its NICs may be among them",
+			 said_by(t), t->unclassified);
+		return NP_UNKNOWN;
+	}
+	if (t->nnics)
+		snprintf(why, len, "no RDMA NIC: %s lists only socket interfaces, which cannot do GPUDirect RDMA", said_by(t));
+	else if (t->kind == NP_SRC_LIVE)
+		snprintf(why, len, "no RDMA NIC: sysfs class/infiniband lists no device");
+	else
+		snprintf(why, len, "no RDMA NIC: %s lists none", said_by(t));
+	return NP_NO;
+}
+
 enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t len)
 {
 	const struct np_gpu *g = &t->gpus[i];
@@ -135,25 +158,8 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	enum np_path cls = nr->nccl;
 	int peer = g->pci;
 
-	if (rdma_nics(t) == 0 && t->plugin_nics) {
-		snprintf(why, len, "unknown: the NICs are %s, which NCCL reaches through a network plugin (%s); whether it registers GPU memory is not in %s",
-			 t->plugin_kind, t->plugin_name, said_by(t));
-		return NP_UNKNOWN;
-	}
-	if (rdma_nics(t) == 0 && t->unclassified) {
-		snprintf(why, len, "unknown: %s leaves %d PCI device(s) without class or vendor, which NCCL takes from the node; its NICs may be among them",
-			 said_by(t), t->unclassified);
-		return NP_UNKNOWN;
-	}
-	if (rdma_nics(t) == 0) {
-		if (t->nnics)
-			snprintf(why, len, "no RDMA NIC: %s lists only socket interfaces, which cannot do GPUDirect RDMA", said_by(t));
-		else if (t->kind == NP_SRC_LIVE)
-			snprintf(why, len, "no RDMA NIC: sysfs class/infiniband lists no device");
-		else
-			snprintf(why, len, "no RDMA NIC: %s lists none", said_by(t));
-		return NP_NO;
-	}
+	if (rdma_nics(t) == 0)
+		return gdr_without_rdma_nic(t, why, len);
 	if (nr->n == 0 || g->pci < 0) {
 		snprintf(why, len, "unknown: the PCIe path between the GPU and the NICs is not in %s", said_by(t));
 		return NP_UNKNOWN;
