@@ -60,6 +60,11 @@ tests_unit_test_measure_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_isolate_judge
 tests_unit_test_isolate_judge_SOURCES = tests/unit/test_isolate_judge.c tests/unit/tap.h
 tests_unit_test_isolate_judge_LDADD = $(UNIT_LDADD)
+# isolate --topology: Slurm's topology.conf for the job's nodes
+check_PROGRAMS += tests/unit/test_isolate_topology
+tests_unit_test_isolate_topology_SOURCES = tests/unit/test_isolate_topology.c tests/unit/tap.h
+tests_unit_test_isolate_topology_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_isolate_topology
 # tune's decisions: each rule on figures by hand
 check_PROGRAMS += tests/unit/test_tune_judge
 tests_unit_test_tune_judge_SOURCES = tests/unit/test_tune_judge.c tests/unit/tap.h
