@@ -12,6 +12,8 @@ static double factor_allreduce(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0.0; 
 static double factor_gather(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }
 static double factor_one(int n) { (void)n; return 1.0; }
 
+/* a row per collective, its fields grouped by line */
+/* clang-format off */
 const struct np_coll np_colls[NP_COLL_COUNT] = {
 	[NP_COLL_ALLREDUCE] = { .name = "allreduce", .id = NP_COLL_ALLREDUCE, .program = "all_reduce_perf",
 		.flags = NP_COLL_F_REDUCE | NP_COLL_F_INPLACE | NP_COLL_F_DEFAULT,
@@ -54,6 +56,7 @@ const struct np_coll np_colls[NP_COLL_COUNT] = {
 		.busbw_factor = factor_one, .limit = NP_LIMIT_P2P,
 		.expect = { .src = NP_SRC_PREV } },
 };
+/* clang-format on */
 
 const struct np_coll *np_coll_find(const char *name)
 {

@@ -25,4 +25,9 @@ dist_pkgdata_DATA = contrib/nccl-probe-sweep.schema.json contrib/nccl-probe-topo
 	contrib/nccl-probe-tune.schema.json contrib/nccl-probe-validate.schema.json
 # a Grafana dashboard of the --metrics files, beside the schema
 dist_pkgdata_DATA += contrib/grafana/nccl-probe-dashboard.json
-EXTRA_DIST += contrib/np-setup .ci/run
+EXTRA_DIST += contrib/np-setup .ci/run contrib/np-format
+# 'make format' formats every C source in place (contrib/np-format; its
+# --check is tests/t0095-format.sh)
+format:
+	$(top_srcdir)/contrib/np-format
+.PHONY: format

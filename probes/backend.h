@@ -131,14 +131,15 @@ void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, 
 #define NP_CAP_GRAPHS 0x1u   /* --graph captures batches in CUDA graphs */
 #define NP_CAP_DEVICE 0x2u   /* buffers in GPU memory */
 #define NP_CAP_ABORT 0x4u    /* abort() interrupts in-flight work */
-#define NP_CAP_HOSTID_VNODES 0x8u /* virtual nodes by host id: each its own (the
-				   * registry's vnode_setup), so the library moves
-				   * data between them with its network transport */
-#define NP_CAP_SETTINGS_LOG 0x10u /* its settings are environment variables read
-				   * at init and confirmed in its log (np_nccl_log),
-				   * which names each call's algorithm and protocol */
-#define NP_CAP_SETTINGS_MPIT 0x20u /* its settings are MPI_T control variables,
-				    * set in the process (Open MPI's MCA) */
+/* virtual nodes by host id: each its own (the registry's vnode_setup), so
+ * the library moves data between them with its network transport */
+#define NP_CAP_HOSTID_VNODES 0x8u
+/* its settings are environment variables read at init and confirmed in its
+ * log (np_nccl_log), which names each call's algorithm and protocol */
+#define NP_CAP_SETTINGS_LOG 0x10u
+/* its settings are MPI_T control variables, set in the process (Open MPI's
+ * MCA) */
+#define NP_CAP_SETTINGS_MPIT 0x20u
 
 /* What a backend tells about itself and this rank's device. */
 struct np_backend_info {

@@ -64,7 +64,7 @@ static void small_store(void *v, int i, MPI_Datatype dt, float f)
 		}                                                                         \
 	}
 USER_OP(op_small_sum, x + y)
-USER_OP(op_small_prod, x * y)
+USER_OP(op_small_prod, (x * y))
 USER_OP(op_small_max, x > y ? x : y)
 USER_OP(op_small_min, x < y ? x : y)
 

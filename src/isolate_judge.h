@@ -43,8 +43,9 @@
 #define NP_ISO_ALPHA 0.05    /* a figure's chance of a healthy group below, over all its fleet's */
 #define NP_ISO_CONFIRMS 2    /* confirmation rounds a slow node or link must be below in */
 #define NP_ISO_MAX_CONFIRM 4 /* confirmation rounds at most (the promise: 6 rounds in all) */
-#define NP_ISO_RUN_MIN 8     /* without leaves: nodes slow with partners, consecutive in node
-			      * order, that are one segment (np_iso_decide) */
+/* without leaves: nodes slow with partners, consecutive in node order, that
+ * are one segment (np_iso_decide) */
+#define NP_ISO_RUN_MIN 8
 
 enum np_iso_fig_kind { NP_FIG_ALONE, NP_FIG_PAIR, NP_FIG_WORLD };
 

@@ -16,8 +16,9 @@
 #define NP_JREAD_MAX_BYTES (64u << 20)  /* larger files are refused */
 #define NP_JREAD_MAX_DEPTH 64           /* arrays and objects nested deeper are refused */
 #define NP_JREAD_MAX_VALUES (4u << 20)  /* values in one file (32 B each) */
-#define NP_JREAD_MAX_MEM (192u << 20)   /* what a document may hold: values, strings, names
-					   (a report of 4 Mi numbers holds 128 MiB) */
+/* what a document may hold: values, strings, names (a report of 4 Mi
+ * numbers holds 128 MiB) */
+#define NP_JREAD_MAX_MEM (192u << 20)
 
 enum np_jtype { NP_J_NULL, NP_J_BOOL, NP_J_NUM, NP_J_STR, NP_J_ARR, NP_J_OBJ };
 

@@ -249,3 +249,18 @@ void np_human_size(uint64_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.2f %s", v, units[u]);
 }
+
+const char *np_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGKILL: return "SIGKILL";
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGABRT: return "SIGABRT";
+	case SIGTERM: return "SIGTERM";
+	case SIGINT: return "SIGINT";
+	case SIGFPE: return "SIGFPE";
+	case SIGILL: return "SIGILL";
+	default: return "a signal";
+	}
+}

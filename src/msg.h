@@ -38,6 +38,8 @@ _Noreturn void np_abort(int code, const char *fmt, ...) NP_PRINTF(2, 3);
 _Noreturn void np_abort_job(int code, const char *fmt, ...) NP_PRINTF(2, 3);
 /* End the job with a status from a lower layer (its err->msg printed). */
 _Noreturn void np_abort_err(const struct np_err *err);
+/* A signal's name for messages ("SIGSEGV"); "a signal" for one not named. */
+const char *np_signal_name(int sig);
 
 /* Set (to the exit code + 1) once the process ends on purpose: a signal
  * that comes then only removes temporaries and exits quietly. */

@@ -16,6 +16,8 @@
 /* The field an option sets, checked to have type T at compile time. */
 #define FIELD(f, T) \
 	(offsetof(struct np_opts, f) + 0 * sizeof(_Generic(((struct np_opts *)0)->f, T: 1)))
+/* One row each (clang-format reads a braced list as a block) */
+/* clang-format off */
 #define OPT_FLAG(l, s, f, h) { l, s, NULL, h, NP_OPT_FLAG, FIELD(f, bool), 0, 0, NULL }
 #define OPT_UNSET(l, s, f, h) { l, s, NULL, h, NP_OPT_UNSET, FIELD(f, bool), 0, 0, NULL }
 #define OPT_INT(l, s, a, f, lo, hi, h) { l, s, a, h, NP_OPT_INT, FIELD(f, int), lo, hi, NULL }
@@ -26,6 +28,7 @@
 #define OPT_OPTARG(l, s, a, fn, h) { l, s, a, h, NP_OPT_OPTARG, 0, 0, 0, fn }
 #define OPT_HELP(l, s, h) { l, s, NULL, h, NP_OPT_HELP, 0, 0, 0, NULL }
 #define OPT_VERSION(l, s, h) { l, s, NULL, h, NP_OPT_VERSION, 0, 0, 0, NULL }
+/* clang-format on */
 
 /* A command's options, for its struct np_cmd: .options and .noptions */
 #define NP_CMD_OPTIONS(a) .options = (a), .noptions = sizeof(a) / sizeof((a)[0])

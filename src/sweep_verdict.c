@@ -165,6 +165,87 @@ const char *np_sweep_avg_mark(const struct np_sweep_report *r, const struct np_c
 	return o->format == NP_FMT_NCCLTESTS && o->nt_min_bw >= 0 ? "OK" : NULL;
 }
 
+/* Collective c against its --min-busbw and --min-eff: its details, its
+ * verdict lines and the exit code they give. */
+static void coll_verdict(struct np_sweep_report *r, int c)
+{
+	double tb = r->opts->coll_min_busbw[c], te = r->opts->coll_min_eff[c];
+	const struct np_result *wb = NULL, *we = NULL;
+	int judged = 0, nb = 0, ne = 0, unknown = 0, ib = 0, ie = 0;
+	bool ran = false;
+	char sz[32];
+
+	if (!r->opts->colls[c] || (!(tb > 0) && !(te > 0)))
+		return;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct np_result *x = &r->rows[i];
+		if (x->coll->id != (enum np_coll_id)c)
+			continue;
+		ran = true;
+		if (!x->judged)
+			continue;
+		judged++;
+		if (tb > 0 && r->world->size > 1 && against(x, x->busbw, tb) < 0) {
+			ib++;
+			add_detail(r, "inconclusive_busbw", x->coll, x->lay.size, x->busbw, tb);
+		} else if (tb > 0 && r->world->size > 1 && !(x->busbw >= tb)) {
+			nb++;
+			if (!wb || x->busbw < wb->busbw)
+				wb = x;
+			add_detail(r, "min_busbw", x->coll, x->lay.size, x->busbw, tb);
+		}
+		if (te > 0 && !(x->eff >= te)) {
+			if (!isfinite(x->eff)) {
+				unknown++;
+				add_detail(r, "eff_unknown", x->coll, x->lay.size, NAN, te);
+			} else if (against(x, x->eff, te) < 0) {
+				ie++;
+				add_detail(r, "inconclusive_eff", x->coll, x->lay.size, x->eff, te);
+			} else {
+				if (ne++, !we || x->eff < we->eff)
+					we = x;
+				add_detail(r, "min_eff", x->coll, x->lay.size, x->eff, te);
+			}
+		}
+	}
+	if (!ran)
+		return; /* interrupted before it, or every size skipped: said elsewhere */
+	if (judged)
+		judged_add(r, c, tb > 0 && r->world->size > 1 ? tb : 0, te);
+	if (!judged) {
+		add_detail(r, "not_judged", &np_colls[c], 0, NAN, (double)r->judge_from);
+		np_human_size(r->judge_from, sz, sizeof(sz));
+		np_sweep_add_verdict(r, "%s: no row at or above --judge-from %s ran, so its thresholds cannot be judged",
+				     np_colls[c].name, sz);
+	}
+	if (wb) {
+		np_human_size(wb->lay.size, sz, sizeof(sz));
+		np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes (lowest %.2f GB/s at %s)",
+				     np_colls[c].name, tb, nb, judged, wb->busbw, sz);
+	}
+	if (we) {
+		np_human_size(we->lay.size, sz, sizeof(sz));
+		np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes (lowest %.1f%% at %s)",
+				     np_colls[c].name, te * 100, ne, judged, we->eff * 100, sz);
+	}
+	if (unknown)
+		np_sweep_add_verdict(r, "%s eff is unknown (%s) at %d judged sizes, so --min-eff %g%% cannot be met",
+				     np_colls[c].name,
+				     r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
+				     unknown, te * 100);
+	if (ib)
+		np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
+				     np_colls[c].name, tb, ib, judged);
+	if (ie)
+		np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
+				     np_colls[c].name, te * 100, ie, judged);
+	if ((!judged || wb || we || unknown) && (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE))
+		r->exit_code = NP_EXIT_VERDICT;
+	else if ((ib || ie) && !r->exit_code)
+		r->exit_code = NP_EXIT_INCONCLUSIVE;
+
+}
+
 void np_sweep_verdict(struct np_sweep_report *r)
 {
 	uint64_t wrong = 0;
@@ -183,82 +264,8 @@ void np_sweep_verdict(struct np_sweep_report *r)
 		np_sweep_add_verdict(r, "wrong data: %llu wrong elements (exit 2)", (unsigned long long)wrong);
 		r->exit_code = NP_EXIT_WRONG;
 	}
-	for (int c = 0; c < NP_COLL_COUNT; c++) {
-		double tb = r->opts->coll_min_busbw[c], te = r->opts->coll_min_eff[c];
-		const struct np_result *wb = NULL, *we = NULL;
-		int judged = 0, nb = 0, ne = 0, unknown = 0, ib = 0, ie = 0;
-		bool ran = false;
-		char sz[32];
-
-		if (!r->opts->colls[c] || (!(tb > 0) && !(te > 0)))
-			continue;
-		for (size_t i = 0; i < r->nrows; i++) {
-			const struct np_result *x = &r->rows[i];
-			if (x->coll->id != (enum np_coll_id)c)
-				continue;
-			ran = true;
-			if (!x->judged)
-				continue;
-			judged++;
-			if (tb > 0 && r->world->size > 1 && against(x, x->busbw, tb) < 0) {
-				ib++;
-				add_detail(r, "inconclusive_busbw", x->coll, x->lay.size, x->busbw, tb);
-			} else if (tb > 0 && r->world->size > 1 && !(x->busbw >= tb)) {
-				nb++;
-				if (!wb || x->busbw < wb->busbw)
-					wb = x;
-				add_detail(r, "min_busbw", x->coll, x->lay.size, x->busbw, tb);
-			}
-			if (te > 0 && !(x->eff >= te)) {
-				if (!isfinite(x->eff)) {
-					unknown++;
-					add_detail(r, "eff_unknown", x->coll, x->lay.size, NAN, te);
-				} else if (against(x, x->eff, te) < 0) {
-					ie++;
-					add_detail(r, "inconclusive_eff", x->coll, x->lay.size, x->eff, te);
-				} else {
-					if (ne++, !we || x->eff < we->eff)
-						we = x;
-					add_detail(r, "min_eff", x->coll, x->lay.size, x->eff, te);
-				}
-			}
-		}
-		if (!ran)
-			continue; /* interrupted before it, or every size skipped: said elsewhere */
-		if (judged)
-			judged_add(r, c, tb > 0 && r->world->size > 1 ? tb : 0, te);
-		if (!judged) {
-			add_detail(r, "not_judged", &np_colls[c], 0, NAN, (double)r->judge_from);
-			np_human_size(r->judge_from, sz, sizeof(sz));
-			np_sweep_add_verdict(r, "%s: no row at or above --judge-from %s ran, so its thresholds cannot be judged",
-					     np_colls[c].name, sz);
-		}
-		if (wb) {
-			np_human_size(wb->lay.size, sz, sizeof(sz));
-			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes (lowest %.2f GB/s at %s)",
-					     np_colls[c].name, tb, nb, judged, wb->busbw, sz);
-		}
-		if (we) {
-			np_human_size(we->lay.size, sz, sizeof(sz));
-			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes (lowest %.1f%% at %s)",
-					     np_colls[c].name, te * 100, ne, judged, we->eff * 100, sz);
-		}
-		if (unknown)
-			np_sweep_add_verdict(r, "%s eff is unknown (%s) at %d judged sizes, so --min-eff %g%% cannot be met",
-					     np_colls[c].name,
-					     r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
-					     unknown, te * 100);
-		if (ib)
-			np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
-					     np_colls[c].name, tb, ib, judged);
-		if (ie)
-			np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
-					     np_colls[c].name, te * 100, ie, judged);
-		if ((!judged || wb || we || unknown) && (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE))
-			r->exit_code = NP_EXIT_VERDICT;
-		else if ((ib || ie) && !r->exit_code)
-			r->exit_code = NP_EXIT_INCONCLUSIVE;
-	}
+	for (int c = 0; c < NP_COLL_COUNT; c++)
+		coll_verdict(r, c);
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		bool ran = false;
 		for (size_t i = 0; i < r->nrows && !ran; i++)

@@ -246,21 +246,6 @@ static void peers_gather(void)
 	peers_pidfds();
 }
 
-static const char *sig_name(int sig)
-{
-	switch (sig) {
-	case SIGKILL: return "SIGKILL";
-	case SIGSEGV: return "SIGSEGV";
-	case SIGBUS: return "SIGBUS";
-	case SIGABRT: return "SIGABRT";
-	case SIGTERM: return "SIGTERM";
-	case SIGINT: return "SIGINT";
-	case SIGFPE: return "SIGFPE";
-	case SIGILL: return "SIGILL";
-	default: return "a signal";
-	}
-}
-
 /* Look at the peers (wd.lock held); the first that ended before this
  * rank was told to stop is named, once, by the lowest rank alive here.
  * A peer that exited with a status of its own said why itself. */
@@ -305,7 +290,7 @@ static void peers_check(void)
 		int sig = peers.status[first] & 0x7f;
 		np_rank_error("rank %d on '%s' (pid %d) was killed by signal %d (%s%s) during %s; the job cannot "
 			      "finish without it: ending it with exit 3",
-			      peers.wrank[first], np_msg_host, peers.pid[first], sig, sig_name(sig),
+			      peers.wrank[first], np_msg_host, peers.pid[first], sig, np_signal_name(sig),
 			      sig == SIGKILL ? ", as the kernel's OOM killer sends: see 'journalctl -k' on that node" : "",
 			      wd.what[0] ? wd.what : "start-up");
 	} else {
@@ -385,7 +370,7 @@ static int end_code(char *why, size_t len)
 		}
 		if (st >= 0)
 			snprintf(why, len, "rank %d (pid %d) was killed by signal %d (%s) during %s: exit 3",
-				 peers.wrank[i], peers.pid[i], st & 0x7f, sig_name(st & 0x7f),
+				 peers.wrank[i], peers.pid[i], st & 0x7f, np_signal_name(st & 0x7f),
 				 wd.what[0] ? wd.what : "start-up");
 		else
 			snprintf(why, len, "rank %d (pid %d) ended during %s without finishing: exit 3",

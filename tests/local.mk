@@ -60,6 +60,11 @@ tests_unit_test_measure_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_isolate_judge
 tests_unit_test_isolate_judge_SOURCES = tests/unit/test_isolate_judge.c tests/unit/tap.h
 tests_unit_test_isolate_judge_LDADD = $(UNIT_LDADD)
+# isolate --topology: Slurm's topology.conf for the job's nodes
+check_PROGRAMS += tests/unit/test_isolate_topology
+tests_unit_test_isolate_topology_SOURCES = tests/unit/test_isolate_topology.c tests/unit/tap.h
+tests_unit_test_isolate_topology_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_isolate_topology
 # tune's decisions: each rule on figures by hand
 check_PROGRAMS += tests/unit/test_tune_judge
 tests_unit_test_tune_judge_SOURCES = tests/unit/test_tune_judge.c tests/unit/tap.h
@@ -177,3 +182,6 @@ isolate-sim: tests/bench/isolate-sim$(EXEEXT)
 .PHONY: isolate-sim
 TESTS += tests/t0063-isolate-sim.sh
 EXTRA_DIST += tests/t0063-isolate-sim.sh
+# every C source formatted by the clang-format version .clang-format names
+TESTS += tests/t0095-format.sh
+EXTRA_DIST += tests/t0095-format.sh

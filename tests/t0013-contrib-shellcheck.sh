@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v shellcheck >/dev/null 2>&1 || skip_all "shellcheck not installed (apt-get install shellcheck)"
 
-for f in contrib/slurm/prolog-nccl-probe contrib/np-setup .ci/run \
+for f in contrib/slurm/prolog-nccl-probe contrib/np-setup contrib/np-format .ci/run \
 	tests/slurm-local.sh; do
 	expect_success "shellcheck $f" shellcheck -s sh "$srcdir/$f"
 done

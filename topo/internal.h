@@ -28,4 +28,12 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
  * names it in messages. */
 enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path, struct np_err *err);
 
+/* A finding's text into one of its fields (topo/checks.c): cut at the
+ * field's size, as a message may be. */
+void np_topo_fmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
+#define SET(field, ...) np_topo_fmt(field, sizeof(field), __VA_ARGS__)
+
+/* The GPUDirect RDMA findings of np_topo_check (topo/checks_gdr.c). */
+void np_topo_check_gdr(struct np_topo *t);
+
 #endif

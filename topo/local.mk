@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: MIT
 # The topology module (topo/) and the topo command (src/cmd_topo.c).
-libnp_a_SOURCES += src/cmd_topo.c src/topo_report.c src/topo_report.h \
+libnp_a_SOURCES += src/cmd_topo.c src/topo_report.c src/topo_report_json.c src/topo_report.h src/topo_report_internal.h \
 	topo/model.c topo/model.h topo/topo.h topo/internal.h \
 	topo/sysfs.c topo/sysfs.h \
 	topo/source_hwloc.c topo/source_nccl.c topo/source_live.c \
 	topo/gpu_live.c topo/gpu_live.h topo/nvml_dl.c topo/nvml_dl.h topo/ethtool.c topo/ethtool.h topo/nic_live.c \
-	topo/discover.c topo/xmlfile.c topo/xmlfile.h topo/paths.c topo/checks.c topo/recommend.c \
+	topo/discover.c topo/xmlfile.c topo/xmlfile_hwloc.c topo/xmlfile.h topo/paths.c topo/checks.c topo/checks_gdr.c topo/recommend.c \
 	topo/snapshot.c topo/bwlimits.c topo/bwlimits.h
-libnp_a_SOURCES += topo/health.c topo/health_nvml.c topo/health_xid.c topo/health.h \
+libnp_a_SOURCES += topo/health.c topo/health_live.c topo/health_nvml.c topo/health_xid.c topo/health.h \
 	src/health_report.c src/health_report.h \
 	probes/gpu_load.c probes/gpu_load.h
 

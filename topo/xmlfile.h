@@ -54,6 +54,14 @@ void np_xml_release(struct np_xml *x);
  * attribute and value) otherwise. */
 enum np_status np_xml_check_hwloc(const struct np_xml *x, const char *path, struct np_err *err);
 
+/* What a message about a file that is not a topology says to do */
+#define NP_XML_HINT \
+	"give an hwloc XML (lstopo --of xml, or 'nccl-probe topo --export') or an NCCL topology file (NCCL_TOPO_DUMP_FILE)"
+
+/* A message (libxml2's, a file's value) as one printable line: line ends
+ * as blanks, other unprintable bytes as '?', cut to len. */
+void np_xml_one_line(const char *in, char *out, size_t len);
+
 /* Numbers from files, parsed whole (no trailing text), range-checked.
  * false with the reason ("is not a number", "is out of range") in why. */
 bool np_xml_long(const char *s, int base, long lo, long hi, long *out, const char **why);

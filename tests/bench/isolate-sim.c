@@ -634,6 +634,35 @@ static double num_arg(const char *opt, const char *v, double lo, double hi)
 	return x;
 }
 
+/* --table: every scenario on 256, 1024 and 4096 nodes (or --nodes), a
+ * markdown row each */
+static void run_table(struct sim *s, uint64_t sd, bool nodes_given, clock_t c0)
+{
+	static const int sizes[] = { 256, 1024, 4096 };
+	int nsizes = nodes_given ? 1 : 3;
+	struct cell c;
+
+	printf("# isolate-sim --table --runs %d --seed %llu: noise %s, %d ranks per node, --min-effect %g, %d batches, leaves of %d%s\n",
+	       s->runs, (unsigned long long)sd, s->nz->name, s->L, s->min_effect * 100, s->samples,
+	       LEAF_SIZE, s->topology ? " told to the judge" : " not told to the judge");
+	printf("| scenario | planted | nodes | runs | named a healthy node or link | planted named | inconclusive | segment found | rounds max |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	for (int k = 0; k < S_COUNT; k++)
+		for (int z = 0; z < nsizes; z++) {
+			s->scen = (enum scenario)k;
+			scenario_fault(s);
+			if (k == S_PLAIN)
+				s->fault = F_NODE;
+			if (!nodes_given)
+				s->N = sizes[z];
+			run_cell(s, sd ^ ((uint64_t)k << 40) ^ (uint64_t)s->N, &c);
+			printf("| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", scenario_names[k],
+			       planted(s), s->N, s->runs, c.fa, c.det, c.inc, c.seg, c.rmax);
+			fflush(stdout);
+		}
+	printf("# %.1f s cpu\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+}
+
 int main(int argc, char **argv)
 {
 	struct sim s;
@@ -737,27 +766,7 @@ int main(int argc, char **argv)
 	if (!s.samples)
 		s.samples = s.nz->samples;
 	if (table) {
-		static const int sizes[] = { 256, 1024, 4096 };
-		int nsizes = nodes_given ? 1 : 3;
-		printf("# isolate-sim --table --runs %d --seed %llu: noise %s, %d ranks per node, --min-effect %g, %d batches, leaves of %d%s\n",
-		       s.runs, (unsigned long long)sd, s.nz->name, s.L, s.min_effect * 100, s.samples,
-		       LEAF_SIZE, s.topology ? " told to the judge" : " not told to the judge");
-		printf("| scenario | planted | nodes | runs | named a healthy node or link | planted named | inconclusive | segment found | rounds max |\n");
-		printf("|---|---|---|---|---|---|---|---|---|\n");
-		for (int k = 0; k < S_COUNT; k++)
-			for (int z = 0; z < nsizes; z++) {
-				s.scen = (enum scenario)k;
-				scenario_fault(&s);
-				if (k == S_PLAIN)
-					s.fault = F_NODE;
-				if (!nodes_given)
-					s.N = sizes[z];
-				run_cell(&s, sd ^ ((uint64_t)k << 40) ^ (uint64_t)s.N, &c);
-				printf("| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", scenario_names[k],
-				       planted(&s), s.N, s.runs, c.fa, c.det, c.inc, c.seg, c.rmax);
-				fflush(stdout);
-			}
-		printf("# %.1f s cpu\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+		run_table(&s, sd, nodes_given, c0);
 		return 0;
 	}
 	run_cell(&s, sd, &c);

@@ -87,11 +87,52 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* What the options set */
+struct args {
+	unsigned long long minb, maxb, factor;
+	long iters, samples, warmup, iters_of[MAX_SIZES];
+	int nsizes_iters, graph;
+};
+
+/* The options, nccl-tests' spelling: 0, or 64 after a message */
+static int parse_args(int argc, char **argv, struct args *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-g")) {
+			o->graph = 1;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "error: %s needs a value\n", a);
+			return 64;
+		}
+		i++;
+		if (!strcmp(a, "-b")) o->minb = parse_size(v);
+		else if (!strcmp(a, "-e")) o->maxb = parse_size(v);
+		else if (!strcmp(a, "-f")) o->factor = (unsigned long long)parse_long(v, 2);
+		else if (!strcmp(a, "-n")) o->iters = parse_long(v, 1);
+		else if (!strcmp(a, "-s")) o->samples = parse_long(v, 1);
+		else if (!strcmp(a, "-w")) o->warmup = parse_long(v, 0);
+		else if (!strcmp(a, "-N")) {
+			char *copy = strdup(v), *tok, *save = NULL;
+			for (tok = strtok_r(copy, ",", &save); tok && o->nsizes_iters < MAX_SIZES;
+			     tok = strtok_r(NULL, ",", &save))
+				o->iters_of[o->nsizes_iters++] = parse_long(tok, 1);
+			free(copy);
+		} else {
+			fprintf(stderr, "error: unknown option '%s'\n", a);
+			return 64;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long long minb = 8, maxb = 8ull << 30, factor = 4;
-	long iters = 20, samples = 10, warmup = 5, iters_of[MAX_SIZES];
-	int nsizes_iters = 0, rank, nranks, local = 0, graph = 0;
+	struct args o = { .minb = 8, .maxb = 8ull << 30, .factor = 4, .iters = 20, .samples = 10,
+			  .warmup = 5 };
+	int rank, nranks, local = 0;
 	float *send, *recv;
 	MPI_Comm node;
 	ncclUniqueId id;
@@ -103,34 +144,8 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-g")) {
-			graph = 1;
-			continue;
-		}
-		if (!v) {
-			fprintf(stderr, "error: %s needs a value\n", a);
-			return 64;
-		}
-		i++;
-		if (!strcmp(a, "-b")) minb = parse_size(v);
-		else if (!strcmp(a, "-e")) maxb = parse_size(v);
-		else if (!strcmp(a, "-f")) factor = (unsigned long long)parse_long(v, 2);
-		else if (!strcmp(a, "-n")) iters = parse_long(v, 1);
-		else if (!strcmp(a, "-s")) samples = parse_long(v, 1);
-		else if (!strcmp(a, "-w")) warmup = parse_long(v, 0);
-		else if (!strcmp(a, "-N")) {
-			char *copy = strdup(v), *tok, *save = NULL;
-			for (tok = strtok_r(copy, ",", &save); tok && nsizes_iters < MAX_SIZES;
-			     tok = strtok_r(NULL, ",", &save))
-				iters_of[nsizes_iters++] = parse_long(tok, 1);
-			free(copy);
-		} else {
-			fprintf(stderr, "error: unknown option '%s'\n", a);
-			return 64;
-		}
-	}
+	if (parse_args(argc, argv, &o))
+		return 64;
 
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
 	MPI_Comm_rank(node, &local);
@@ -138,30 +153,30 @@ int main(int argc, char **argv)
 	CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 	CUDA_OK(cudaEventCreate(&ev0));
 	CUDA_OK(cudaEventCreate(&ev1));
-	CUDA_OK(cudaMalloc((void **)&send, maxb));
-	CUDA_OK(cudaMalloc((void **)&recv, maxb));
-	CUDA_OK(cudaMemset(send, 0, maxb));
+	CUDA_OK(cudaMalloc((void **)&send, o.maxb));
+	CUDA_OK(cudaMalloc((void **)&recv, o.maxb));
+	CUDA_OK(cudaMemset(send, 0, o.maxb));
 	if (rank == 0)
 		NCCL_OK(ncclGetUniqueId(&id));
 	MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
 	NCCL_OK(ncclCommInitRank(&comm, nranks, id, rank));
-	t = calloc((size_t)samples, sizeof(*t));
+	t = calloc((size_t)o.samples, sizeof(*t));
 	if (rank == 0)
 		printf("# nccl_allreduce_loop: %d ranks, float sum, out of place, %s\n"
 		       "# size_bytes count iters median_us min_us\n",
-		       nranks, graph ? "CUDA graph" : "eager");
+		       nranks, o.graph ? "CUDA graph" : "eager");
 
-	for (unsigned long long size = minb, k = 0; size <= maxb; size *= factor, k++) {
+	for (unsigned long long size = o.minb, k = 0; size <= o.maxb; size *= o.factor, k++) {
 		size_t count = size / sizeof(float);
-		long n = k < (unsigned long long)nsizes_iters ? iters_of[k] : iters;
+		long n = k < (unsigned long long)o.nsizes_iters ? o.iters_of[k] : o.iters;
 		cudaGraphExec_t exec = NULL;
 		float ms;
 
 		if (!count)
 			continue;
-		for (long i = 0; i < warmup; i++)
+		for (long i = 0; i < o.warmup; i++)
 			NCCL_OK(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream));
-		if (graph) {
+		if (o.graph) {
 			cudaGraph_t g;
 			CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
 			for (long i = 0; i < n; i++)
@@ -173,10 +188,10 @@ int main(int argc, char **argv)
 			CUDA_OK(cudaGraphLaunch(exec, stream)); /* warm-up of the graph */
 		}
 		CUDA_OK(cudaStreamSynchronize(stream));
-		for (long s = 0; s < samples; s++) {
+		for (long s = 0; s < o.samples; s++) {
 			MPI_Barrier(MPI_COMM_WORLD);
 			CUDA_OK(cudaEventRecord(ev0, stream));
-			if (graph)
+			if (o.graph)
 				CUDA_OK(cudaGraphLaunch(exec, stream));
 			else
 				for (long i = 0; i < n; i++)
@@ -190,10 +205,10 @@ int main(int argc, char **argv)
 		}
 		if (exec)
 			CUDA_OK(cudaGraphExecDestroy(exec));
-		qsort(t, (size_t)samples, sizeof(*t), cmp_double);
+		qsort(t, (size_t)o.samples, sizeof(*t), cmp_double);
 		if (rank == 0) {
-			double med = samples % 2 ? t[samples / 2]
-						 : (t[samples / 2 - 1] + t[samples / 2]) / 2;
+			double med = o.samples % 2 ? t[o.samples / 2]
+						 : (t[o.samples / 2 - 1] + t[o.samples / 2]) / 2;
 			printf("%llu %zu %ld %.3f %.3f\n", size, count, n, med, t[0]);
 			fflush(stdout);
 		}

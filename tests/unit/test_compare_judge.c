@@ -61,11 +61,13 @@ static void mkrun(struct run *x, const char *backend, long long ranks, int nrows
 	x->r.sorted = x->sorted;
 }
 
-int main(void)
+/* run A and run B, each section's */
+static struct run a, b;
+
+/* pairing and comparability; shifts judged at the same speed, slower, one fast batch, spread */
+static void pairs_and_shifts(void)
 {
-	static struct run a, b;
 	struct np_cmp_pair p[MAXROWS];
-	struct np_cmp_summary sum[MAXROWS];
 	const uint64_t sz[4] = { 1024, 2048, 4096, 8192 }, szb[4] = { 2048, 4096, 8192, 16384 };
 	const double ta[4] = { 1e-5, 2e-5, 4e-5, 8e-5 };
 	double tb[4];
@@ -144,6 +146,16 @@ int main(void)
 	tap_ok(!p[0].undecided, "  a row of tight times beside it is decided");
 	np_cmp_judge_pairs(p, n, 0.02, 0);
 	tap_ok(!p[3].undecided && !p[3].regression, "  with no margin (--max-regression 0): not undecided, no regression");
+}
+
+/* shifts under --min-change, faster, and too few samples */
+static void small_shifts(void)
+{
+	struct np_cmp_pair p[MAXROWS];
+	const uint64_t sz[4] = { 1024, 2048, 4096, 8192 };
+	const double ta[4] = { 1e-5, 2e-5, 4e-5, 8e-5 };
+	double tb[4];
+	size_t n;
 
 	/* B 2% slower, significant, but under --min-change 5%: no difference */
 	for (int i = 0; i < 4; i++)
@@ -171,6 +183,17 @@ int main(void)
 	tap_ok(p[0].undecided, "  and with a margin (--max-regression 5) undecided: not shown within it");
 	np_cmp_judge_pairs(p, n, 0.02, 0);
 	tap_ok(!p[0].undecided, "  without a margin, not undecided");
+}
+
+/* bandwidth-bound rows and the summary of a group */
+static void bw_bound_and_summary(void)
+{
+	struct np_cmp_pair p[MAXROWS];
+	struct np_cmp_summary sum[MAXROWS];
+	const uint64_t sz[4] = { 1024, 2048, 4096, 8192 };
+	const double ta[4] = { 1e-5, 2e-5, 4e-5, 8e-5 };
+	double tb[4];
+	size_t n;
 
 	/* bandwidth-bound rows: without "judged" or judge_from, the largest
 	 * quarter of the group (1 of 4); with the reports' judged, theirs */
@@ -205,5 +228,12 @@ int main(void)
 	       "  slower over its 2 bandwidth-bound rows from 4 KiB, 2 rows below");
 	tap_is_dbl(sum[0].speed, 0.8, 1e-6, "  the common speed is 0.8");
 	tap_is_str(np_cmp_verdict_str(sum[0].v), "slower", "  said 'slower'");
+}
+
+int main(void)
+{
+	pairs_and_shifts();
+	small_shifts();
+	bw_bound_and_summary();
 	return tap_done();
 }

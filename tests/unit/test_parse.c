@@ -250,11 +250,11 @@ static void nccl_tests_options(void)
 	tap_ok(bad_input("did you mean '--local-register'", RUN1, "--local_register", "0", NULL), "--local_register 0 is a usage error (exit 64)");
 }
 
-int main(void)
+/* sizes, --sweep and single options */
+static void basic_options(void)
 {
 	struct np_opts o;
 	struct np_err err = { 0 };
-	struct np_layout lay;
 
 	tap_ok(size_ok("8", 8), "plain bytes");
 	tap_ok(size_ok("1K", 1024), "K is 1024");
@@ -303,7 +303,11 @@ int main(void)
 	tap_ok(parse("--op=max", NULL, &o, &err) == NP_OK && o.op == NP_OP_MAX, "--op=max");
 	tap_ok(parse("-c", "0", &o, &err) == NP_OK && !o.check, "-c 0 as in nccl-tests");
 	tap_ok(parse("--timeout", "abc", &o, &err) == NP_EUSAGE && strstr(err.msg, "abc"), "--timeout abc");
+}
 
+/* each command's option table: bound, sorted, unique */
+static void command_tables(void)
+{
 	/* each command's option table: every row bound to a field or a
 	 * handler, sorted, its names its own once */
 	for (size_t c = 0; c < np_commands_count; c++) {
@@ -351,6 +355,14 @@ int main(void)
 		tap_ok(!np_option_valid(&none) && !np_option_valid(&nofn),
 		       "a row without handling, or a callback row without a function, is invalid");
 	}
+}
+
+/* --check, step factors, numbers and each command's formats */
+static void check_and_factors(void)
+{
+	struct np_opts o;
+	struct np_err err = { 0 };
+
 	tap_ok(parse("--check=0", NULL, &o, &err) == NP_OK && !o.check, "--check=0 turns checking off (it turned it on)");
 	tap_ok(parse("--check=1", NULL, &o, &err) == NP_OK && o.check, "--check=1");
 	tap_ok(parse("--no-check", "--check", &o, &err) == NP_OK && o.check, "--check after --no-check");
@@ -405,6 +417,13 @@ int main(void)
 		       "2^63-1 bytes: the message names the limit that is enforced (it said 16383T)");
 		tap_ok(np_parse_size("16384T", &v, &err) == NP_OK, "16384T, above the old message's limit, is within the real one");
 	}
+}
+
+/* percentages, lists, sizes and formats as people write them */
+static void value_spellings(void)
+{
+	struct np_opts o;
+	struct np_err err = { 0 };
 
 	/* percentages as people write them: a plain number, or with '%' */
 	tap_ok(refused(&o, &err, "--max-regression", "0x1p3", NULL, NULL, "'0x1p3'", NULL),
@@ -491,6 +510,12 @@ int main(void)
 	o.root = 99;
 	o.colls[NP_COLL_BROADCAST] = true;
 	tap_ok(np_opts_check_world(&o, 4, &err) == NP_EUSAGE && strstr(err.msg, "99"), "--root 99 on 4 ranks");
+}
+
+/* each collective's layout and bus factor */
+static void layouts(void)
+{
+	struct np_layout lay;
 
 	np_coll_layout(&np_colls[NP_COLL_ALLREDUCE], 1024, 4, 8, &lay);
 	tap_is_int(lay.count, 256, "allreduce count");
@@ -516,5 +541,14 @@ int main(void)
 	tap_is_dbl(np_algbw(1000000000, 0.5), 2.0, 1e-12, "algbw in GB/s of 1e9 bytes");
 	bad_inputs();
 	nccl_tests_options();
+}
+
+int main(void)
+{
+	basic_options();
+	command_tables();
+	check_and_factors();
+	value_spellings();
+	layouts();
 	return tap_done();
 }

@@ -9,12 +9,10 @@
 #include "tap.h"
 #include "../../topo/topo.h"
 
-int main(void)
+/* bus ids as the sources write them */
+static void bus_ids(void)
 {
 	char b[32];
-	struct np_topo *t = malloc(sizeof(*t));
-	struct np_gpu *g;
-	struct np_nic *n;
 
 	tap_ok(np_busid_norm("0000:19:00.0", b, sizeof(b)) && !strcmp(b, "0000:19:00.0"), "bus id kept");
 	tap_ok(np_busid_norm("00000000:1A:00.0", b, sizeof(b)) && !strcmp(b, "0000:1a:00.0"), "NVML's 8-digit domain, upper case");
@@ -34,6 +32,45 @@ int main(void)
 	tap_is_str(np_path_str(NP_PATH_NODE), "NODE", "path names");
 	tap_is_int(np_path_parse("pxb"), NP_PATH_PXB, "path names parse back");
 	tap_is_str(np_severity_str((enum np_severity)99), "unknown", "enum names have an unknown default");
+}
+
+/* GDR on the two-socket machine: peer memory, PXN, ACS */
+static void two_sockets_gdr(struct np_topo *t)
+{
+	char why[NP_MSG_LEN];
+
+	tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "peer memory and the GPU attribute unknown: GDR unknown (%s)", why);
+	t->host.peermem_loaded = NP_YES;
+	tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "the GPU attribute still unknown: unknown");
+	t->gpus[0].gdr = NP_YES;
+	tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_YES, "with both, GPU0 has GDR to mlx5_0 (%s)", why);
+	tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_NO, "GPU3 (NODE) has not: %s", why);
+	tap_ok(strstr(why, "PHB") != NULL, "  the reason names NCCL's class");
+	t->gpus[3].nvlinks = NP_COUNT_UNKNOWN;
+	np_topo_paths(t);
+	tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_UNKNOWN,
+		   "GPU3 with NVLinks unknown: NCCL may send through GPU0 (PXN), so unknown: %s", why);
+	t->gpus[3].nvlinks = 1;
+	t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = 1;
+	t->gpus[0].nvlinks = 4;
+	t->gpus[3].gdr = NP_YES;
+	np_topo_paths(t);
+	tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_YES, "GPU3 on the NVSwitch with GPU0: PXN, yes: %s", why);
+	tap_is_int(t->near[3].pxn, 0, "  through GPU0");
+	t->gpus[3].nvlinks = 0;
+	t->gpus[0].nvlinks = NP_COUNT_UNKNOWN;
+	t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = NP_COUNT_UNKNOWN;
+	np_topo_paths(t);
+	t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
+	tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "ACS redirect on the switch between them takes GDR away");
+}
+
+/* a two-socket machine built by hand: paths, nearest NICs, GDR, bindings */
+static void two_sockets(void)
+{
+	struct np_topo *t = malloc(sizeof(*t));
+	struct np_gpu *g;
+	struct np_nic *n;
 
 	/* two sockets; socket 0: host bridge A with a switch (GPU0, GPU1, NIC0)
 	 * and a nested switch (GPU2); host bridge B (GPU3); socket 1: GPU4 */
@@ -85,33 +122,7 @@ int main(void)
 	tap_is_int(t->gpus[0].nvlinks, NP_COUNT_UNKNOWN, "NVLinks no source told stay unknown");
 	tap_is_str(np_path_str(t->near[0].nccl), "PIX", "NCCL sees the switch as one element: PIX");
 	tap_is_str(np_path_str(t->near[3].nccl), "PHB", "two host bridges of one NUMA node are PHB to NCCL");
-	{
-		char why[NP_MSG_LEN];
-		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "peer memory and the GPU attribute unknown: GDR unknown (%s)", why);
-		t->host.peermem_loaded = NP_YES;
-		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_UNKNOWN, "the GPU attribute still unknown: unknown");
-		t->gpus[0].gdr = NP_YES;
-		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_YES, "with both, GPU0 has GDR to mlx5_0 (%s)", why);
-		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_NO, "GPU3 (NODE) has not: %s", why);
-		tap_ok(strstr(why, "PHB") != NULL, "  the reason names NCCL's class");
-		t->gpus[3].nvlinks = NP_COUNT_UNKNOWN;
-		np_topo_paths(t);
-		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_UNKNOWN,
-			   "GPU3 with NVLinks unknown: NCCL may send through GPU0 (PXN), so unknown: %s", why);
-		t->gpus[3].nvlinks = 1;
-		t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = 1;
-		t->gpus[0].nvlinks = 4;
-		t->gpus[3].gdr = NP_YES;
-		np_topo_paths(t);
-		tap_is_int(np_topo_gpu_gdr(t, 3, why, sizeof(why)), NP_YES, "GPU3 on the NVSwitch with GPU0: PXN, yes: %s", why);
-		tap_is_int(t->near[3].pxn, 0, "  through GPU0");
-		t->gpus[3].nvlinks = 0;
-		t->gpus[0].nvlinks = NP_COUNT_UNKNOWN;
-		t->gpus[0].nvswitch_links = t->gpus[3].nvswitch_links = NP_COUNT_UNKNOWN;
-		np_topo_paths(t);
-		t->pci[np_topo_pci_find(t, "0000:11:00.0")].acs = NP_YES;
-		tap_is_int(np_topo_gpu_gdr(t, 0, why, sizeof(why)), NP_NO, "ACS redirect on the switch between them takes GDR away");
-	}
+	two_sockets_gdr(t);
 	{
 		struct np_rank_bind rb[3] = { { 0, 4, "0-1" }, { 1, 4, "24-25" }, { 2, 4, "0-47" } };
 		snprintf(t->numa[0].cpus, sizeof(t->numa[0].cpus), "0-23");
@@ -124,6 +135,15 @@ int main(void)
 		       t->findings[t->nfindings - 1].message);
 	}
 	np_topo_release(t);
+	free(t);
+}
+
+/* a GPU and a NIC on one root port */
+static void one_root_port(void)
+{
+	struct np_topo *t = malloc(sizeof(*t));
+	struct np_gpu *g;
+	struct np_nic *n;
 
 	/* a GPU and a NIC on one root port (what some hypervisors show):
 	 * nvidia-smi says PIX, NCCL puts the root port in the CPU: PHB */
@@ -168,5 +188,12 @@ int main(void)
 	tap_is_int(t->near[0].n, 1, "  and is nobody's nearest NIC");
 	np_topo_release(t);
 	free(t);
+}
+
+int main(void)
+{
+	bus_ids();
+	two_sockets();
+	one_root_port();
 	return tap_done();
 }
