@@ -58,9 +58,14 @@ tests_unit_test_measure_SOURCES = tests/unit/test_measure.c tests/unit/tap.h
 tests_unit_test_measure_LDADD = $(UNIT_LDADD)
 # isolate's judging without MPI: each rule, and runs on a planted fleet
 check_PROGRAMS += tests/unit/test_isolate_judge
-tests_unit_test_isolate_judge_SOURCES = tests/unit/test_isolate_judge.c tests/unit/tap.h
+tests_unit_test_isolate_judge_SOURCES = tests/unit/test_isolate_judge.c tests/unit/iso_fixture.h tests/unit/tap.h
 tests_unit_test_isolate_judge_LDADD = $(UNIT_LDADD)
 # isolate --topology: Slurm's topology.conf for the job's nodes
+check_PROGRAMS += tests/unit/test_isolate_chance
+tests_unit_test_isolate_chance_SOURCES = tests/unit/test_isolate_chance.c tests/unit/iso_fixture.h tests/unit/tap.h
+tests_unit_test_isolate_chance_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_isolate_chance
+
 check_PROGRAMS += tests/unit/test_isolate_topology
 tests_unit_test_isolate_topology_SOURCES = tests/unit/test_isolate_topology.c tests/unit/tap.h
 tests_unit_test_isolate_topology_LDADD = $(UNIT_LDADD)

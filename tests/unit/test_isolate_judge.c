@@ -13,57 +13,7 @@
 #include "../../src/isolate_judge.h"
 #include "tap.h"
 
-#define MAXN 8
-#define MAXNAMES 64 /* the leaf tests' fleets */
-#define NT 8 /* batches per figure */
-
-static char names[MAXNAMES][NP_ISO_NAMELEN];
-
-/* A figure of kind over nodes a, b (-1 none) at busbw GB/s, its NT batches
- * all of the same time (1/busbw), so its interval is the point itself. */
-static void add_fig(struct np_iso_judge *j, int round, enum np_iso_fig_kind kind, int a, int b,
-		    double busbw, uint64_t wrong)
-{
-	struct np_iso_fig f;
-
-	memset(&f, 0, sizeof(f));
-	f.round = round;
-	f.kind = kind;
-	f.a = a;
-	f.b = b;
-	f.busbw = f.lo = f.hi = busbw;
-	f.wrong = wrong;
-	f.samples = f.nt = NT;
-	f.t = malloc(NT * sizeof(double));
-	for (int k = 0; k < NT; k++)
-		f.t[k] = busbw > 0 ? 1 / busbw : 0;
-	np_iso_fig_add(j, &f);
-}
-
-static int nnotes;
-static char last_note[256];
-
-static void note(void *arg, const char *msg)
-{
-	(void)arg;
-	nnotes++;
-	snprintf(last_note, sizeof(last_note), "%s", msg);
-}
-
-static void setup(struct np_iso_judge *j, int N, int L, double floor, double world_floor)
-{
-	for (int v = 0; v < MAXNAMES; v++)
-		snprintf(names[v], sizeof(names[v]), "n%d", v);
-	if (!np_iso_judge_init(j, N, L, (const char (*)[NP_ISO_NAMELEN])names, 0.05, floor,
-			       world_floor)) {
-		printf("Bail out! out of memory\n");
-		exit(1);
-	}
-	j->note = note;
-	j->note_arg = NULL;
-	nnotes = 0;
-	last_note[0] = '\0';
-}
+#include "iso_fixture.h"
 
 /* ---- the rules, one by one ------------------------------------------------ */
 
@@ -341,15 +291,6 @@ static void run(struct np_iso_judge *j, const struct truth *t)
 	}
 	np_iso_decide(j, true);
 	np_iso_judge_fleet(j);
-}
-
-static int named(const struct np_iso_judge *j)
-{
-	int n = 0;
-
-	for (int v = 0; v < j->N; v++)
-		n += j->state[v] != NP_NODE_OK;
-	return n;
 }
 
 static void test_run_good(void)
@@ -658,47 +599,6 @@ static void test_link_intermittent(void)
 	np_iso_judge_release(&j);
 }
 
-/* A node below in four rounds with four partners fine elsewhere: named on
- * a quiet fleet; on a fleet whose own pairs are below a third of the time
- * (another job's load), not supported: a note, and inconclusive */
-static void fleet_with(struct np_iso_judge *j, double others)
-{
-	static const int pairs[4][4][2] = {
-		{ { 3, 2 }, { 0, 1 }, { 4, 5 }, { 6, 7 } },
-		{ { 3, 4 }, { 1, 2 }, { 5, 6 }, { 7, 0 } },
-		{ { 3, 0 }, { 1, 5 }, { 2, 6 }, { 4, 7 } },
-		{ { 3, 6 }, { 0, 2 }, { 1, 7 }, { 4, 5 } },
-	};
-	/* the pairs without node 3 that are below on the busy fleet */
-	static const bool busy[4][4] = { { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 }, { 0, 0, 1, 0 } };
-
-	setup(j, 8, 1, 0, 0);
-	for (int r = 0; r < 4; r++)
-		for (int g = 0; g < 4; g++)
-			add_fig(j, r + 1, NP_FIG_PAIR, pairs[r][g][0], pairs[r][g][1],
-				g == 0 ? 50 : busy[r][g] ? others : 100, 0);
-	j->rounds = 4;
-	np_iso_decide(j, true);
-}
-
-static void test_fleet_chance(void)
-{
-	struct np_iso_judge j;
-
-	fleet_with(&j, 100);
-	tap_is_str(np_iso_node_state_str(j.state[3]), "bad-network", "a quiet fleet: the slow node is named");
-	tap_is_int(np_iso_exit_code(&j), 1, "  exit 1");
-	np_iso_judge_release(&j);
-
-	fleet_with(&j, 50);
-	tap_is_int(named(&j) + j.nlinks, 0, "its own pairs below 4 times in 12: nobody named");
-	tap_ok(strstr(j.inconclusive, "below their fleet in 4 of 12 figures") != NULL,
-	       "  inconclusive, with the rate: '%.80s'", j.inconclusive);
-	tap_ok(strstr(last_note, "node n3 came out bad-network") != NULL, "  the node is noted: '%.60s'", last_note);
-	tap_is_int(np_iso_exit_code(&j), 6, "  exit 6");
-	np_iso_judge_release(&j);
-}
-
 /* ---- leaves known (np_iso_judge.leaf) ----------------------------------- */
 
 /* 48 nodes on 6 leaves of 8; in round r the leaves pair up as blocks[r]
@@ -827,7 +727,6 @@ int main(void)
 	test_paired_rule();
 	test_unpaired_rule();
 	test_inconclusive();
-	test_fleet_chance();
 	test_link_intermittent();
 	test_run_good();
 	test_run_network();
