@@ -57,6 +57,8 @@ struct np_run {
 	double t0;                      /* start, monotonic seconds (np_now_s) */
 	const struct np_backend_ops *ops; /* NP_NEEDS_BACKEND: the backend chosen */
 	char backend_why[192];          /* why auto chose it, or "--backend NAME" */
+	void *cmd_state;                /* a command's own state from its check to its run
+					 * (tune's candidates), made and freed by the command */
 };
 
 /* A command's own check of its inputs, run on every rank after the files

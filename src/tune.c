@@ -28,8 +28,6 @@
 
 #define TUNE_FILE_MAX (64 * 1024)
 
-static struct tune tune_run;
-
 
 /* ---- reading the candidates ---------------------------------------- */
 
@@ -172,10 +170,14 @@ static void check_libraries(struct tune *tu)
  * (src/main.c agrees on the outcome over the world) */
 enum np_status np_tune_check(struct np_run *run, struct np_err *err)
 {
-	struct tune *tu = &tune_run;
+	struct tune *tu = calloc(1, sizeof(*tu));
 	char *text;
 	enum np_status st;
 
+	if (!tu)
+		np_abort(NP_EXIT_RUNTIME, "out of memory for tune's candidates");
+	free(run->cmd_state);
+	run->cmd_state = tu; /* cmd_tune's, which frees it */
 	tu->o = &run->o;
 	tu->w = &run->w;
 	text = read_try_file(tu);
@@ -267,9 +269,12 @@ static bool tune_points(struct tune *tu)
 
 int cmd_tune(struct np_run *run)
 {
-	struct tune *tu = &tune_run;
+	struct tune *tu = run->cmd_state; /* np_tune_check's: the candidates */
 	bool baseline_wrong;
 	int code = 0;
+
+	if (!tu)
+		np_abort(NP_EXIT_RUNTIME, "tune ran without its candidates checked");
 
 	tu->t0 = run->t0;
 	tu->o = &run->o;
@@ -301,5 +306,7 @@ int cmd_tune(struct np_run *run)
 	free(tu->t);
 	free(tu->r);
 	np_notes_release(&tu->notes);
+	free(tu);
+	run->cmd_state = NULL;
 	return code;
 }
