@@ -61,53 +61,56 @@ static void put_label_value(FILE *f, const char *val)
 	free(safe);
 }
 
-/* The file a writer fills (its base name), set for the writing of a topo
- * file: every series of it carries file="NAME", so that two topo files
- * of one host (topo and topo --check-gdr) in one textfile directory hold
- * no series twice. NULL otherwise. */
-static const char *om_file;
+/* A file being written: its stream, and its base name where every series
+ * carries file="NAME" (a topo file: two topo files of one host, topo and
+ * topo --check-gdr, in one textfile directory hold no series twice), NULL
+ * otherwise. */
+struct om {
+	FILE *fp;
+	const char *file;
+};
 
 /* "# HELP nccl_probe_NAME ..." and "# TYPE nccl_probe_NAME gauge": every
  * family here is a gauge (a file holds one run's figures, not a counter a
  * scrape would take rates of). */
-static void family(FILE *f, const char *name, const char *help)
+static void family(struct om *f, const char *name, const char *help)
 {
-	fprintf(f, "# HELP " PFX "%s ", name);
-	put_help(f, help);
-	fprintf(f, "\n# TYPE " PFX "%s gauge\n", name);
+	fprintf(f->fp, "# HELP " PFX "%s ", name);
+	put_help(f->fp, help);
+	fprintf(f->fp, "\n# TYPE " PFX "%s gauge\n", name);
 }
 
 /* One sample: NAME{k="v",...} VALUE. The labels are pairs of names
  * (snake_case constants) and values ending with a NULL name; a pair whose
  * value is NULL is left out. */
-static void sample(FILE *f, const char *name, double v, ...)
+static void sample(struct om *f, const char *name, double v, ...)
 {
 	va_list ap;
 	const char *k;
 	int n = 0;
 
-	fprintf(f, PFX "%s", name);
+	fprintf(f->fp, PFX "%s", name);
 	va_start(ap, v);
 	while ((k = va_arg(ap, const char *))) {
 		const char *val = va_arg(ap, const char *);
 		if (!val)
 			continue;
-		fprintf(f, "%s%s=\"", n++ ? "," : "{", k);
-		put_label_value(f, val);
-		fputc('"', f);
+		fprintf(f->fp, "%s%s=\"", n++ ? "," : "{", k);
+		put_label_value(f->fp, val);
+		fputc('"', f->fp);
 	}
 	va_end(ap);
-	if (om_file) {
-		fprintf(f, "%sfile=\"", n++ ? "," : "{");
-		put_label_value(f, om_file);
-		fputc('"', f);
+	if (f->file) {
+		fprintf(f->fp, "%sfile=\"", n++ ? "," : "{");
+		put_label_value(f->fp, f->file);
+		fputc('"', f->fp);
 	}
 	if (n)
-		fputc('}', f);
+		fputc('}', f->fp);
 	if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, " %.0f\n", v);
+		fprintf(f->fp, " %.0f\n", v);
 	else
-		fprintf(f, " %.17g\n", v);
+		fprintf(f->fp, " %.17g\n", v);
 }
 
 static double now_wall(void)
@@ -119,7 +122,7 @@ static double now_wall(void)
 }
 
 /* The families every command writes: info, exit code, the run's end. */
-static void common_head(FILE *f, const char *command, const char *backend, const char *run_id,
+static void common_head(struct om *f, const char *command, const char *backend, const char *run_id,
 			const char *host)
 {
 	family(f, "run_info", "the run that wrote this file: labels command, version, backend, run_id, host; value 1");
@@ -127,7 +130,7 @@ static void common_head(FILE *f, const char *command, const char *backend, const
 	       "run_id", run_id, "host", host, NULL);
 }
 
-static void common_tail(FILE *f, const char *command, int exit_code)
+static void common_tail(struct om *f, const char *command, int exit_code)
 {
 	family(f, "exit_code", "the command's exit status: 0 ok, 1 verdict failed, 2 wrong data, 3 runtime error, 4 timeout, 5 unknown (topo --check-gdr)");
 	sample(f, "exit_code", exit_code, "command", command, NULL);
@@ -136,14 +139,17 @@ static void common_tail(FILE *f, const char *command, int exit_code)
 }
 
 /* Open path for --metrics, run fill, commit. */
-static enum np_status write_file(const char *path, void (*fill)(FILE *f, const void *arg), const void *arg,
-				 struct np_err *err)
+static enum np_status write_file(const char *path, const char *file, void (*fill)(struct om *f, const void *arg),
+				 const void *arg, struct np_err *err)
 {
 	struct np_outfile of;
+	struct om w;
 
 	if (np_outfile_open(&of, path, "--metrics", err))
 		return err->status;
-	fill(of.f, arg);
+	w.fp = of.f;
+	w.file = file;
+	fill(&w, arg);
 	return np_outfile_commit(&of, err);
 }
 
@@ -179,7 +185,7 @@ static const struct np_metric *family_at(int order)
 	return NULL;
 }
 
-static void fill_sweep(FILE *f, const void *arg)
+static void fill_sweep(struct om *f, const void *arg)
 {
 	const struct np_sweep_report *rep = arg;
 
@@ -221,9 +227,13 @@ static void fill_sweep(FILE *f, const void *arg)
 enum np_status np_openmetrics_sweep(struct np_outfile *of, const char *path, const struct np_sweep_report *rep,
 				    struct np_err *err)
 {
+	struct om w;
+
 	if (np_outfile_open(of, path, "--metrics", err))
 		return err->status;
-	fill_sweep(of->f, rep);
+	w.fp = of->f;
+	w.file = NULL;
+	fill_sweep(&w, rep);
 	return NP_OK;
 }
 
@@ -251,7 +261,7 @@ static const struct {
 };
 
 /* One health figure per GPU that has it (NP_HX: absent), times scale. */
-static void gpu_figure(FILE *f, const struct np_health *h, const char *name, const char *help, size_t off,
+static void gpu_figure(struct om *f, const struct np_health *h, const char *name, const char *help, size_t off,
 		       double scale)
 {
 	bool head = false;
@@ -270,7 +280,7 @@ static void gpu_figure(FILE *f, const struct np_health *h, const char *name, con
 	}
 }
 
-static void fill_health(FILE *f, const struct np_health *h)
+static void fill_health(struct om *f, const struct np_health *h)
 {
 	bool head = false;
 
@@ -300,7 +310,7 @@ static void fill_health(FILE *f, const struct np_health *h)
 	}
 }
 
-static void fill_topo(FILE *f, const void *arg)
+static void fill_topo(struct om *f, const void *arg)
 {
 	const struct topo_arg *a = arg;
 	const struct np_topo *t = a->t;
@@ -352,12 +362,8 @@ enum np_status np_openmetrics_topo(const char *path, const struct np_topo *t, in
 {
 	struct topo_arg a = { t, exit_code };
 	const char *slash = strrchr(path, '/');
-	enum np_status st;
 
-	om_file = slash ? slash + 1 : path;
-	st = write_file(path, fill_topo, &a, err);
-	om_file = NULL;
-	return st;
+	return write_file(path, slash ? slash + 1 : path, fill_topo, &a, err);
 }
 
 /* ---- isolate -------------------------------------------------------------- */
@@ -371,7 +377,7 @@ static const char *node_class(const char *state)
 	return "bad";
 }
 
-static void fill_isolate(FILE *f, const void *arg)
+static void fill_isolate(struct om *f, const void *arg)
 {
 	const struct np_om_isolate *iso = arg;
 	static const char *const states[] = { "ok", "bad", "unknown" };
@@ -407,5 +413,5 @@ static void fill_isolate(FILE *f, const void *arg)
 
 enum np_status np_openmetrics_isolate(const char *path, const struct np_om_isolate *iso, struct np_err *err)
 {
-	return write_file(path, fill_isolate, iso, err);
+	return write_file(path, NULL, fill_isolate, iso, err);
 }
