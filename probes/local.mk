@@ -9,7 +9,7 @@ tests_unit_test_rotation_SOURCES = tests/unit/test_rotation.c tests/unit/tap.h
 tests_unit_test_rotation_LDADD = $(UNIT_LDADD)
 TESTS += tests/unit/test_rotation
 # the check on 64 host-backend ranks with a block misrouted between ranks 0 and 61
-TESTS += tests/t0010-sweep-check-fleet.sh
+# (in TESTS through LONG_TESTS, tests/local.mk)
 EXTRA_DIST += tests/t0010-sweep-check-fleet.sh
 # per-node limits: partial nodes, uneven rank counts
 check_PROGRAMS += tests/unit/test_bwlimits

@@ -13,7 +13,8 @@
 #   skip_all "why"                 skip the whole test (TAP 1..0 # SKIP)
 #   rank_pid R TENTHS              rank R's pid from a sweep's table in $TEST_OUT
 #   timing_alone                   run apart from the other tests that judge
-#                                  timing (a lock, until this test ends)
+#                                  timing (a lock, until this test ends or
+#                                  calls timing_done)
 #   quick_abort                    mpirun ends a job that exited non-zero at
 #                                  once, not 2 s later (see below)
 #   np ARGS...                     run the built nccl-probe directly
@@ -179,13 +180,25 @@ timing_alone() {
 		exec 9>>"$top_builddir/.np-timing.lock" || exit 0
 		flock -w 1200 9 || :
 		: >"$held"
-		while kill -0 "$me" 2>/dev/null; do sleep 1; done
+		while kill -0 "$me" 2>/dev/null; do sleep 1 9>&-; done
 	) </dev/null >/dev/null 2>&1 &
+	_np_timing_pid=$!
 	while [ ! -e "$held" ] && [ "$i" -lt 12100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	[ -e "$held" ] || diag "ran beside another timing test: no turn within 20 min"
+	return 0
+}
+
+# timing_done: timing is judged no more in this test: its lock's holder
+# ends, and the next test that waits for the lock has it
+timing_done() {
+	[ -n "${_np_timing_pid:-}" ] || return 0
+	kill "$_np_timing_pid" 2>/dev/null
+	wait "$_np_timing_pid" 2>/dev/null
+	_np_timing_pid=
+	rm -f "$TEST_TMP/.timing-held"
 	return 0
 }
 

@@ -12,7 +12,6 @@
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
 command -v timeout >/dev/null || skip_all "timeout (coreutils) not found"
-timing_alone
 
 V="$srcdir/contrib/nccl-probe-validate"
 # the same settings as tests/t0018-isolate.sh: large planted faults, a
@@ -71,90 +70,8 @@ again() {
 	done
 }
 
-TEST_REPORT=$TEST_TMP/v.json
-PPN=2 expect_unnamed "4 healthy virtual nodes of 2 ranks: nobody named" virt
-# healthy: 2 rounds, or up to 4 confirmation rounds more when noise puts
-# a figure below the fleet (they clear it); nothing is named either way,
-# and where this host's noise cannot clear a node the verdict is
-# inconclusive (exit 6), nothing drained
-rr=$(jget rounds)
-diag "healthy: $rr rounds"
-judged_grep "^verdict: (ok|inconclusive), 4 nodes, [2-6] rounds" "$TEST_OUT" "  the verdict line"
-check ""
-[ "$rr" -ge 2 ] && [ "$rr" -le 6 ] && [ "$(jget nodes_total)" = 4 ] &&
-	{ [ "$(jget exit_code)" = 0 ] || [ "$(jget exit_code)" = 6 ]; }
-judged_ok $? "  JSON: $rr rounds (2 to 6), 4 nodes, exit_code 0 or 6"
-[ "$(count '^drain:')" -eq 0 ]
-ok $? "  no drain line"
-expect_grep '^validate: \[1/2\] topo on this host' "$TEST_ERR" "  progress lines on stderr: topo"
-expect_grep '^validate: \[2/2\] isolate' "$TEST_ERR" "  and isolate"
-expect_grep '^isolate: round 2: ' "$TEST_ERR" "  with isolate's own rounds as they come"
-
-# the planted faults sleep 10 times their group's own time (1000%), so
-# that they stay large when other jobs slow this host's collectives (a
-# fixed 20 ms was not: 2 ranks alone took 10 to 20 ms beside two busy loops)
-NCCL_PROBE_TEST_SLOW=2:1000% PPN=2 expect_verdict 1 "a slow node (inside): exit 1" again virt
-check "node vnode1 bad-inside"
-judged_grep '^bad: node vnode1: bad-inside: round 1 alone ' "$TEST_OUT" "  named with its figures"
-judged_grep "^drain: scontrol update NodeName=vnode1 State=DRAIN Reason='nccl-probe: slow inside the node" \
-	"$TEST_OUT" "  and a ready drain line"
-[ "$(count '^bad:')" -eq 1 ] && [ "$(count '^drain:')" -eq 1 ]
-judged_ok $? "  one bad line, one drain line"
-python3 -c 'import json,sys; n=[x for x in json.load(open(sys.argv[1]))["nodes"] if x["name"]=="vnode1"][0]; sys.exit(not (n["evidence"].startswith("round 1 alone") and n["drain"].startswith("scontrol update NodeName=vnode1 ")))' \
-	"$TEST_TMP/v.json"
-judged_ok $? "  JSON: the node's evidence and drain line"
-
-# partners come from isolate's seed: a healthy run's round-1 pair, which
-# the same seed plans again, carries the slow link
-expect_unnamed "8 healthy virtual nodes: nobody named" val --virtual 8 --ppn 1 -- \
-	--size 16K --budget 0.6 --min-effect 50
-set -- $(python3 - "$TEST_TMP/v.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-pairs = sorted(sorted(int(n[5:]) for n in f["group"]) for f in r["figures"] if f["kind"] == "pair" and f["round"] == 1)
-print(pairs[0][0], pairs[0][1])
-PY
-)
-la=$1 lb=$2
-seed=$(jget seed)
-[ -n "$seed" ] && [ -n "$lb" ]
-ok $? "  isolate's seed ($seed) and a round-1 pair (vnode$la-vnode$lb)"
-NCCL_PROBE_TEST_SLOW=$la:1000%:link=$lb expect_verdict 1 "a slow link: exit 1" again val --virtual 8 --ppn 1 -- \
-	--size 16K --budget 0.6 --min-effect 50 --seed "$seed"
-check "link vnode$la-vnode$lb"
-judged_grep "^bad: link vnode$la-vnode$lb: " "$TEST_OUT" "  the link is named"
-[ "$(count '^drain:')" -eq 0 ]
-judged_ok $? "  no drain line: a link is no node"
-
-NCCL_PROBE_TEST_STALL=3 expect_code 1 "a hung node: exit 1" virt --timeout 3
-check "node vnode3 hung"
-[ "$(states)" = "vnode0 unknown;vnode1 unknown;vnode2 unknown;vnode3 hung" ]
-ok $? "  JSON: the nodes isolate did not report on are unknown, not ok (got '$(states)')"
-expect_grep "^bad: node vnode3: hung: isolate exit 4: rank 3 on " "$TEST_OUT" "  named with isolate's message"
-
-# a topo finding of severity error names the node (this host) with the
-# finding: a fake node whose GPU has uncorrectable ECC errors (fake NVML)
-LIB=$top_builddir/tests/fakenvml/libfakenvml.so
-if [ -f "$LIB" ]; then
-	. "$srcdir/tests/fakesys.sh"
-	node "$TEST_TMP/root"
-	printf 'count=1\ngpu0.busid=0000:19:00.0\ngpu0.name=NVIDIA H100 80GB HBM3\ngpu0.ecc=1\ngpu0.ecc_uncorrected=3\n' \
-		>"$TEST_TMP/nvml.conf"
-	NCCL_PROBE_FSROOT=$TEST_TMP/root NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf \
-		expect_code 1 "a topo error on the host: exit 1" virt
-	h=$(hostname)
-	check "node $h topo-error"
-	expect_grep "^bad: node $h: topo-error: topo: health-gpu-ecc-uncorrected \[GPU0\]: GPU0: 3 uncorrectable ECC errors" \
-		"$TEST_OUT" "  names the GPU and the figure"
-	expect_grep "^drain: scontrol update NodeName=$h State=DRAIN Reason='nccl-probe: topo: health-gpu-ecc-uncorrected \[GPU0\]" \
-		"$TEST_OUT" "  with a drain line for the host"
-else
-	echo "ok $((_np_n + 1)) # SKIP fake NVML not built"
-	_np_n=$((_np_n + 1))
-fi
-expect_verdict 0 "--no-topo skips it" virt --no-topo
-expect_grep '^validate: \[1/1\] isolate' "$TEST_ERR" "  one step"
-
+# first what judges no timing: launch failures, the whole-run deadline,
+# the launchers' syntax and bad input (beside any other test)
 # launch failures that hit every node: one error, exit 3, nobody accused
 expect_code 3 "a launcher option it refuses: exit 3" virt --launcher-args --no-such-option
 expect_grep "^error: the launcher failed on every node before topo ran \(exit 1\): mpirun: Error: unknown option" \
@@ -249,4 +166,92 @@ expect_code 64 "unknown option: exit 64" "$V" --frobnicate
 expect_code 64 "--hosts and --virtual: exit 64" "$V" --hosts a,b --virtual 2
 expect_success "--help" "$V" --help
 expect_grep '^      --budget SEC' "$TEST_OUT" "  lists --budget"
+
+# from here on planted slow nodes and links are named and healthy ones
+# are not: timing is judged, apart from the other tests that judge it
+timing_alone
+TEST_REPORT=$TEST_TMP/v.json
+PPN=2 expect_unnamed "4 healthy virtual nodes of 2 ranks: nobody named" virt
+# healthy: 2 rounds, or up to 4 confirmation rounds more when noise puts
+# a figure below the fleet (they clear it); nothing is named either way,
+# and where this host's noise cannot clear a node the verdict is
+# inconclusive (exit 6), nothing drained
+rr=$(jget rounds)
+diag "healthy: $rr rounds"
+judged_grep "^verdict: (ok|inconclusive), 4 nodes, [2-6] rounds" "$TEST_OUT" "  the verdict line"
+check ""
+[ "$rr" -ge 2 ] && [ "$rr" -le 6 ] && [ "$(jget nodes_total)" = 4 ] &&
+	{ [ "$(jget exit_code)" = 0 ] || [ "$(jget exit_code)" = 6 ]; }
+judged_ok $? "  JSON: $rr rounds (2 to 6), 4 nodes, exit_code 0 or 6"
+[ "$(count '^drain:')" -eq 0 ]
+ok $? "  no drain line"
+expect_grep '^validate: \[1/2\] topo on this host' "$TEST_ERR" "  progress lines on stderr: topo"
+expect_grep '^validate: \[2/2\] isolate' "$TEST_ERR" "  and isolate"
+expect_grep '^isolate: round 2: ' "$TEST_ERR" "  with isolate's own rounds as they come"
+
+# the planted faults sleep 10 times their group's own time (1000%), so
+# that they stay large when other jobs slow this host's collectives (a
+# fixed 20 ms was not: 2 ranks alone took 10 to 20 ms beside two busy loops)
+NCCL_PROBE_TEST_SLOW=2:1000% PPN=2 expect_verdict 1 "a slow node (inside): exit 1" again virt
+check "node vnode1 bad-inside"
+judged_grep '^bad: node vnode1: bad-inside: round 1 alone ' "$TEST_OUT" "  named with its figures"
+judged_grep "^drain: scontrol update NodeName=vnode1 State=DRAIN Reason='nccl-probe: slow inside the node" \
+	"$TEST_OUT" "  and a ready drain line"
+[ "$(count '^bad:')" -eq 1 ] && [ "$(count '^drain:')" -eq 1 ]
+judged_ok $? "  one bad line, one drain line"
+python3 -c 'import json,sys; n=[x for x in json.load(open(sys.argv[1]))["nodes"] if x["name"]=="vnode1"][0]; sys.exit(not (n["evidence"].startswith("round 1 alone") and n["drain"].startswith("scontrol update NodeName=vnode1 ")))' \
+	"$TEST_TMP/v.json"
+judged_ok $? "  JSON: the node's evidence and drain line"
+
+# partners come from isolate's seed: a healthy run's round-1 pair, which
+# the same seed plans again, carries the slow link
+expect_unnamed "8 healthy virtual nodes: nobody named" val --virtual 8 --ppn 1 -- \
+	--size 16K --budget 0.6 --min-effect 50
+set -- $(python3 - "$TEST_TMP/v.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pairs = sorted(sorted(int(n[5:]) for n in f["group"]) for f in r["figures"] if f["kind"] == "pair" and f["round"] == 1)
+print(pairs[0][0], pairs[0][1])
+PY
+)
+la=$1 lb=$2
+seed=$(jget seed)
+[ -n "$seed" ] && [ -n "$lb" ]
+ok $? "  isolate's seed ($seed) and a round-1 pair (vnode$la-vnode$lb)"
+NCCL_PROBE_TEST_SLOW=$la:1000%:link=$lb expect_verdict 1 "a slow link: exit 1" again val --virtual 8 --ppn 1 -- \
+	--size 16K --budget 0.6 --min-effect 50 --seed "$seed"
+check "link vnode$la-vnode$lb"
+judged_grep "^bad: link vnode$la-vnode$lb: " "$TEST_OUT" "  the link is named"
+[ "$(count '^drain:')" -eq 0 ]
+judged_ok $? "  no drain line: a link is no node"
+
+NCCL_PROBE_TEST_STALL=3 expect_code 1 "a hung node: exit 1" virt --timeout 3
+check "node vnode3 hung"
+[ "$(states)" = "vnode0 unknown;vnode1 unknown;vnode2 unknown;vnode3 hung" ]
+ok $? "  JSON: the nodes isolate did not report on are unknown, not ok (got '$(states)')"
+expect_grep "^bad: node vnode3: hung: isolate exit 4: rank 3 on " "$TEST_OUT" "  named with isolate's message"
+
+# a topo finding of severity error names the node (this host) with the
+# finding: a fake node whose GPU has uncorrectable ECC errors (fake NVML)
+LIB=$top_builddir/tests/fakenvml/libfakenvml.so
+if [ -f "$LIB" ]; then
+	. "$srcdir/tests/fakesys.sh"
+	node "$TEST_TMP/root"
+	printf 'count=1\ngpu0.busid=0000:19:00.0\ngpu0.name=NVIDIA H100 80GB HBM3\ngpu0.ecc=1\ngpu0.ecc_uncorrected=3\n' \
+		>"$TEST_TMP/nvml.conf"
+	NCCL_PROBE_FSROOT=$TEST_TMP/root NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$TEST_TMP/nvml.conf \
+		expect_code 1 "a topo error on the host: exit 1" virt
+	h=$(hostname)
+	check "node $h topo-error"
+	expect_grep "^bad: node $h: topo-error: topo: health-gpu-ecc-uncorrected \[GPU0\]: GPU0: 3 uncorrectable ECC errors" \
+		"$TEST_OUT" "  names the GPU and the figure"
+	expect_grep "^drain: scontrol update NodeName=$h State=DRAIN Reason='nccl-probe: topo: health-gpu-ecc-uncorrected \[GPU0\]" \
+		"$TEST_OUT" "  with a drain line for the host"
+else
+	echo "ok $((_np_n + 1)) # SKIP fake NVML not built"
+	_np_n=$((_np_n + 1))
+fi
+expect_verdict 0 "--no-topo skips it" virt --no-topo
+expect_grep '^validate: \[1/1\] isolate' "$TEST_ERR" "  one step"
+
 done_testing

@@ -15,7 +15,6 @@ slurm_require
 command -v python3 >/dev/null || skip_all "python3 not found"
 LIB=$top_builddir/tests/fakenvml/libfakenvml.so
 [ -f "$LIB" ] || skip_all "fake NVML not built ($LIB); run make check"
-timing_alone
 
 V="$srcdir/contrib/nccl-probe-validate"
 node=$(slurm_node)
@@ -108,6 +107,10 @@ exec "$V" --nccl-probe "$NP_BIN" --virtual 4 --ppn 1 --backend mpi --json "$T/v.
 EOF
 chmod +x "$T/job.sh"
 sb() { timeout 300 sbatch --wait -N1 -n4 -O -o "$T/job.out" "$@" "$T/job.sh" >/dev/null; }
+# a healthy fleet and a planted slow node: timing is judged, apart from
+# the other tests that judge it (Slurm's start above and its drains below
+# judge none)
+timing_alone
 TEST_REPORT=$T/v.json
 expect_unnamed "validate inside sbatch: 4 healthy virtual nodes, nobody named" sb
 cp "$T/job.out" "$TEST_OUT"
@@ -127,6 +130,7 @@ cp "$T/job.out" "$TEST_OUT"
 judged_grep '^bad: node vnode1: bad-(inside|network)' "$TEST_OUT" "  names vnode1"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r["exit_code"] == 1 and [n["name"] for n in r["nodes"] if n["state"] != "ok"] == ["vnode1"]))' "$T/v.json"
 judged_ok $? "  the JSON verdict names vnode1 alone"
+timing_done
 
 expect_code 3 "validate inside salloc: a launch that fails everywhere, exit 3" \
 	timeout 300 salloc -N1 -n4 -O "$V" --nccl-probe "$NP_BIN" --virtual 4 --ppn 1 --backend mpi --no-topo \

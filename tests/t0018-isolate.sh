@@ -23,7 +23,6 @@
 . "$(dirname "$0")/lib.sh"
 have_mpirun || skip_all "mpirun not found"
 command -v python3 >/dev/null || skip_all "python3 not found"
-timing_alone
 
 # iso N L [ARGS...]: N virtual nodes of L ranks, unbound: the groups of
 # virtual nodes take turns and the waiting ranks sleep, so the group that
@@ -100,6 +99,84 @@ check() {
 	[ "$r" -le "$2" ]
 	ok $? "  in $r rounds, at most $2"
 }
+
+# first what judges no timing: hangs, failures to start, wrong data on
+# every node and usage errors (exit codes and their lines, beside any
+# other test)
+# a hang ends the job within the timeout and names the rank and the group
+start=$(date +%s)
+NCCL_PROBE_TEST_STALL=3 expect_code 4 "a hung node: exit 4" iso 4 1 --timeout 3
+expect_grep "rank 3 on .*round 1, pair group" "$TEST_ERR" "  the stalled rank's step is named"
+[ $(($(date +%s) - start)) -lt 30 ]
+ok $? "  and the job ended soon after --timeout"
+# a rank that stops before its first collective (start-up) ends the job
+# too, within --timeout, named in one line with its host (the host short
+# of a rank: every rank is on this one); rank 0 as well (rank 1 names it)
+for r in 2 0; do
+	start=$(date +%s)
+	NCCL_PROBE_TEST_STALL=$r:start expect_code 4 "rank $r hung at start-up: exit 4" iso 4 1 --timeout 3
+	took=$(($(date +%s) - start))
+	[ "$took" -le 13 ]
+	ok $? "  the job ended within timeout + 10 s (took $took s)"
+	expect_grep "^error: rank $r on '[^']+' \\(it never reported: the one host short of the ranks its launcher started\\) did not reach start-up \\(MPI_Init to the first collective\\) within 3 s" \
+		"$TEST_ERR" "  the line names rank $r, its host and the step"
+	n=$(grep -c 'did not reach\|did not finish' "$TEST_ERR")
+	[ "$n" -eq 1 ]
+	ok $? "  one line about it, not one per rank (got $n)"
+done
+
+# a failure on every node is the launch's: one error, exit 3, nobody named
+# (test-only NCCL_PROBE_TEST_FAIL: the MPI backend does not start)
+rm -f "$TEST_TMP/i.json"
+NCCL_PROBE_TEST_FAIL=all expect_code 3 "every rank fails to start: exit 3" iso 4 1 --timeout 20
+expect_grep "^error: the mpi backend failed to start on every node \\(4 of 4\\), so the launch .*nobody is accused" \
+	"$TEST_ERR" "  one error says the launch"
+n=$(grep -c '^error: ' "$TEST_ERR")
+[ "$n" -eq 1 ]
+ok $? "  and it is the only one: no rank is named (got $n)"
+[ ! -e "$TEST_TMP/i.json" ]
+ok $? "  no report naming nodes"
+NCCL_PROBE_TEST_FAIL=all:groups expect_code 3 "every group fails to start: exit 3" iso 5 1 --timeout 20
+expect_grep "^error: no group could run in round 1 \\(all 3 failed, every node in one\\), so the launch .*nobody is accused" \
+	"$TEST_ERR" "  one error says the launch"
+n=$(grep -c '^error: ' "$TEST_ERR")
+[ "$n" -eq 1 ]
+ok $? "  and it is the only one: no group or node is named (got $n)"
+[ ! -e "$TEST_TMP/i.json" ]
+ok $? "  no report naming nodes"
+NCCL_PROBE_TEST_CORRUPT=all expect_code 2 "every rank computes wrong data: exit 2" iso 4 1 --timeout 20
+expect_grep "^error: every group of round 1 computed wrong data .*common to every node.*nobody is accused" \
+	"$TEST_ERR" "  one error says the cause is common to every node"
+n=$(grep -c '^error: ' "$TEST_ERR")
+[ "$n" -eq 1 ]
+ok $? "  and it is the only one (got $n)"
+[ ! -e "$TEST_TMP/i.json" ]
+ok $? "  no report naming nodes"
+# some ranks, not every node: those ranks are named
+NCCL_PROBE_TEST_FAIL=0,2 expect_code 3 "two of four ranks fail to start: exit 3" iso 4 1 --timeout 20
+n=$(grep -Ec "^error: rank (0|2) on '[^']+': cannot start" "$TEST_ERR")
+[ "$n" -eq 2 ]
+ok $? "  each is named (got $n lines)"
+# usage errors end on every rank by themselves: mpirun ends their jobs
+# at once (quick_abort in lib.sh), not 2 s later
+np_usage() { OMPI_MCA_odls_base_sigkill_timeout=0 np_mpi "$@"; }
+printf 'SwitchName=leaf0 Nodes=other[1-4]\n' >"$TEST_TMP/elsewhere.conf"
+expect_code 64 "--topology without this job's nodes: exit 64" np_usage 2 isolate --backend mpi --ranks-per-node 1 \
+	--topology "$TEST_TMP/elsewhere.conf"
+expect_grep "^error: --topology '.*' puts none of this job's nodes \(such as 'vnode0'\)" "$TEST_ERR" "  one line says so"
+expect_code 64 "--topology missing: exit 64" np_usage 2 isolate --backend mpi --topology /nonexistent
+expect_grep "cannot read --topology '/nonexistent'" "$TEST_ERR" "  names it"
+expect_code 64 "one node: exit 64" np_usage 2 isolate --backend mpi --ranks-per-node 2
+expect_grep "at least 2 nodes" "$TEST_ERR" "  says why"
+expect_code 64 "bad --min-effect: exit 64" np_usage 2 isolate --backend mpi --min-effect 100
+expect_code 64 "bad --size: exit 64" np_usage 2 isolate --backend mpi --size 0
+expect_code 64 "bad --seed: exit 64" np_usage 2 isolate --backend mpi --seed -1
+expect_grep "seed" "$TEST_ERR" "  the message names --seed"
+expect_code 64 "missing --baseline: exit 64" np_usage 2 isolate --backend mpi --baseline /nonexistent
+
+# from here on planted slow nodes and links are named and healthy ones
+# are not: timing is judged, apart from the other tests that judge it
+timing_alone
 
 # healthy: nothing named, in 2 rounds or, when noise puts a figure below
 # the fleet, up to 4 confirmation rounds more (they clear it); where the
@@ -193,60 +270,6 @@ check "scale" 2
 expect_code 64 "a baseline of another node type: exit 64" iso 2 2 --baseline "$TEST_TMP/base.json"
 expect_grep "no floor for nodes of type 'host memory x2'" "$TEST_ERR" "  the message names the type"
 
-# a hang ends the job within the timeout and names the rank and the group
-start=$(date +%s)
-NCCL_PROBE_TEST_STALL=3 expect_code 4 "a hung node: exit 4" iso 4 1 --timeout 3
-expect_grep "rank 3 on .*round 1, pair group" "$TEST_ERR" "  the stalled rank's step is named"
-[ $(($(date +%s) - start)) -lt 30 ]
-ok $? "  and the job ended soon after --timeout"
-# a rank that stops before its first collective (start-up) ends the job
-# too, within --timeout, named in one line with its host (the host short
-# of a rank: every rank is on this one); rank 0 as well (rank 1 names it)
-for r in 2 0; do
-	start=$(date +%s)
-	NCCL_PROBE_TEST_STALL=$r:start expect_code 4 "rank $r hung at start-up: exit 4" iso 4 1 --timeout 3
-	took=$(($(date +%s) - start))
-	[ "$took" -le 13 ]
-	ok $? "  the job ended within timeout + 10 s (took $took s)"
-	expect_grep "^error: rank $r on '[^']+' \\(it never reported: the one host short of the ranks its launcher started\\) did not reach start-up \\(MPI_Init to the first collective\\) within 3 s" \
-		"$TEST_ERR" "  the line names rank $r, its host and the step"
-	n=$(grep -c 'did not reach\|did not finish' "$TEST_ERR")
-	[ "$n" -eq 1 ]
-	ok $? "  one line about it, not one per rank (got $n)"
-done
-
-# a failure on every node is the launch's: one error, exit 3, nobody named
-# (test-only NCCL_PROBE_TEST_FAIL: the MPI backend does not start)
-rm -f "$TEST_TMP/i.json"
-NCCL_PROBE_TEST_FAIL=all expect_code 3 "every rank fails to start: exit 3" iso 4 1 --timeout 20
-expect_grep "^error: the mpi backend failed to start on every node \\(4 of 4\\), so the launch .*nobody is accused" \
-	"$TEST_ERR" "  one error says the launch"
-n=$(grep -c '^error: ' "$TEST_ERR")
-[ "$n" -eq 1 ]
-ok $? "  and it is the only one: no rank is named (got $n)"
-[ ! -e "$TEST_TMP/i.json" ]
-ok $? "  no report naming nodes"
-NCCL_PROBE_TEST_FAIL=all:groups expect_code 3 "every group fails to start: exit 3" iso 5 1 --timeout 20
-expect_grep "^error: no group could run in round 1 \\(all 3 failed, every node in one\\), so the launch .*nobody is accused" \
-	"$TEST_ERR" "  one error says the launch"
-n=$(grep -c '^error: ' "$TEST_ERR")
-[ "$n" -eq 1 ]
-ok $? "  and it is the only one: no group or node is named (got $n)"
-[ ! -e "$TEST_TMP/i.json" ]
-ok $? "  no report naming nodes"
-NCCL_PROBE_TEST_CORRUPT=all expect_code 2 "every rank computes wrong data: exit 2" iso 4 1 --timeout 20
-expect_grep "^error: every group of round 1 computed wrong data .*common to every node.*nobody is accused" \
-	"$TEST_ERR" "  one error says the cause is common to every node"
-n=$(grep -c '^error: ' "$TEST_ERR")
-[ "$n" -eq 1 ]
-ok $? "  and it is the only one (got $n)"
-[ ! -e "$TEST_TMP/i.json" ]
-ok $? "  no report naming nodes"
-# some ranks, not every node: those ranks are named
-NCCL_PROBE_TEST_FAIL=0,2 expect_code 3 "two of four ranks fail to start: exit 3" iso 4 1 --timeout 20
-n=$(grep -Ec "^error: rank (0|2) on '[^']+': cannot start" "$TEST_ERR")
-[ "$n" -eq 2 ]
-ok $? "  each is named (got $n lines)"
 # one rank whose groups cannot start: the others measure on, no hang
 start=$(date +%s)
 NCCL_PROBE_TEST_FAIL=2:groups expect_code 1 "one rank fails in its groups: the run ends, its node named" iso 4 1 --timeout 20
@@ -276,17 +299,4 @@ ok $? "  the JSON's segment is null"
 python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))
 sys.exit(not all(f["segment"] is False for f in r["figures"]))' "$TEST_TMP/i.json"
 ok $? "  no figure counts against a segment, each says so"
-printf 'SwitchName=leaf0 Nodes=other[1-4]\n' >"$TEST_TMP/elsewhere.conf"
-expect_code 64 "--topology without this job's nodes: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-node 1 \
-	--topology "$TEST_TMP/elsewhere.conf"
-expect_grep "^error: --topology '.*' puts none of this job's nodes \(such as 'vnode0'\)" "$TEST_ERR" "  one line says so"
-expect_code 64 "--topology missing: exit 64" np_mpi 2 isolate --backend mpi --topology /nonexistent
-expect_grep "cannot read --topology '/nonexistent'" "$TEST_ERR" "  names it"
-expect_code 64 "one node: exit 64" np_mpi 2 isolate --backend mpi --ranks-per-node 2
-expect_grep "at least 2 nodes" "$TEST_ERR" "  says why"
-expect_code 64 "bad --min-effect: exit 64" np_mpi 2 isolate --backend mpi --min-effect 100
-expect_code 64 "bad --size: exit 64" np_mpi 2 isolate --backend mpi --size 0
-expect_code 64 "bad --seed: exit 64" np_mpi 2 isolate --backend mpi --seed -1
-expect_grep "seed" "$TEST_ERR" "  the message names --seed"
-expect_code 64 "missing --baseline: exit 64" np_mpi 2 isolate --backend mpi --baseline /nonexistent
 done_testing

@@ -125,59 +125,6 @@ PY
 ok $? "  one mark per row, with the row's result and speed"
 expect_success "a PNG of runs and their comparison" plot -o "$TEST_TMP/abc.png" "$A" "$B" "$TEST_TMP/c.json"
 
-# from here on timing is judged (tune's winners, a slow link named):
-# apart from the other tests that judge it
-timing_alone
-# a tune report (the baseline slowed on purpose, so that candidates win;
-# one candidate refused): a line per measured candidate whose points are
-# the rows' speed ratios, a mark per point with its verdict, the winner
-# of every row starred (at 1.0 where the baseline wins), the refused one
-# named, not drawn
-U=$TEST_TMP/u.json
-NCCL_PROBE_TEST_TUNE='0/NCCL_PROBE_TEST_SLOW=0:30%' OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
-	expect_success "a tune report" np_mpi 2 tune --backend mpi --sweep 1K:64K:x4 --budget 0.2 \
-	--try OMPI_MCA_coll_tuned_allreduce_algorithm=0,ring --try OMPI_MCA_no_such_variable=1 -J "$U"
-expect_success "--data of the tune report" plot --data "$U"
-"$py" - "$TEST_OUT" "$U" <<'PY'
-import json, sys
-panel = json.load(open(sys.argv[1]))["panels"][0]
-rep = json.load(open(sys.argv[2]))
-assert panel["kind"] == "tune", panel["kind"]
-measured = [a["index"] for a in rep["arms"][1:] if a["state"] == "measured"]
-assert measured == [1, 2], measured
-for k in measured:
-    want = [(float(r["size"]), c["speed_ratio"]) for r in rep["rows"] for c in r["arms"]
-            if c["arm"] == k and not c["ignored"] and c["speed_ratio"] is not None]
-    line = [l for l in panel["lines"] if l["arm"] == k]
-    assert len(line) == 1 and list(zip(line[0]["x"], line[0]["y"])) == want, (k, line, want)
-    marks = [(m["size"], m["verdict"]) for m in panel["marks"] if m["arm"] == k]
-    assert marks == [(float(r["size"]), c["verdict"]) for r in rep["rows"] for c in r["arms"] if c["arm"] == k], marks
-wins = [(w["size"], w["arm"], w["speed_ratio"]) for w in panel["winners"]]
-want = []
-for r in rep["rows"]:
-    w = r["winner"]
-    want.append((float(r["size"]), w, 1.0 if not w else r["arms"][w]["speed_ratio"]))
-assert wins == want, (wins, want)
-assert panel["not_drawn"] == [{"label": "OMPI_MCA_no_such_variable=1", "state": "refused"}], panel["not_drawn"]
-print("# %d rows, winners %s" % (len(rep["rows"]), [w[1] for w in wins]))
-PY
-ok $? "  a line per candidate with the rows' ratios, their verdicts, each row's winner, the refused named"
-# every candidate refused: no winner is drawn, the baseline's neither
-R=$TEST_TMP/refused.json
-expect_code 64 "a tune report with every candidate refused" np_mpi 2 tune --backend mpi --sweep 1K:4K \
-	--budget 0.2 --try OMPI_MCA_no_such_variable=1 -J "$R"
-expect_success "--data of it" plot --data "$R"
-"$py" - "$TEST_OUT" <<'PY'
-import json, sys
-panel = json.load(open(sys.argv[1]))["panels"][0]
-assert panel["winners"] == [] and panel["lines"] == [], panel
-assert panel["not_drawn"] == [{"label": "OMPI_MCA_no_such_variable=1", "state": "refused"}], panel
-PY
-ok $? "  no winner drawn, the refused candidate named"
-expect_success "a PNG and an SVG of the tune report" plot -o "$TEST_TMP/u.png" "$U"
-plot -o "$TEST_TMP/u.svg" "$U" && grep -q '<svg' "$TEST_TMP/u.svg" && [ "$(head -c 4 "$TEST_TMP/u.png" | od -An -c | tr -d ' ')" = '211PNG' ]
-ok $? "  both whole"
-
 # bad input: one line, exit 64, nothing written
 expect_code 64 "a missing report: exit 64" plot -o "$TEST_TMP/x.png" "$TEST_TMP/nonexistent.json"
 expect_grep "^nccl-probe-plot: error: cannot read '.*nonexistent.json'" "$TEST_ERR" "  one line naming it"
@@ -362,4 +309,56 @@ ok $? "  one cell per node and finding, the node that differs marked"
 expect_code 64 "a topo report of one node" plot --data "$TEST_TMP/one.json"
 expect_grep "the fleet view needs one written under mpirun" "$TEST_ERR" "  says what is needed"
 
+# last, what judges timing (tune's winners): apart from the other tests
+# that judge it
+timing_alone
+# a tune report (the baseline slowed on purpose, so that candidates win;
+# one candidate refused): a line per measured candidate whose points are
+# the rows' speed ratios, a mark per point with its verdict, the winner
+# of every row starred (at 1.0 where the baseline wins), the refused one
+# named, not drawn
+U=$TEST_TMP/u.json
+NCCL_PROBE_TEST_TUNE='0/NCCL_PROBE_TEST_SLOW=0:30%' OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+	expect_success "a tune report" np_mpi 2 tune --backend mpi --sweep 1K:64K:x4 --budget 0.2 \
+	--try OMPI_MCA_coll_tuned_allreduce_algorithm=0,ring --try OMPI_MCA_no_such_variable=1 -J "$U"
+expect_success "--data of the tune report" plot --data "$U"
+"$py" - "$TEST_OUT" "$U" <<'PY'
+import json, sys
+panel = json.load(open(sys.argv[1]))["panels"][0]
+rep = json.load(open(sys.argv[2]))
+assert panel["kind"] == "tune", panel["kind"]
+measured = [a["index"] for a in rep["arms"][1:] if a["state"] == "measured"]
+assert measured == [1, 2], measured
+for k in measured:
+    want = [(float(r["size"]), c["speed_ratio"]) for r in rep["rows"] for c in r["arms"]
+            if c["arm"] == k and not c["ignored"] and c["speed_ratio"] is not None]
+    line = [l for l in panel["lines"] if l["arm"] == k]
+    assert len(line) == 1 and list(zip(line[0]["x"], line[0]["y"])) == want, (k, line, want)
+    marks = [(m["size"], m["verdict"]) for m in panel["marks"] if m["arm"] == k]
+    assert marks == [(float(r["size"]), c["verdict"]) for r in rep["rows"] for c in r["arms"] if c["arm"] == k], marks
+wins = [(w["size"], w["arm"], w["speed_ratio"]) for w in panel["winners"]]
+want = []
+for r in rep["rows"]:
+    w = r["winner"]
+    want.append((float(r["size"]), w, 1.0 if not w else r["arms"][w]["speed_ratio"]))
+assert wins == want, (wins, want)
+assert panel["not_drawn"] == [{"label": "OMPI_MCA_no_such_variable=1", "state": "refused"}], panel["not_drawn"]
+print("# %d rows, winners %s" % (len(rep["rows"]), [w[1] for w in wins]))
+PY
+ok $? "  a line per candidate with the rows' ratios, their verdicts, each row's winner, the refused named"
+# every candidate refused: no winner is drawn, the baseline's neither
+R=$TEST_TMP/refused.json
+expect_code 64 "a tune report with every candidate refused" np_mpi 2 tune --backend mpi --sweep 1K:4K \
+	--budget 0.2 --try OMPI_MCA_no_such_variable=1 -J "$R"
+expect_success "--data of it" plot --data "$R"
+"$py" - "$TEST_OUT" <<'PY'
+import json, sys
+panel = json.load(open(sys.argv[1]))["panels"][0]
+assert panel["winners"] == [] and panel["lines"] == [], panel
+assert panel["not_drawn"] == [{"label": "OMPI_MCA_no_such_variable=1", "state": "refused"}], panel
+PY
+ok $? "  no winner drawn, the refused candidate named"
+expect_success "a PNG and an SVG of the tune report" plot -o "$TEST_TMP/u.png" "$U"
+plot -o "$TEST_TMP/u.svg" "$U" && grep -q '<svg' "$TEST_TMP/u.svg" && [ "$(head -c 4 "$TEST_TMP/u.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+ok $? "  both whole"
 done_testing

@@ -173,6 +173,79 @@ else
 	ok 0 "  both files lint # SKIP"
 fi
 
+# ---- the atomic writer --------------------------------------------------------------
+echo 'old' >"$T/m.prom"
+ln "$T/m.prom" "$T/m-old"
+expect_success "topo --metrics over an existing file" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T/m.prom"
+[ "$(cat "$T/m-old")" = old ] && grep -q '^nccl_probe_last_run_timestamp_seconds{command="topo",file="m.prom"} ' "$T/m.prom" &&
+	[ "$(ls -A "$T" | grep -c '^m\.prom\.')" -eq 0 ]
+ok $? "  replaced by rename: the old inode keeps its text, the new file is whole, no temporary left"
+# a reader polling the file while sweeps rewrite it never sees part of one
+rm -f "$T/r.prom"
+(
+	i=0
+	while [ $i -lt 6 ]; do
+		np_host 2 --sweep 1K:256K --iters 2 --samples 2 --quiet --metrics "$T/r.prom" >/dev/null 2>&1
+		i=$((i + 1))
+	done
+	: >"$T/r.done"
+) &
+bg=$!
+"$PY" - "$T/r.prom" "$T/r.done" <<'PY'
+import os, sys
+from prometheus_client.parser import text_string_to_metric_families as p
+path, done = sys.argv[1:]
+reads = 0
+while not os.path.exists(done):
+    try:
+        text = open(path).read()
+    except FileNotFoundError:
+        continue
+    reads += 1
+    names = {s.name for f in p(text) for s in f.samples}
+    if not text.endswith("\n") or "nccl_probe_last_run_timestamp_seconds" not in names:
+        print("# a partial file: %r" % text[-200:])
+        sys.exit(1)
+print("# %d whole reads" % reads)
+sys.exit(0 if reads > 0 else 1)
+PY
+ok $? "a reader polling the file while 6 sweeps rewrite it sees only whole files"
+wait "$bg"
+# the sweep's --metrics is one of the run's outputs: all replaced or none
+mkdir "$T/full"
+if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
+	trap 'umount "$T/full" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+	echo old >"$T/g.json"
+	echo old >"$T/full/g.prom"
+	dd if=/dev/zero of="$T/full/fill" bs=4k >/dev/null 2>&1
+	expect_code 3 "sweep -J FILE --metrics on a full disk: exit 3" np_host 1 --sweep 1K --coll allreduce --iters 1 \
+		--samples 1 -q --json "$T/g.json" --metrics "$T/full/g.prom"
+	[ "$(cat "$T/g.json")" = old ] && [ "$(cat "$T/full/g.prom")" = old ] && [ "$(grep -c '^error:' "$TEST_ERR")" -eq 1 ] &&
+		grep -q -- '--metrics' "$TEST_ERR" && [ "$(ls -A "$T" | grep -c '^g\.json\.')" -eq 0 ]
+	ok $? "  neither file replaced, no temporary left, one error line naming --metrics"
+	umount "$T/full"
+else
+	ok 0 "--metrics with the run's other outputs, all or none # SKIP cannot mount a small tmpfs (not root)"
+fi
+ln -s "$T/target" "$T/link.prom"
+expect_code 64 "sweep --metrics a symbolic link: exit 64" np_host 2 --sweep 1K --iters 1 --samples 1 --quiet \
+	--metrics "$T/link.prom"
+[ ! -e "$T/target" ] && grep -q "link" "$TEST_ERR"
+ok $? "  not followed, and the message says why"
+expect_code 64 "topo --metrics a symbolic link: exit 64" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T/link.prom"
+[ "$(grep -c . "$TEST_ERR")" -eq 1 ]
+ok $? "  one line"
+expect_code 64 "isolate --metrics a symbolic link: exit 64" mpirun -np 2 --oversubscribe --bind-to none "$NP_BIN" \
+	isolate --backend mpi --ranks-per-node 1 --metrics "$T/link.prom"
+expect_code 64 "topo --metrics a directory: exit 64" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T"
+mkfifo "$T/fifo.prom"
+expect_code 64 "topo --metrics a FIFO: exit 64" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T/fifo.prom"
+expect_code 64 "--metrics the same file as --output: exit 64" np topo --quiet --input "$T/gdr-yes.xml" \
+	--output "$T/same" --metrics "$T/same"
+expect_code 64 "--metrics - with the report on standard output: exit 64" np topo --quiet --input "$T/gdr-yes.xml" \
+	--metrics -
+expect_code 64 "compare has no --metrics: exit 64" np compare --metrics "$T/c.prom" "$T/s.json" "$T/s.json"
+
 # from here on isolate and validate name planted slow nodes: timing is
 # judged, apart from the other tests that judge it
 timing_alone
@@ -267,77 +340,4 @@ ok $? "every metric name written ($(wc -l <"$T/names.txt")) is in the man page"
 expect_success "the Grafana dashboard's queries use only metrics and labels written here, with its datasource variable" \
 	check dashboard "$srcdir/contrib/grafana/nccl-probe-dashboard.json" "$T/names.txt"
 cat "$TEST_OUT" | head -n 3
-
-# ---- the atomic writer --------------------------------------------------------------
-echo 'old' >"$T/m.prom"
-ln "$T/m.prom" "$T/m-old"
-expect_success "topo --metrics over an existing file" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T/m.prom"
-[ "$(cat "$T/m-old")" = old ] && grep -q '^nccl_probe_last_run_timestamp_seconds{command="topo",file="m.prom"} ' "$T/m.prom" &&
-	[ "$(ls -A "$T" | grep -c '^m\.prom\.')" -eq 0 ]
-ok $? "  replaced by rename: the old inode keeps its text, the new file is whole, no temporary left"
-# a reader polling the file while sweeps rewrite it never sees part of one
-rm -f "$T/r.prom"
-(
-	i=0
-	while [ $i -lt 6 ]; do
-		np_host 2 --sweep 1K:256K --iters 2 --samples 2 --quiet --metrics "$T/r.prom" >/dev/null 2>&1
-		i=$((i + 1))
-	done
-	: >"$T/r.done"
-) &
-bg=$!
-"$PY" - "$T/r.prom" "$T/r.done" <<'PY'
-import os, sys
-from prometheus_client.parser import text_string_to_metric_families as p
-path, done = sys.argv[1:]
-reads = 0
-while not os.path.exists(done):
-    try:
-        text = open(path).read()
-    except FileNotFoundError:
-        continue
-    reads += 1
-    names = {s.name for f in p(text) for s in f.samples}
-    if not text.endswith("\n") or "nccl_probe_last_run_timestamp_seconds" not in names:
-        print("# a partial file: %r" % text[-200:])
-        sys.exit(1)
-print("# %d whole reads" % reads)
-sys.exit(0 if reads > 0 else 1)
-PY
-ok $? "a reader polling the file while 6 sweeps rewrite it sees only whole files"
-wait "$bg"
-# the sweep's --metrics is one of the run's outputs: all replaced or none
-mkdir "$T/full"
-if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
-	trap 'umount "$T/full" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
-	echo old >"$T/g.json"
-	echo old >"$T/full/g.prom"
-	dd if=/dev/zero of="$T/full/fill" bs=4k >/dev/null 2>&1
-	expect_code 3 "sweep -J FILE --metrics on a full disk: exit 3" np_host 1 --sweep 1K --coll allreduce --iters 1 \
-		--samples 1 -q --json "$T/g.json" --metrics "$T/full/g.prom"
-	[ "$(cat "$T/g.json")" = old ] && [ "$(cat "$T/full/g.prom")" = old ] && [ "$(grep -c '^error:' "$TEST_ERR")" -eq 1 ] &&
-		grep -q -- '--metrics' "$TEST_ERR" && [ "$(ls -A "$T" | grep -c '^g\.json\.')" -eq 0 ]
-	ok $? "  neither file replaced, no temporary left, one error line naming --metrics"
-	umount "$T/full"
-else
-	ok 0 "--metrics with the run's other outputs, all or none # SKIP cannot mount a small tmpfs (not root)"
-fi
-ln -s "$T/target" "$T/link.prom"
-expect_code 64 "sweep --metrics a symbolic link: exit 64" np_host 2 --sweep 1K --iters 1 --samples 1 --quiet \
-	--metrics "$T/link.prom"
-[ ! -e "$T/target" ] && grep -q "link" "$TEST_ERR"
-ok $? "  not followed, and the message says why"
-expect_code 64 "topo --metrics a symbolic link: exit 64" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T/link.prom"
-[ "$(grep -c . "$TEST_ERR")" -eq 1 ]
-ok $? "  one line"
-expect_code 64 "isolate --metrics a symbolic link: exit 64" mpirun -np 2 --oversubscribe --bind-to none "$NP_BIN" \
-	isolate --backend mpi --ranks-per-node 1 --metrics "$T/link.prom"
-expect_code 64 "topo --metrics a directory: exit 64" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T"
-mkfifo "$T/fifo.prom"
-expect_code 64 "topo --metrics a FIFO: exit 64" np topo --quiet --input "$T/gdr-yes.xml" --metrics "$T/fifo.prom"
-expect_code 64 "--metrics the same file as --output: exit 64" np topo --quiet --input "$T/gdr-yes.xml" \
-	--output "$T/same" --metrics "$T/same"
-expect_code 64 "--metrics - with the report on standard output: exit 64" np topo --quiet --input "$T/gdr-yes.xml" \
-	--metrics -
-expect_code 64 "compare has no --metrics: exit 64" np compare --metrics "$T/c.prom" "$T/s.json" "$T/s.json"
 done_testing
