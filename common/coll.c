@@ -10,7 +10,11 @@
 
 static double factor_allreduce(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0.0; }
 static double factor_gather(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }
-static double factor_one(int n) { (void)n; return 1.0; }
+static double factor_one(int n)
+{
+	(void)n;
+	return 1.0;
+}
 
 /* a row per collective, its fields grouped by line */
 /* clang-format off */
@@ -143,8 +147,9 @@ const char *np_names_join(int what, const char *sep, char *buf, size_t len)
 		return buf;
 	buf[0] = '\0';
 	for (int i = 0; i < n; i++) {
-		const char *s = what == 0 ? np_colls[i].name : what == 1 ? np_dtypes[i].name
-									: redop_names[i];
+		const char *s = what == 0   ? np_colls[i].name
+				: what == 1 ? np_dtypes[i].name
+					    : redop_names[i];
 		int w = snprintf(buf + used, len - used, "%s%s", i ? sep : "", s);
 		if (w < 0 || (size_t)w >= len - used)
 			break;

@@ -52,7 +52,7 @@ enum np_src {
 };
 
 struct np_coll_expect {
-	unsigned char src;       /* enum np_src */
+	unsigned char src;         /* enum np_src */
 	unsigned char rank_offset; /* the source index is shifted by r*count */
 	unsigned char root_only;   /* only the root's result is defined */
 };
@@ -60,7 +60,7 @@ struct np_coll_expect {
 /* Where an in-place collective reads its input inside the recv buffer, or
  * writes its result inside the send buffer (NCCL's in-place layouts). */
 enum np_inplace_at {
-	NP_INPLACE_SAME,        /* send == recv */
+	NP_INPLACE_SAME,         /* send == recv */
 	NP_INPLACE_SEND_AT_RANK, /* send = recv + rank*count (allgather, gather) */
 	NP_INPLACE_RECV_AT_RANK, /* recv = send + rank*count (reducescatter, scatter) */
 };
@@ -70,8 +70,8 @@ struct np_coll {
 	const char *program; /* nccl-tests' binary of it: all_reduce_perf */
 	enum np_coll_id id;
 	unsigned flags;
-	bool send_n;   /* send buffer holds count*n elements (else count) */
-	bool recv_n;   /* recv buffer holds count*n elements (else count) */
+	bool send_n; /* send buffer holds count*n elements (else count) */
+	bool recv_n; /* recv buffer holds count*n elements (else count) */
 	double (*busbw_factor)(int nranks);
 	enum np_limit_kind limit;
 	struct np_coll_expect expect;
@@ -104,7 +104,7 @@ enum np_dtype {
 struct np_dtype_info {
 	const char *name;
 	enum np_dtype id;
-	size_t size;     /* bytes per element */
+	size_t size; /* bytes per element */
 	bool is_float;
 	bool is_signed;
 };

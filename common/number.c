@@ -7,9 +7,10 @@
 
 static int digit(char c, int base)
 {
-	int d = c >= '0' && c <= '9' ? c - '0'
+	int d = c >= '0' && c <= '9'   ? c - '0'
 		: c >= 'a' && c <= 'f' ? c - 'a' + 10
-		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10
+				       : 99;
 	return d < base ? d : -1;
 }
 

@@ -39,8 +39,7 @@ int np_status_exit(enum np_status st)
 	case NP_ENCCL:
 	case NP_ENOMEM:
 	case NP_ENODEV:
-	case NP_ENOTSUP:
-		return NP_EXIT_RUNTIME;
+	case NP_ENOTSUP: return NP_EXIT_RUNTIME;
 	}
 	return NP_EXIT_RUNTIME;
 }

@@ -9,18 +9,18 @@
 #include <stdbool.h>
 
 enum np_status {
-	NP_OK = 0,    /* success */
-	NP_EUSAGE,    /* bad input from the user                    -> exit 64 */
-	NP_ESYS,      /* system call or library failure (libc, hwloc) -> exit 3 */
-	NP_EMPI,      /* MPI failure                                -> exit 3 */
-	NP_ECUDA,     /* CUDA runtime or driver failure             -> exit 3 */
-	NP_ENCCL,     /* NCCL failure                               -> exit 3 */
-	NP_ENOMEM,    /* an allocation failed                       -> exit 3 */
-	NP_ENODEV,    /* the device the request needs is not there  -> exit 3 */
-	NP_ENOTSUP,   /* not available in this build or on this machine -> exit 3 */
-	NP_ETIMEOUT,  /* an operation did not finish in time        -> exit 4 */
-	NP_EWRONG,    /* a collective produced wrong data           -> exit 2 */
-	NP_EVERDICT,  /* a threshold or check failed                -> exit 1 */
+	NP_OK = 0,   /* success */
+	NP_EUSAGE,   /* bad input from the user                    -> exit 64 */
+	NP_ESYS,     /* system call or library failure (libc, hwloc) -> exit 3 */
+	NP_EMPI,     /* MPI failure                                -> exit 3 */
+	NP_ECUDA,    /* CUDA runtime or driver failure             -> exit 3 */
+	NP_ENCCL,    /* NCCL failure                               -> exit 3 */
+	NP_ENOMEM,   /* an allocation failed                       -> exit 3 */
+	NP_ENODEV,   /* the device the request needs is not there  -> exit 3 */
+	NP_ENOTSUP,  /* not available in this build or on this machine -> exit 3 */
+	NP_ETIMEOUT, /* an operation did not finish in time        -> exit 4 */
+	NP_EWRONG,   /* a collective produced wrong data           -> exit 2 */
+	NP_EVERDICT, /* a threshold or check failed                -> exit 1 */
 };
 
 /* Exit codes (DESIGN.md, man page EXIT STATUS). */
@@ -30,7 +30,7 @@ enum np_exit {
 	NP_EXIT_WRONG = 2,
 	NP_EXIT_RUNTIME = 3,
 	NP_EXIT_TIMEOUT = 4,
-	NP_EXIT_UNKNOWN = 5, /* topo --check-gdr: no GPU is without GDR, some cannot be told */
+	NP_EXIT_UNKNOWN = 5,      /* topo --check-gdr: no GPU is without GDR, some cannot be told */
 	NP_EXIT_INCONCLUSIVE = 6, /* the evidence supports no verdict: a row's interval straddles
 				   * its threshold; isolate's figures can neither name a node nor
 				   * clear it */

@@ -23,10 +23,7 @@
 #endif
 #define test_env(name) (HOOKS ? getenv(name) : NULL)
 
-bool np_test_hooks_built(void)
-{
-	return HOOKS;
-}
+bool np_test_hooks_built(void) { return HOOKS; }
 
 /* Every switch and its place in the plan */
 static const struct {
@@ -234,10 +231,7 @@ bool np_test_fail_parse(const char *s, const struct np_test_where *w)
 	return false;
 }
 
-bool np_test_no_native_parse(const char *s)
-{
-	return s && !strcmp(s, "1");
-}
+bool np_test_no_native_parse(const char *s) { return s && !strcmp(s, "1"); }
 
 int np_test_tune_parse(const char *s, int arm, struct np_test_setting *out, int max)
 {
@@ -251,7 +245,8 @@ int np_test_tune_parse(const char *s, int arm, struct np_test_setting *out, int 
 		char *end, *eq;
 		long a = strtol(spec, &end, 10);
 
-		if (end == spec || *end != '/' || a != arm || strncmp(end + 1, "NCCL_PROBE_TEST_", 16))
+		if (end == spec || *end != '/' || a != arm ||
+		    strncmp(end + 1, "NCCL_PROBE_TEST_", 16))
 			continue;
 		if (!(eq = strchr(end + 1, '=')) || (size_t)(eq - (end + 1)) >= sizeof(out[n].name))
 			continue;
@@ -270,6 +265,7 @@ void np_test_plan_arm(struct np_test_plan *p, int arm)
 
 	for (int i = 0; i < n; i++)
 		for (size_t k = 0; k < NSWITCHES; k++)
-			if (!strcmp(set[i].name, switches[k].name) && strcmp(set[i].name, "NCCL_PROBE_TEST_TUNE"))
+			if (!strcmp(set[i].name, switches[k].name) &&
+			    strcmp(set[i].name, "NCCL_PROBE_TEST_TUNE"))
 				plan_set(p, k, set[i].value);
 }

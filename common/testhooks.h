@@ -33,10 +33,10 @@ bool np_test_hooks_built(void);
 /* Where a rank stands, for the switches that name job ranks and groups
  * (nccl-probe isolate measures groups of the job). */
 struct np_test_where {
-	int rank;            /* this rank in its group (or the job) */
-	int size;            /* ranks in the group */
-	int nnodes;          /* nodes in the group */
-	int job_size;        /* ranks in the whole job */
+	int rank;             /* this rank in its group (or the job) */
+	int size;             /* ranks in the group */
+	int nnodes;           /* nodes in the group */
+	int job_size;         /* ranks in the whole job */
 	const int *job_ranks; /* job rank of each group rank; NULL in the job's own world */
 };
 
@@ -82,9 +82,9 @@ int np_test_faults_source(const struct np_test_faults *f, int rank);
  * hold job rank S); R and S are job ranks. A later SPEC for the same rank
  * overrides an earlier one of its kind (US or PCT). */
 struct np_test_slow {
-	bool on;      /* a SPEC names this rank here */
-	unsigned us;  /* sleep this long before each collective, or */
-	double frac;  /* sleep this fraction of the batch's shortest collective so far */
+	bool on;     /* a SPEC names this rank here */
+	unsigned us; /* sleep this long before each collective, or */
+	double frac; /* sleep this fraction of the batch's shortest collective so far */
 };
 void np_test_slow_parse(const char *s, const struct np_test_where *w, struct np_test_slow *out);
 

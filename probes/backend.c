@@ -23,7 +23,8 @@ const struct np_backend_def np_backend_def_nccl = {
 #ifdef HAVE_NCCL
 	.ops = &np_backend_nccl,
 #endif
-	.not_built = "this nccl-probe was built without NCCL; rebuild with --with-cuda and --with-nccl, or use --backend mpi",
+	.not_built =
+		"this nccl-probe was built without NCCL; rebuild with --with-cuda and --with-nccl, or use --backend mpi",
 	.settings_prefix = "NCCL_",
 	.settings_of = "an NCCL",
 	.settings_hint = "run tune on GPUs (--backend nccl)",
@@ -35,7 +36,8 @@ const struct np_backend_def np_backend_def_nccl = {
 	.vnode_setup = np_nccl_hostid_setup,
 };
 
-const struct np_backend_def *const np_backends[] = { &np_backend_def_mpi, &np_backend_def_nccl, NULL };
+const struct np_backend_def *const np_backends[] = { &np_backend_def_mpi, &np_backend_def_nccl,
+						     NULL };
 
 const struct np_backend_def *np_backend_find(const char *name)
 {
@@ -62,7 +64,10 @@ const char *np_backend_names(void)
 	if (!names[0])
 		for (int i = 0; np_backends[i]; i++) {
 			size_t n = strlen(names);
-			snprintf(names + n, sizeof(names) - n, "%s%s", i == 0 ? "" : np_backends[i + 1] ? ", " : " or ",
+			snprintf(names + n, sizeof(names) - n, "%s%s",
+				 i == 0               ? ""
+				 : np_backends[i + 1] ? ", "
+						      : " or ",
 				 np_backends[i]->name);
 		}
 	return names;
@@ -88,7 +93,8 @@ int np_backend_vnode_setup(const char *host, int node)
 
 /* auto: the first row with a device where every rank sees one, else the
  * first row (host memory), saying why the device rows were not taken */
-static void select_auto(bool devices_everywhere, const struct np_backend_ops **ops, char *why, size_t whylen)
+static void select_auto(bool devices_everywhere, const struct np_backend_ops **ops, char *why,
+			size_t whylen)
 {
 	*ops = np_backends[0]->ops;
 	snprintf(why, whylen, "--backend auto");
@@ -103,7 +109,10 @@ static void select_auto(bool devices_everywhere, const struct np_backend_ops **o
 		}
 		if (d->ops)
 			snprintf(why, whylen, "%s%s%s", d->auto_no_device,
-				 d->ops->device_visible && d->ops->device_visible() ? " on some ranks" : "", d->auto_instead);
+				 d->ops->device_visible && d->ops->device_visible()
+					 ? " on some ranks"
+					 : "",
+				 d->auto_instead);
 		else
 			snprintf(why, whylen, "%s%s", d->auto_not_built, d->auto_instead);
 	}
@@ -128,7 +137,8 @@ enum np_status np_backend_select(const char *choice, bool devices_everywhere,
 	return NP_OK;
 }
 
-void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, struct np_rotation *r)
+void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap,
+		    struct np_rotation *r)
 {
 	size_t send = b->lay.send_bytes, recv = b->lay.recv_bytes;
 

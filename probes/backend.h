@@ -56,45 +56,45 @@
 
 /* What a backend needs of the MPI world. */
 struct np_backend_world {
-	MPI_Comm comm;              /* every rank */
-	MPI_Comm node_comm;         /* the ranks of this real host (shared memory) */
+	MPI_Comm comm;      /* every rank */
+	MPI_Comm node_comm; /* the ranks of this real host (shared memory) */
 	int rank, size;
-	int node, nnodes;           /* this rank's node; virtual with virtual_nodes */
-	int local_rank, local_size; /* within that node */
-	bool virtual_nodes;         /* nodes are blocks of --ranks-per-node ranks */
+	int node, nnodes;                   /* this rank's node; virtual with virtual_nodes */
+	int local_rank, local_size;         /* within that node */
+	bool virtual_nodes;                 /* nodes are blocks of --ranks-per-node ranks */
 	const char (*hosts)[NP_BE_HOSTLEN]; /* every rank's host name */
-	const char *mpi_version;    /* MPI_Get_library_version, first line */
+	const char *mpi_version;            /* MPI_Get_library_version, first line */
 	/* a group of the job (nccl-probe isolate): comm is a sub-communicator
 	 * and rank, size, node_comm, hosts are the group's; job_ranks[r] is
 	 * the job rank of group rank r, NULL in the job's own world */
 	const int *job_ranks;
-	int job_size;               /* ranks in the whole job */
-	int device;                 /* GPU this rank uses in the job, -1 = the backend picks */
+	int job_size; /* ranks in the whole job */
+	int device;   /* GPU this rank uses in the job, -1 = the backend picks */
 };
 
 /* What a backend needs of the options. */
 struct np_backend_cfg {
-	const char *gpu_map; /* GPU index per local rank ("0,2,4"), or NULL */
-	bool graph;          /* capture timed batches in CUDA graphs (NP_CAP_GRAPHS) */
+	const char *gpu_map;      /* GPU index per local rank ("0,2,4"), or NULL */
+	bool graph;               /* capture timed batches in CUDA graphs (NP_CAP_GRAPHS) */
 	struct np_test_plan test; /* the test-only switches, read once at start-up */
 };
 
 /* The arguments of one collective call, as every backend's issue
  * function receives them: buffers, counts, its communicator and stream. */
 struct np_call {
-	void *send;        /* input (in place: inside recv, or recv inside send) */
-	void *recv;        /* result */
-	size_t count;      /* elements per rank, or per peer (struct np_layout) */
-	int dtype;         /* enum np_dtype */
-	int op;            /* enum np_redop */
+	void *send;   /* input (in place: inside recv, or recv inside send) */
+	void *recv;   /* result */
+	size_t count; /* elements per rank, or per peer (struct np_layout) */
+	int dtype;    /* enum np_dtype */
+	int op;       /* enum np_redop */
 	int root;
 	int rank, nranks;
 	bool inplace;
-	void *lib_dtype;   /* the backend's own data type and op handles */
+	void *lib_dtype; /* the backend's own data type and op handles */
 	void *lib_op;
-	void *comm;        /* the backend's communicator (MPI_Comm *, ncclComm_t) */
-	void *stream;      /* the backend's stream, or NULL */
-	const void *caps;  /* backend-private: what the runtime library offers */
+	void *comm;       /* the backend's communicator (MPI_Comm *, ncclComm_t) */
+	void *stream;     /* the backend's stream, or NULL */
+	const void *caps; /* backend-private: what the runtime library offers */
 };
 
 /* A backend's way to issue one collective: returns the library's result
@@ -125,12 +125,13 @@ struct np_rotation {
 };
 /* send_cap, recv_cap: the bytes allocated (send_cap 0: in place, the
  * recv buffer alone). */
-void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, struct np_rotation *r);
+void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap,
+		    struct np_rotation *r);
 
 /* Capabilities (ops->caps). */
-#define NP_CAP_GRAPHS 0x1u   /* --graph captures batches in CUDA graphs */
-#define NP_CAP_DEVICE 0x2u   /* buffers in GPU memory */
-#define NP_CAP_ABORT 0x4u    /* abort() interrupts in-flight work */
+#define NP_CAP_GRAPHS 0x1u /* --graph captures batches in CUDA graphs */
+#define NP_CAP_DEVICE 0x2u /* buffers in GPU memory */
+#define NP_CAP_ABORT 0x4u  /* abort() interrupts in-flight work */
 /* virtual nodes by host id: each its own (the registry's vnode_setup), so
  * the library moves data between them with its network transport */
 #define NP_CAP_HOSTID_VNODES 0x8u
@@ -143,27 +144,27 @@ void np_rotation_of(const struct np_bench *b, size_t send_cap, size_t recv_cap, 
 
 /* What a backend tells about itself and this rank's device. */
 struct np_backend_info {
-	char library[128];    /* e.g. "NCCL 2.28.3" or "Open MPI v4.1.4" */
-	char transport[128];  /* network transport in use, "" if unknown */
-	char runtime[128];    /* e.g. "CUDA driver 13.0, runtime 13.0", "" */
-	char calls[160];      /* how it issues collectives that have several ways,
-			       * e.g. "alltoall, gather, scatter: native (ncclAlltoAll, ...)" */
-	int device;           /* CUDA device index, -1 for host memory */
-	char bus_id[32];      /* PCI bus id of the device, "" for host */
-	char device_name[96]; /* "NVIDIA H200", or "host memory" */
-	uint64_t mem_avail;   /* bytes this rank may allocate for buffers */
-	uint64_t max_count;   /* largest element count of one call */
-	bool dtype_ok[NP_DTYPE_COUNT]; /* data types the library at hand takes */
+	char library[128];                    /* e.g. "NCCL 2.28.3" or "Open MPI v4.1.4" */
+	char transport[128];                  /* network transport in use, "" if unknown */
+	char runtime[128];                    /* e.g. "CUDA driver 13.0, runtime 13.0", "" */
+	char calls[160];                      /* how it issues collectives that have several ways,
+					       * e.g. "alltoall, gather, scatter: native (ncclAlltoAll, ...)" */
+	int device;                           /* CUDA device index, -1 for host memory */
+	char bus_id[32];                      /* PCI bus id of the device, "" for host */
+	char device_name[96];                 /* "NVIDIA H200", or "host memory" */
+	uint64_t mem_avail;                   /* bytes this rank may allocate for buffers */
+	uint64_t max_count;                   /* largest element count of one call */
+	bool dtype_ok[NP_DTYPE_COUNT];        /* data types the library at hand takes */
 	unsigned char ops_ok[NP_DTYPE_COUNT]; /* reductions it takes per type, bit 1 << op */
-	char dtype_why[128];  /* why a type is missing, "" when all are there */
-	char host_id[64];     /* the NCCL host id of a virtual node, "" else */
+	char dtype_why[128];                  /* why a type is missing, "" when all are there */
+	char host_id[64];                     /* the NCCL host id of a virtual node, "" else */
 };
 
 struct np_backend;
 
 struct np_backend_ops {
-	const char *name;     /* its registry row's name */
-	unsigned caps;        /* NP_CAP_* */
+	const char *name; /* its registry row's name */
+	unsigned caps;    /* NP_CAP_* */
 	/* How it issues each collective: [NP_COLL_COUNT], indexed by
 	 * enum np_coll_id, none NULL */
 	const np_issue_fn *issue;
@@ -208,12 +209,12 @@ extern const struct np_backend_ops np_backend_nccl;
 /* One row of the backend registry: every backend nccl-probe knows,
  * built in or not. */
 struct np_backend_def {
-	const char *name;            /* --backend NAME */
+	const char *name;                 /* --backend NAME */
 	const struct np_backend_ops *ops; /* NULL: not built in */
-	const char *not_built;       /* why it is missing and what to do */
-	const char *settings_prefix; /* its library's settings (tune): "NCCL_" */
-	const char *settings_of;     /* "an NCCL" (setting), for messages */
-	const char *settings_hint;   /* how to try such a setting */
+	const char *not_built;            /* why it is missing and what to do */
+	const char *settings_prefix;      /* its library's settings (tune): "NCCL_" */
+	const char *settings_of;          /* "an NCCL" (setting), for messages */
+	const char *settings_hint;        /* how to try such a setting */
 	/* auto: why it was chosen where every rank sees a device; else why
 	 * not ("no GPU visible", " on some ranks" added where this one sees
 	 * one; "built without NCCL"), then what auto took instead */

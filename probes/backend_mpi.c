@@ -55,13 +55,13 @@ static void small_store(void *v, int i, MPI_Datatype dt, float f)
 		((uint8_t *)v)[i] = np_pat_f2f8(f, dt != g_e4m3_t);
 }
 
-#define USER_OP(name, expr)                                                               \
-	static void name(void *in, void *inout, int *len, MPI_Datatype *dt)               \
-	{                                                                                 \
-		for (int i = 0; i < *len; i++) {                                          \
-			float x = small_load(in, i, *dt), y = small_load(inout, i, *dt);  \
-			small_store(inout, i, *dt, (expr));                               \
-		}                                                                         \
+#define USER_OP(name, expr)                                                              \
+	static void name(void *in, void *inout, int *len, MPI_Datatype *dt)              \
+	{                                                                                \
+		for (int i = 0; i < *len; i++) {                                         \
+			float x = small_load(in, i, *dt), y = small_load(inout, i, *dt); \
+			small_store(inout, i, *dt, (expr));                              \
+		}                                                                        \
 	}
 USER_OP(op_small_sum, x + y)
 USER_OP(op_small_prod, (x * y))
@@ -164,8 +164,10 @@ static enum np_status mpi_init(struct np_backend *be)
 {
 	struct mpi_priv *p = calloc(1, sizeof(*p));
 	static void (*const fns[NP_OP_COUNT])(void *, void *, int *, MPI_Datatype *) = {
-		[NP_OP_SUM] = op_small_sum, [NP_OP_PROD] = op_small_prod,
-		[NP_OP_MAX] = op_small_max, [NP_OP_MIN] = op_small_min,
+		[NP_OP_SUM] = op_small_sum,
+		[NP_OP_PROD] = op_small_prod,
+		[NP_OP_MAX] = op_small_max,
+		[NP_OP_MIN] = op_small_min,
 	};
 	struct np_test_where tw;
 	int major = 0, minor = 0;
@@ -264,9 +266,10 @@ static enum np_status mpi_prepare(struct np_backend *be, const struct np_bench *
 
 	place_of(p, b, r, n, &pl);
 	/* poison: 0xa5 bytes are no value of the pattern at the same place */
-	memset(p->recv, 0xa5, b->inplace ? (b->lay.send_bytes > b->lay.recv_bytes ? b->lay.send_bytes
-										 : b->lay.recv_bytes)
-					 : b->lay.recv_bytes);
+	memset(p->recv, 0xa5,
+	       b->inplace ? (b->lay.send_bytes > b->lay.recv_bytes ? b->lay.send_bytes
+								   : b->lay.recv_bytes)
+			  : b->lay.recv_bytes);
 	for (size_t j = 0; j < pl.in_elems; j++)
 		np_pat_store(pl.in, b->dtype, j, np_pat_input(red, b->op, b->dtype, n, src, j));
 	if ((p->faults.corrupt_all ||
@@ -275,7 +278,8 @@ static enum np_status mpi_prepare(struct np_backend *be, const struct np_bench *
 		/* test-only: one wrong input element; with every rank's, each at
 		 * its own place (wrong elements of two ranks at one place may
 		 * cancel in a sum) */
-		size_t j = (pl.in_elems / 2 + (p->faults.corrupt_all ? (size_t)r : 0)) % pl.in_elems;
+		size_t j =
+			(pl.in_elems / 2 + (p->faults.corrupt_all ? (size_t)r : 0)) % pl.in_elems;
 		np_pat_store(pl.in, b->dtype, j,
 			     np_pat_wrong(np_pat_input(red, b->op, b->dtype, n, src, j)));
 	}
@@ -322,14 +326,15 @@ static void scale_avg(void *res, enum np_dtype dt, size_t elems, int n)
 	case NP_BFLOAT16:
 	case NP_FP8E4M3:
 	case NP_FP8E5M2: {
-		MPI_Datatype t = dt == NP_HALF ? g_half_t : dt == NP_BFLOAT16 ? g_bf16_t
-					   : dt == NP_FP8E4M3 ? g_e4m3_t : MPI_DATATYPE_NULL;
+		MPI_Datatype t = dt == NP_HALF       ? g_half_t
+				 : dt == NP_BFLOAT16 ? g_bf16_t
+				 : dt == NP_FP8E4M3  ? g_e4m3_t
+						     : MPI_DATATYPE_NULL;
 		for (size_t i = 0; i < elems; i++)
 			small_store(res, (int)i, t, small_load(res, (int)i, t) / (float)n);
 		break;
 	}
-	case NP_DTYPE_COUNT:
-		break;
+	case NP_DTYPE_COUNT: break;
 	}
 }
 
@@ -342,13 +347,14 @@ static void scale_avg(void *res, enum np_dtype dt, size_t elems, int n)
 
 static int mpi_issue_allreduce(const struct np_call *c)
 {
-	return MPI_Allreduce(c->inplace ? MPI_IN_PLACE : c->send, c->recv, MN(c), MT(c), MO(c), MC(c));
+	return MPI_Allreduce(c->inplace ? MPI_IN_PLACE : c->send, c->recv, MN(c), MT(c), MO(c),
+			     MC(c));
 }
 
 static int mpi_issue_allgather(const struct np_call *c)
 {
-	return MPI_Allgather(c->inplace ? MPI_IN_PLACE : c->send, MN(c), MT(c), c->recv, MN(c), MT(c),
-			     MC(c));
+	return MPI_Allgather(c->inplace ? MPI_IN_PLACE : c->send, MN(c), MT(c), c->recv, MN(c),
+			     MT(c), MC(c));
 }
 
 static int mpi_issue_reducescatter(const struct np_call *c)
@@ -431,7 +437,7 @@ struct batch {
 	np_issue_fn issue;
 	char *in0, *out0;
 	size_t in_step, out_step, steps;
-	bool avg;                /* scale the sum to the average (MPI has no AVG) */
+	bool avg; /* scale the sum to the average (MPI has no AVG) */
 };
 
 static void batch_init(struct batch *bt, struct mpi_priv *p, const struct np_bench *b,
@@ -443,9 +449,15 @@ static void batch_init(struct batch *bt, struct mpi_priv *p, const struct np_ben
 	bt->t = mpi_type(p, b->dtype);
 	bt->op = mpi_op(p, b->dtype, b->op);
 	bt->comm = w->comm;
-	bt->c = (struct np_call){ .count = b->lay.count, .dtype = (int)b->dtype, .op = (int)b->op,
-				  .root = b->root, .rank = w->rank, .nranks = w->size,
-				  .inplace = b->inplace, .lib_dtype = &bt->t, .lib_op = &bt->op,
+	bt->c = (struct np_call){ .count = b->lay.count,
+				  .dtype = (int)b->dtype,
+				  .op = (int)b->op,
+				  .root = b->root,
+				  .rank = w->rank,
+				  .nranks = w->size,
+				  .inplace = b->inplace,
+				  .lib_dtype = &bt->t,
+				  .lib_op = &bt->op,
 				  .comm = &bt->comm };
 	bt->issue = mpi_issue[b->coll->id];
 	np_rotation_of(b, b->inplace ? 0 : p->send_cap, p->recv_cap, &rot);

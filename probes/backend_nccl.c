@@ -75,8 +75,8 @@ static void fill_versions(struct np_backend_info *in)
 		}
 		if (v != NCCL_VERSION_CODE)
 			snprintf(in->library, sizeof(in->library),
-				 "NCCL %d.%d.%d (built with the headers of %d.%d.%d)", maj, min, pat,
-				 NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+				 "NCCL %d.%d.%d (built with the headers of %d.%d.%d)", maj, min,
+				 pat, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
 		else
 			snprintf(in->library, sizeof(in->library), "NCCL %d.%d.%d", maj, min, pat);
 	} else {
@@ -113,7 +113,8 @@ static void parse_stall(struct nccl_priv *p, const struct np_test_plan *t)
 
 /* NCCL's native calls, where the runtime library has them; the switch
  * NCCL_PROBE_TEST_NO_NATIVE=1 (tests) forces grouped send/recv. */
-static void find_natives(struct nccl_priv *p, struct np_backend_info *in, const struct np_test_plan *t)
+static void find_natives(struct nccl_priv *p, struct np_backend_info *in,
+			 const struct np_test_plan *t)
 {
 	bool off = np_test_no_native_parse(t->no_native);
 	int v = 0;
@@ -132,12 +133,12 @@ static void find_natives(struct nccl_priv *p, struct np_backend_info *in, const 
 	else if (!p->native.alltoall && !p->native.gather && !p->native.scatter)
 		snprintf(in->calls, sizeof(in->calls),
 			 "alltoall, gather, scatter: grouped ncclSend/ncclRecv (%s)",
-			 off ? "NCCL_PROBE_TEST_NO_NATIVE=1"
-						  : "this NCCL has no native call");
+			 off ? "NCCL_PROBE_TEST_NO_NATIVE=1" : "this NCCL has no native call");
 	else
 		snprintf(in->calls, sizeof(in->calls),
 			 "alltoall %s, gather %s, scatter %s (native: NCCL's own call; else grouped send/recv)",
-			 p->native.alltoall ? "native" : "send/recv", p->native.gather ? "native" : "send/recv",
+			 p->native.alltoall ? "native" : "send/recv",
+			 p->native.gather ? "native" : "send/recv",
 			 p->native.scatter ? "native" : "send/recv");
 }
 
@@ -156,7 +157,8 @@ static void find_dtypes(struct nccl_priv *p, struct np_backend_info *in)
 	in->ops_ok[NP_FP8E5M2] &= (unsigned char)~(1u << NP_OP_AVG);
 	if (ncclGetVersion(&v) != ncclSuccess)
 		v = 0;
-	if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, p->dev) != cudaSuccess)
+	if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, p->dev) !=
+	    cudaSuccess)
 		major = 0;
 	cudaGetLastError();
 	if (NCCL_VERSION_CODE < 22400 || v < 22400 || major < 9) {
@@ -200,7 +202,8 @@ static enum np_status nccl_init(struct np_backend *be)
 			p->failed = true;
 			return np_fail(&be->err, NP_ESYS,
 				       "virtual node %d has no NCCL host id of its own (NCCL_HOSTID is %s%s%s); the world's virtual nodes must be made by np_world_init before the backend starts",
-				       be->world.node, env ? "'" : "unset", env ? env : "", env ? "'" : "");
+				       be->world.node, env ? "'" : "unset", env ? env : "",
+				       env ? "'" : "");
 		}
 		snprintf(be->info.host_id, sizeof(be->info.host_id), "%s", id);
 	}
@@ -293,17 +296,18 @@ enum np_status nccl_be_layout(struct np_backend *be, const struct np_bench *b, s
 	o->send_elems = count * (c->send_n ? n : 1);
 	o->recv_elems = count * (c->recv_n ? n : 1);
 	if (!b->inplace) {
-		if (!p->sendbuf || b->lay.send_bytes > p->send_cap || b->lay.recv_bytes > p->recv_cap)
+		if (!p->sendbuf || b->lay.send_bytes > p->send_cap ||
+		    b->lay.recv_bytes > p->recv_cap)
 			return np_fail(&be->err, NP_EUSAGE,
-				       "GPU %d: %s of %zu bytes does not fit the buffers allocated", p->dev,
-				       c->name, b->lay.size);
+				       "GPU %d: %s of %zu bytes does not fit the buffers allocated",
+				       p->dev, c->name, b->lay.size);
 		o->send = p->sendbuf;
 		o->recv = p->recvbuf;
 		return NP_OK;
 	}
 	if (!(c->flags & NP_COLL_F_INPLACE))
-		return np_fail(&be->err, NP_ENOTSUP, "%s has no in-place form; run it without --inplace",
-			       c->name);
+		return np_fail(&be->err, NP_ENOTSUP,
+			       "%s has no in-place form; run it without --inplace", c->name);
 	need = b->lay.send_bytes > b->lay.recv_bytes ? b->lay.send_bytes : b->lay.recv_bytes;
 	if (!p->recvbuf || need > p->recv_cap)
 		return np_fail(&be->err, NP_EUSAGE,
@@ -345,7 +349,8 @@ enum np_status nccl_be_fill(struct np_backend *be, const struct np_bench *b)
 		/* test-only: one wrong input element; with every rank's, each at
 		 * its own place (wrong elements of two ranks at one place may
 		 * cancel in a sum) */
-		size_t j = (u.send_elems / 2 + (p->faults.corrupt_all ? (size_t)p->rank : 0)) % u.send_elems;
+		size_t j = (u.send_elems / 2 + (p->faults.corrupt_all ? (size_t)p->rank : 0)) %
+			   u.send_elems;
 		size_t elt = np_dtypes[b->dtype].size;
 		int64_t v = np_pat_wrong(np_pat_input(!!(c->flags & NP_COLL_F_REDUCE), (int)b->op,
 						      (int)b->dtype, p->nranks, p->rank, j));
@@ -353,7 +358,8 @@ enum np_status nccl_be_fill(struct np_backend *be, const struct np_bench *b)
 		ce = cudaMemcpyAsync(u.send + j * elt, p->h_bad, elt, cudaMemcpyHostToDevice,
 				     p->stream);
 		if (ce != cudaSuccess)
-			return nccl_be_fail_cuda(be, ce, "cudaMemcpyAsync of the test's wrong element");
+			return nccl_be_fail_cuda(be, ce,
+						 "cudaMemcpyAsync of the test's wrong element");
 	}
 	return NP_OK;
 }
@@ -363,7 +369,8 @@ static enum np_status nccl_prepare(struct np_backend *be, const struct np_bench 
 	struct nccl_priv *p = be->priv;
 	enum np_status st;
 
-	if ((st = nccl_be_fill(be, b)) || (st = nccl_be_sync_stream(be, "filling the check pattern")))
+	if ((st = nccl_be_fill(be, b)) ||
+	    (st = nccl_be_sync_stream(be, "filling the check pattern")))
 		return st;
 	p->pristine = true;
 	return NP_OK;
@@ -387,8 +394,8 @@ static enum np_status nccl_check(struct np_backend *be, const struct np_bench *b
 	{
 		/* the operation matters to reductions only */
 		int op = (c->flags & NP_COLL_F_REDUCE) ? (int)b->op : NP_OP_SUM;
-		ce = np_kern_check(u.recv, u.recv_elems, (int)b->dtype, c->expect, op,
-				   p->nranks, p->rank, b->root, b->lay.count, p->d_wrong, p->stream);
+		ce = np_kern_check(u.recv, u.recv_elems, (int)b->dtype, c->expect, op, p->nranks,
+				   p->rank, b->root, b->lay.count, p->d_wrong, p->stream);
 	}
 	if (ce != cudaSuccess)
 		return nccl_be_fail_cuda(be, ce, "the check kernel launch");
@@ -477,7 +484,8 @@ static bool nccl_gpu_visible(void)
 
 const struct np_backend_ops np_backend_nccl = {
 	.name = "nccl",
-	.caps = NP_CAP_GRAPHS | NP_CAP_DEVICE | NP_CAP_ABORT | NP_CAP_HOSTID_VNODES | NP_CAP_SETTINGS_LOG,
+	.caps = NP_CAP_GRAPHS | NP_CAP_DEVICE | NP_CAP_ABORT | NP_CAP_HOSTID_VNODES |
+		NP_CAP_SETTINGS_LOG,
 	.issue = nccl_be_issue,
 	.device_visible = nccl_gpu_visible,
 	.init = nccl_init,

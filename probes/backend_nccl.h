@@ -32,11 +32,11 @@
 #define GRAPH_SLOTS 8
 
 struct graph {
-	int iters;               /* 0: free slot */
-	cudaGraphExec_t chunk;   /* min(iters, GRAPH_CHUNK) collectives */
-	cudaGraphExec_t rest;    /* iters % GRAPH_CHUNK collectives, or NULL */
-	int reps;                /* launches of chunk */
-	unsigned long stamp;     /* last use, for eviction */
+	int iters;             /* 0: free slot */
+	cudaGraphExec_t chunk; /* min(iters, GRAPH_CHUNK) collectives */
+	cudaGraphExec_t rest;  /* iters % GRAPH_CHUNK collectives, or NULL */
+	int reps;              /* launches of chunk */
+	unsigned long stamp;   /* last use, for eviction */
 };
 
 /* NCCL's own calls for collectives that older NCCL lacks (2.28 added
@@ -55,21 +55,21 @@ struct nccl_priv {
 	int rank, nranks;
 	struct nccl_native native;
 	struct np_test_faults faults; /* test-only switches */
-	int dev;                 /* CUDA device index, -1 before it is chosen */
+	int dev;                      /* CUDA device index, -1 before it is chosen */
 	bool dev_set;
-	ncclComm_t comm;         /* guarded by lock once init has begun */
-	pthread_mutex_t lock;    /* held around every call that uses comm */
-	atomic_int aborted;      /* abort() was called */
-	atomic_int abort_done;   /* ncclCommAbort returned (abort's helper thread) */
-	bool failed;             /* an error happened: finalize aborts the comm */
+	ncclComm_t comm;       /* guarded by lock once init has begun */
+	pthread_mutex_t lock;  /* held around every call that uses comm */
+	atomic_int aborted;    /* abort() was called */
+	atomic_int abort_done; /* ncclCommAbort returned (abort's helper thread) */
+	bool failed;           /* an error happened: finalize aborts the comm */
 	cudaStream_t stream;
 	cudaEvent_t ev_start, ev_stop, ev_sync;
 	void *sendbuf, *recvbuf; /* recvbuf alone when in place */
 	size_t send_cap, recv_cap;
 	unsigned long long *d_wrong, *h_wrong; /* check counter, device and pinned host */
-	unsigned char h_bad[8];  /* the test switch's wrong element, host */
+	unsigned char h_bad[8];                /* the test switch's wrong element, host */
 	int *h_release, *d_release;            /* stall release flag, mapped host memory */
-	bool stall;              /* NCCL_PROBE_TEST_STALL=R:device names this rank */
+	bool stall;                            /* NCCL_PROBE_TEST_STALL=R:device names this rank */
 	/* CUDA graphs, for the bench of gbench */
 	bool gbench_valid, warm;
 	struct np_bench gbench;

@@ -16,10 +16,7 @@
 #define NS(c) ((cudaStream_t)(c)->stream)
 #define NATIVE(c) ((const struct nccl_native *)(c)->caps)
 
-static size_t elt_of(const struct np_call *c)
-{
-	return np_dtypes[c->dtype].size;
-}
+static size_t elt_of(const struct np_call *c) { return np_dtypes[c->dtype].size; }
 
 static int group_end(ncclResult_t res)
 {
@@ -65,8 +62,8 @@ static int nccl_issue_alltoall(const struct np_call *c)
 		res = ncclSend((const char *)c->send + (size_t)peer * chunk, c->count, NT(c), peer,
 			       NC(c), NS(c));
 		if (res == ncclSuccess)
-			res = ncclRecv((char *)c->recv + (size_t)peer * chunk, c->count, NT(c), peer,
-				       NC(c), NS(c));
+			res = ncclRecv((char *)c->recv + (size_t)peer * chunk, c->count, NT(c),
+				       peer, NC(c), NS(c));
 	}
 	return group_end(res);
 }

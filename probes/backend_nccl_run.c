@@ -16,9 +16,9 @@
 #include "nccl_kernels.h"
 
 static const ncclDataType_t nccl_types[NP_DTYPE_COUNT] = {
-	[NP_INT8] = ncclInt8,       [NP_UINT8] = ncclUint8,     [NP_INT32] = ncclInt32,
-	[NP_UINT32] = ncclUint32,   [NP_INT64] = ncclInt64,     [NP_UINT64] = ncclUint64,
-	[NP_HALF] = ncclFloat16,    [NP_FLOAT] = ncclFloat32,   [NP_DOUBLE] = ncclFloat64,
+	[NP_INT8] = ncclInt8,          [NP_UINT8] = ncclUint8,        [NP_INT32] = ncclInt32,
+	[NP_UINT32] = ncclUint32,      [NP_INT64] = ncclInt64,        [NP_UINT64] = ncclUint64,
+	[NP_HALF] = ncclFloat16,       [NP_FLOAT] = ncclFloat32,      [NP_DOUBLE] = ncclFloat64,
 	[NP_BFLOAT16] = ncclBfloat16,
 #if NCCL_VERSION_CODE >= 22400
 	[NP_FP8E4M3] = ncclFloat8e4m3, [NP_FP8E5M2] = ncclFloat8e5m2,
@@ -35,10 +35,19 @@ static ncclResult_t enqueue(struct nccl_priv *p, const struct np_bench *b, const
 {
 	ncclDataType_t t = nccl_types[b->dtype];
 	ncclRedOp_t op = nccl_ops[b->op];
-	struct np_call c = { .send = u->send, .recv = u->recv, .count = b->lay.count,
-			     .dtype = (int)b->dtype, .op = (int)b->op, .root = b->root,
-			     .rank = p->rank, .nranks = p->nranks, .inplace = b->inplace,
-			     .lib_dtype = &t, .lib_op = &op, .comm = p->comm, .stream = p->stream,
+	struct np_call c = { .send = u->send,
+			     .recv = u->recv,
+			     .count = b->lay.count,
+			     .dtype = (int)b->dtype,
+			     .op = (int)b->op,
+			     .root = b->root,
+			     .rank = p->rank,
+			     .nranks = p->nranks,
+			     .inplace = b->inplace,
+			     .lib_dtype = &t,
+			     .lib_op = &op,
+			     .comm = p->comm,
+			     .stream = p->stream,
 			     .caps = &p->native };
 
 	return (ncclResult_t)nccl_be_issue[b->coll->id](&c);
@@ -80,8 +89,8 @@ static enum np_status enqueue_batch(struct np_backend *be, const struct np_bench
 
 static bool same_bench(const struct np_bench *a, const struct np_bench *b)
 {
-	return a->coll == b->coll && a->dtype == b->dtype && a->op == b->op &&
-	       a->root == b->root && a->inplace == b->inplace && a->lay.count == b->lay.count &&
+	return a->coll == b->coll && a->dtype == b->dtype && a->op == b->op && a->root == b->root &&
+	       a->inplace == b->inplace && a->lay.count == b->lay.count &&
 	       a->lay.send_bytes == b->lay.send_bytes && a->lay.recv_bytes == b->lay.recv_bytes;
 }
 
@@ -103,8 +112,8 @@ void nccl_be_graphs_free(struct nccl_priv *p)
 }
 
 /* Capture n collectives of b into an executable graph. */
-static enum np_status capture(struct np_backend *be, const struct np_bench *b,
-			      const struct bufs *u, int n, cudaGraphExec_t *exec)
+static enum np_status capture(struct np_backend *be, const struct np_bench *b, const struct bufs *u,
+			      int n, cudaGraphExec_t *exec)
 {
 	struct nccl_priv *p = be->priv;
 	cudaGraph_t g = NULL;
@@ -161,8 +170,9 @@ static enum np_status graph_get(struct np_backend *be, const struct np_bench *b,
 			    (st = nccl_be_sync_stream(be, b->coll->name)))
 				return st;
 			p->warm = true;
-			if (p->pristine && ((st = nccl_be_fill(be, b)) ||
-					    (st = nccl_be_sync_stream(be, "filling the check pattern"))))
+			if (p->pristine &&
+			    ((st = nccl_be_fill(be, b)) ||
+			     (st = nccl_be_sync_stream(be, "filling the check pattern"))))
 				return st;
 		}
 		g = &p->graphs[0];
@@ -204,7 +214,7 @@ static enum np_status launch_graphs(struct np_backend *be, const struct graph *g
 }
 
 enum np_status nccl_be_run(struct np_backend *be, const struct np_bench *b, int iters,
-			       double *seconds)
+			   double *seconds)
 {
 	struct nccl_priv *p = be->priv;
 	struct graph *g = NULL;
@@ -215,7 +225,8 @@ enum np_status nccl_be_run(struct np_backend *be, const struct np_bench *b, int 
 
 	*seconds = 0;
 	if (iters < 1)
-		return np_fail(&be->err, NP_EUSAGE, "run() needs at least one iteration, not %d", iters);
+		return np_fail(&be->err, NP_EUSAGE, "run() needs at least one iteration, not %d",
+			       iters);
 	if ((st = nccl_be_layout(be, b, &u)))
 		return st;
 	if (be->cfg.graph && (st = graph_get(be, b, &u, iters, &g)))

@@ -40,8 +40,8 @@ static enum np_status agree(struct np_backend *be, enum np_status st)
 		return nccl_be_fail_mpi(be, rc, "MPI_Bcast of the setup error");
 	if (st != NP_OK)
 		return st;
-	np_fail(&be->err, (enum np_status)fst, "stopped because rank %d on '%s' failed",
-		first[1], w->hosts ? w->hosts[first[1]] : "?");
+	np_fail(&be->err, (enum np_status)fst, "stopped because rank %d on '%s' failed", first[1],
+		w->hosts ? w->hosts[first[1]] : "?");
 	be->err.secondary = true;
 	return be->err.status;
 }
@@ -59,8 +59,8 @@ static uint64_t fnv1a(const char *s)
 
 /* Parse a GPU map "0,2,4" (from --gpu-map or NCCL_PROBE_GPU_MAP) and pick
  * entry lrank. */
-static enum np_status map_device(struct np_backend *be, const char *map, const char *src,
-				 int lrank, int ndev, int *dev)
+static enum np_status map_device(struct np_backend *be, const char *map, const char *src, int lrank,
+				 int ndev, int *dev)
 {
 	const char *s = map;
 	int i = 0;
@@ -78,8 +78,8 @@ static enum np_status map_device(struct np_backend *be, const char *map, const c
 			if ((int)v >= ndev)
 				return np_fail(&be->err, NP_ENODEV,
 					       "%s '%s' gives local rank %d GPU %d, but %d %s visible; give indices below %d",
-					       src, map, lrank, (int)v, ndev, ndev == 1 ? "is" : "are",
-					       ndev);
+					       src, map, lrank, (int)v, ndev,
+					       ndev == 1 ? "is" : "are", ndev);
 			*dev = (int)v;
 			return NP_OK;
 		}
@@ -177,12 +177,13 @@ static enum np_status open_device(struct np_backend *be)
 		p->failed = true;
 		return np_fail(&be->err, NP_ECUDA,
 			       "GPU %d ('%s') has compute capability %d.%d, which this build has no code for (built for %s); rebuild with ../configure --with-cuda-arch=%d%d",
-			       p->dev, prop.name, prop.major, prop.minor, NP_CUDA_TARGETS, prop.major,
-			       prop.minor);
+			       p->dev, prop.name, prop.major, prop.minor, NP_CUDA_TARGETS,
+			       prop.major, prop.minor);
 	}
 	if (ce != cudaSuccess)
 		return nccl_be_fail_cuda(be, ce, "cudaFuncGetAttributes of the check kernels");
-	if ((ce = cudaDeviceGetPCIBusId(in->bus_id, (int)sizeof(in->bus_id), p->dev)) != cudaSuccess)
+	if ((ce = cudaDeviceGetPCIBusId(in->bus_id, (int)sizeof(in->bus_id), p->dev)) !=
+	    cudaSuccess)
 		return nccl_be_fail_cuda(be, ce, "cudaDeviceGetPCIBusId");
 	if ((ce = cudaMemGetInfo(&freeb, &total)) != cudaSuccess)
 		return nccl_be_fail_cuda(be, ce, "cudaMemGetInfo");
@@ -196,7 +197,8 @@ static enum np_status open_device(struct np_backend *be)
 		return nccl_be_fail_cuda(be, ce, "cudaMalloc of the check counter");
 	if ((ce = cudaMallocHost((void **)&p->h_wrong, sizeof(*p->h_wrong))) != cudaSuccess)
 		return nccl_be_fail_cuda(be, ce, "cudaMallocHost of the check counter");
-	if ((ce = cudaHostAlloc((void **)&p->h_release, sizeof(int), cudaHostAllocMapped)) != cudaSuccess)
+	if ((ce = cudaHostAlloc((void **)&p->h_release, sizeof(int), cudaHostAllocMapped)) !=
+	    cudaSuccess)
 		return nccl_be_fail_cuda(be, ce, "cudaHostAlloc of the stall flag");
 	*(volatile int *)p->h_release = 0;
 	if ((ce = cudaHostGetDevicePointer((void **)&p->d_release, p->h_release, 0)) != cudaSuccess)
@@ -267,7 +269,8 @@ static enum np_status comm_init(struct np_backend *be)
 			return nccl_be_fail_nccl(be, (ncclResult_t)uid.r, "ncclGetUniqueId");
 		p->failed = true;
 		return np_fail(&be->err, NP_ENCCL, "rank 0 on '%s' failed: ncclGetUniqueId: %s",
-			       w->hosts ? w->hosts[0] : "?", ncclGetErrorString((ncclResult_t)uid.r));
+			       w->hosts ? w->hosts[0] : "?",
+			       ncclGetErrorString((ncclResult_t)uid.r));
 	}
 	cfg.blocking = 0; /* so that abort() can interrupt the setup */
 	cfg.commName = "nccl-probe";

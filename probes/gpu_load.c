@@ -76,8 +76,8 @@ static struct {
 	CUresult (*func)(CUfunction *, CUmodule, const char *);
 	CUresult (*alloc)(CUdeviceptr *, size_t);
 	CUresult (*free)(CUdeviceptr);
-	CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
-			   void **, void **);
+	CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+			   unsigned, void *, void **, void **);
 	CUresult (*sync)(void);
 	struct {
 		CUdevice dev;
@@ -116,7 +116,8 @@ static void *run(void *arg)
 			CUcontext old;
 			if (L.push(L.gpu[g].ctx) != 0)
 				continue;
-			L.launch(L.gpu[g].fn, (unsigned)L.gpu[g].sms * 8, 1, 1, LOAD_THREADS, 1, 1, 0, NULL, params, NULL);
+			L.launch(L.gpu[g].fn, (unsigned)L.gpu[g].sms * 8, 1, 1, LOAD_THREADS, 1, 1,
+				 0, NULL, params, NULL);
 			L.pop(&old);
 		}
 		for (int g = 0; g < L.ngpus; g++) {
@@ -175,8 +176,9 @@ int np_gpu_load_open(void)
 	CUSYM(free, "cuMemFree_v2");
 	CUSYM(launch, "cuLaunchKernel");
 	CUSYM(sync, "cuCtxSynchronize");
-	if (!L.init || !L.count || !L.get || !L.attr || !L.retain || !L.release || !L.push || !L.pop || !L.load ||
-	    !L.unload || !L.func || !L.alloc || !L.free || !L.launch || !L.sync || L.init(0) != 0 || L.count(&n) != 0)
+	if (!L.init || !L.count || !L.get || !L.attr || !L.retain || !L.release || !L.push ||
+	    !L.pop || !L.load || !L.unload || !L.func || !L.alloc || !L.free || !L.launch ||
+	    !L.sync || L.init(0) != 0 || L.count(&n) != 0)
 		return -1;
 	for (int i = 0; i < n && L.ngpus < LOAD_MAX_GPUS; i++) {
 		typeof(L.gpu[0]) *g = &L.gpu[L.ngpus];
@@ -187,7 +189,8 @@ int np_gpu_load_open(void)
 			L.release(g->dev);
 			continue;
 		}
-		if (L.attr(&g->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g->dev) != 0 || g->sms <= 0)
+		if (L.attr(&g->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g->dev) != 0 ||
+		    g->sms <= 0)
 			g->sms = 1;
 		if (L.load(&g->mod, ptx) != 0 || L.func(&g->fn, g->mod, "np_busy") != 0 ||
 		    L.alloc(&g->out, LOAD_THREADS * sizeof(float)) != 0) {

@@ -56,7 +56,8 @@ const char *np_nccl_log_setup(bool tuning)
 		close(fd);
 		snprintf(log_path, sizeof(log_path), "%s", name);
 	}
-	if (setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_SUBSYS", tuning ? "INIT,NET,ENV,TUNING" : "INIT,NET", 1) ||
+	if (setenv("NCCL_DEBUG", "INFO", 1) ||
+	    setenv("NCCL_DEBUG_SUBSYS", tuning ? "INIT,NET,ENV,TUNING" : "INIT,NET", 1) ||
 	    setenv("NCCL_DEBUG_FILE", log_path, 1)) {
 		unsetenv("NCCL_DEBUG");
 		unsetenv("NCCL_DEBUG_SUBSYS");
@@ -71,10 +72,7 @@ const char *np_nccl_log_setup(bool tuning)
 	return log_path;
 }
 
-const char *np_nccl_log_path(void)
-{
-	return log_path[0] ? log_path : NULL;
-}
+const char *np_nccl_log_path(void) { return log_path[0] ? log_path : NULL; }
 
 /* Process-wide: the NCCL_HOSTID this process put in its environment */
 static char host_id[64];
@@ -97,15 +95,13 @@ int np_nccl_hostid_setup(const char *host, int node)
 	return 0;
 }
 
-const char *np_nccl_hostid(void)
-{
-	return host_id[0] ? host_id : NULL;
-}
+const char *np_nccl_hostid(void) { return host_id[0] ? host_id : NULL; }
 
 bool np_nccl_env_ours(const char *e)
 {
-	if (log_path[0] && (!strncmp(e, "NCCL_DEBUG=", 11) || !strncmp(e, "NCCL_DEBUG_SUBSYS=", 18) ||
-			    !strncmp(e, "NCCL_DEBUG_FILE=", 16)))
+	if (log_path[0] &&
+	    (!strncmp(e, "NCCL_DEBUG=", 11) || !strncmp(e, "NCCL_DEBUG_SUBSYS=", 18) ||
+	     !strncmp(e, "NCCL_DEBUG_FILE=", 16)))
 		return true;
 	return host_id[0] && !strncmp(e, "NCCL_HOSTID=", 12) && !strcmp(e + 12, host_id);
 }
@@ -147,7 +143,8 @@ void np_nccl_log_transport(FILE *f, char *out, size_t len)
 			   nnets < NET_LINES) {
 			s += strlen("NCCL INFO NET/");
 			snprintf(nets[nnets].tag, sizeof(nets[nnets].tag), "%.*s", (int)(u - s), s);
-			copy_field(nets[nnets].devs, sizeof(nets[nnets].devs), u + sizeof(using) - 1);
+			copy_field(nets[nnets].devs, sizeof(nets[nnets].devs),
+				   u + sizeof(using) - 1);
 			nnets++;
 		} else if (!why[0] && strstr(line, "NET/IB : No device found")) {
 			snprintf(why, sizeof(why), "NET/IB: no device found");
@@ -180,8 +177,9 @@ static bool same_number(const char *a, const char *b)
 	const char *ea = a, *eb = b;
 	int64_t x, y;
 
-	if (!np_scan_i64(&ea, 0, INT64_MIN, INT64_MAX, &x) || !np_scan_i64(&eb, 0, INT64_MIN, INT64_MAX, &y) ||
-	    (*ea && strcmp(ea, ".")) || (*eb && strcmp(eb, ".")))
+	if (!np_scan_i64(&ea, 0, INT64_MIN, INT64_MAX, &x) ||
+	    !np_scan_i64(&eb, 0, INT64_MIN, INT64_MAX, &y) || (*ea && strcmp(ea, ".")) ||
+	    (*eb && strcmp(eb, ".")))
 		return false;
 	return x == y;
 }

@@ -23,9 +23,9 @@ void np_nccl_log_transport(FILE *f, char *out, size_t len);
  * unlinked at once; the path is /proc/self/fd/N, valid in this process
  * only), so a killed process leaves nothing behind; without /proc it is
  * a named file in TMPDIR that the caller removes. tuning adds ENV and TUNING (nccl-probe tune reads
- * which settings NCCL took and the algorithm and protocol of each call). Call it before any thread starts (MPI's, CUDA's,
- * NCCL's, the watchdog): setenv races with getenv in other threads, and
- * NCCL reads its settings once. Returns the file's path, or NULL. */
+ * which settings NCCL took and the algorithm and protocol of each call). Call it before any thread
+ * starts (MPI's, CUDA's, NCCL's, the watchdog): setenv races with getenv in other threads, and NCCL
+ * reads its settings once. Returns the file's path, or NULL. */
 const char *np_nccl_log_setup(bool tuning);
 /* The path np_nccl_log_setup made, or NULL. */
 const char *np_nccl_log_path(void);

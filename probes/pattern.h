@@ -76,10 +76,7 @@ NP_HD int np_pat_bits(int dtype)
 
 /* Sums that must stay small: floating types (they round) and 8-bit
  * integers (they overflow, and some MPI libraries saturate). */
-NP_HD int np_pat_bounded(int dtype)
-{
-	return np_pat_is_float(dtype) || np_pat_bits(dtype) == 8;
-}
+NP_HD int np_pat_bounded(int dtype) { return np_pat_is_float(dtype) || np_pat_bits(dtype) == 8; }
 
 /* Bounded types: every integer in [-P, P] (8-bit: the type's range) is exact. */
 NP_HD int64_t np_pat_exact(int dtype)
@@ -100,13 +97,34 @@ NP_HD int64_t np_pat_exact(int dtype)
 NP_HD void np_pat_range(int dtype, int64_t *lo, int64_t *hi)
 {
 	switch (dtype) {
-	case NP_INT8: *lo = -128; *hi = 127; return;
-	case NP_UINT8: *lo = 0; *hi = 255; return;
-	case NP_INT32: *lo = -(INT64_C(1) << 31); *hi = (INT64_C(1) << 31) - 1; return;
-	case NP_UINT32: *lo = 0; *hi = (INT64_C(1) << 32) - 1; return;
-	case NP_INT64: *lo = -(INT64_C(1) << 62); *hi = INT64_C(1) << 62; return;
-	case NP_UINT64: *lo = 0; *hi = INT64_MAX; return;
-	default: *hi = np_pat_exact(dtype); *lo = -*hi; return;
+	case NP_INT8:
+		*lo = -128;
+		*hi = 127;
+		return;
+	case NP_UINT8:
+		*lo = 0;
+		*hi = 255;
+		return;
+	case NP_INT32:
+		*lo = -(INT64_C(1) << 31);
+		*hi = (INT64_C(1) << 31) - 1;
+		return;
+	case NP_UINT32:
+		*lo = 0;
+		*hi = (INT64_C(1) << 32) - 1;
+		return;
+	case NP_INT64:
+		*lo = -(INT64_C(1) << 62);
+		*hi = INT64_C(1) << 62;
+		return;
+	case NP_UINT64:
+		*lo = 0;
+		*hi = INT64_MAX;
+		return;
+	default:
+		*hi = np_pat_exact(dtype);
+		*lo = -*hi;
+		return;
 	}
 }
 
@@ -117,13 +135,31 @@ NP_HD void np_pat_sum_terms(int dtype, int64_t *A, int64_t *E)
 {
 	switch (dtype) {
 	case NP_INT8:
-	case NP_UINT8: *A = 2; *E = 1; return;
+	case NP_UINT8:
+		*A = 2;
+		*E = 1;
+		return;
 	case NP_FP8E5M2:
-	case NP_FP8E4M3: *A = 1; *E = 1; return;
-	case NP_BFLOAT16: *A = 2; *E = 1; return;
-	case NP_HALF: *A = 8; *E = 7; return;
-	case NP_FLOAT: *A = 128; *E = 127; return;
-	default: *A = INT64_C(1) << 20; *E = (INT64_C(1) << 20) - 1; return;
+	case NP_FP8E4M3:
+		*A = 1;
+		*E = 1;
+		return;
+	case NP_BFLOAT16:
+		*A = 2;
+		*E = 1;
+		return;
+	case NP_HALF:
+		*A = 8;
+		*E = 7;
+		return;
+	case NP_FLOAT:
+		*A = 128;
+		*E = 127;
+		return;
+	default:
+		*A = INT64_C(1) << 20;
+		*E = (INT64_C(1) << 20) - 1;
+		return;
 	}
 }
 
@@ -177,7 +213,8 @@ NP_HD int64_t np_pat_red_input(int op, int dtype, int n, int r, size_t j)
 		if (!np_pat_bounded(dtype)) {
 			np_pat_range(dtype, &lo, &hi);
 			uint64_t a = h % ((uint64_t)hi / (uint64_t)n + 1);
-			return (int64_t)(a + np_pat_hash(h, (uint64_t)i) - np_pat_hash(h, (uint64_t)i1));
+			return (int64_t)(a + np_pat_hash(h, (uint64_t)i) -
+					 np_pat_hash(h, (uint64_t)i1));
 		}
 		int64_t A, E, amin;
 		np_pat_sum_terms(dtype, &A, &E);
@@ -232,8 +269,7 @@ NP_HD int64_t np_pat_red_expect(int op, int dtype, int n, size_t j)
 		/* integer avg: the sum divided by n, truncated (NCCL and MPI alike) */
 		return op == NP_OP_AVG && !np_pat_is_float(dtype) ? sum / n : sum;
 	}
-	case NP_OP_PROD:
-		return (h & 1) ? 2 : 1;
+	case NP_OP_PROD: return (h & 1) ? 2 : 1;
 	case NP_OP_MAX:
 	case NP_OP_MIN: {
 		uint64_t span, U, m;
@@ -515,9 +551,6 @@ NP_HD int np_pat_ok(const void *buf, int dtype, int op, int n, size_t i, int64_t
 }
 
 /* A wrong value for a test switch: differs from v, no larger in size. */
-NP_HD int64_t np_pat_wrong(int64_t v)
-{
-	return v > 0 ? v - 1 : v + 1;
-}
+NP_HD int64_t np_pat_wrong(int64_t v) { return v > 0 ? v - 1 : v + 1; }
 
 #endif

@@ -44,8 +44,10 @@ static void my_cpus(char *buf, size_t len)
 		if (in && start < 0)
 			start = c;
 		if (!in && start >= 0) {
-			int w = c - 1 == start ? snprintf(buf + off, len - off, "%s%d", off ? "," : "", start)
-					       : snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", start, c - 1);
+			int w = c - 1 == start ? snprintf(buf + off, len - off, "%s%d",
+							  off ? "," : "", start)
+					       : snprintf(buf + off, len - off, "%s%d-%d",
+							  off ? "," : "", start, c - 1);
 			off += w > 0 ? (size_t)w : 0;
 			start = -1;
 		}
@@ -87,8 +89,10 @@ static void binding(struct fleet_state *fs, struct np_topo *t, bool live)
 			np_abort(NP_EXIT_RUNTIME, "out of memory for %d CPU sets", n);
 		for (int i = 0; i < n; i++) {
 			b[i].rank = ranks[i];
-			b[i].gpu = i % t->ngpus; /* local rank i drives GPU i, as the sweep maps them */
-			snprintf(b[i].cpus, sizeof(b[i].cpus), "%s", all + (size_t)i * NP_CPUSET_LEN);
+			b[i].gpu = i %
+				   t->ngpus; /* local rank i drives GPU i, as the sweep maps them */
+			snprintf(b[i].cpus, sizeof(b[i].cpus), "%s",
+				 all + (size_t)i * NP_CPUSET_LEN);
 		}
 		np_topo_check_binding(t, b, n);
 		free(b);
@@ -103,8 +107,8 @@ static void gather_fleet(struct fleet_state *fs, struct np_topo *t)
 {
 	char sum[1024] = "", host[64];
 	int n = fs->w.size;
-	char (*sums)[1024] = NULL;
-	char (*hosts)[64] = NULL;
+	char(*sums)[1024] = NULL;
+	char(*hosts)[64] = NULL;
 
 	if (fs->leader)
 		np_topo_summary(t, sum, sizeof(sum));
@@ -143,10 +147,14 @@ static void gather_fleet(struct fleet_state *fs, struct np_topo *t)
 		if (!strcmp(sums[i], sums[best]))
 			continue;
 		f = np_topo_finding(t, "fleet-differs", NP_SEV_WARNING, hosts[i]);
-		snprintf(f->message, sizeof(f->message), "node '%s' differs from the %d node(s) like '%s'", hosts[i], best_count,
+		snprintf(f->message, sizeof(f->message),
+			 "node '%s' differs from the %d node(s) like '%s'", hosts[i], best_count,
 			 hosts[best]);
-		snprintf(f->evidence, sizeof(f->evidence), "%.150s | majority: %.150s", sums[i], sums[best]);
-		snprintf(f->remedy, sizeof(f->remedy), "run 'nccl-probe topo' on '%s' and compare; drain it until it matches", hosts[i]);
+		snprintf(f->evidence, sizeof(f->evidence), "%.150s | majority: %.150s", sums[i],
+			 sums[best]);
+		snprintf(f->remedy, sizeof(f->remedy),
+			 "run 'nccl-probe topo' on '%s' and compare; drain it until it matches",
+			 hosts[i]);
 	}
 }
 
@@ -177,11 +185,13 @@ static void health(struct fleet_state *fs, struct np_topo *t, const struct np_op
 		if (!t->health)
 			np_abort(NP_EXIT_RUNTIME, "out of memory for the health figures");
 		if (o->under_load > 0 && getenv("NCCL_PROBE_FSROOT"))
-			np_topo_note(t, "--under-load: NCCL_PROBE_FSROOT describes another machine, whose GPUs cannot be loaded; the health figures were sampled idle");
+			np_topo_note(t,
+				     "--under-load: NCCL_PROBE_FSROOT describes another machine, whose GPUs cannot be loaded; the health figures were sampled idle");
 		else if (o->under_load > 0 && np_gpu_load_open() == 0)
 			ho.load = &gpu_load;
 		else if (o->under_load > 0)
-			np_topo_note(t, "--under-load: no GPU could be loaded (no CUDA driver, or no GPU visible); the health figures were sampled idle");
+			np_topo_note(t,
+				     "--under-load: no GPU could be loaded (no CUDA driver, or no GPU visible); the health figures were sampled idle");
 		np_health_live(t, t->health, &ho);
 		np_health_check(t, t->health);
 		np_gpu_load_close();
@@ -233,13 +243,16 @@ static void health_fleet(struct fleet_state *fs, struct np_topo *t)
 	free(rows);
 }
 
-_Static_assert(NP_SEV_WARNING == 1 && NP_SEV_ERROR == 2, "--fail-on's values in opts.c are NP_SEV_*");
+_Static_assert(NP_SEV_WARNING == 1 && NP_SEV_ERROR == 2,
+	       "--fail-on's values in opts.c are NP_SEV_*");
 
 static int exit_code(const struct np_opts *o, const struct np_topo *t)
 {
 	if (o->check_gdr) { /* 0 every GPU yes, 1 one no, 5 none no but some unknown */
 		enum np_tri all = np_topo_gdr_all(t);
-		return all == NP_YES ? NP_EXIT_OK : all == NP_NO ? NP_EXIT_VERDICT : NP_EXIT_UNKNOWN;
+		return all == NP_YES  ? NP_EXIT_OK
+		       : all == NP_NO ? NP_EXIT_VERDICT
+				      : NP_EXIT_UNKNOWN;
 	}
 	if (o->recommend)
 		return NP_EXIT_OK;
@@ -247,7 +260,8 @@ static int exit_code(const struct np_opts *o, const struct np_topo *t)
 		if (o->fail_on >= 0 && (int)t->findings[i].sev >= o->fail_on)
 			return NP_EXIT_VERDICT;
 	for (int k = 0; k < t->ntrays; k++) /* a multi-node NVLink dump: every tray */
-		if (o->fail_on >= 0 && (o->fail_on == NP_SEV_ERROR ? t->trays[k].errors : t->trays[k].warnings) > 0)
+		if (o->fail_on >= 0 &&
+		    (o->fail_on == NP_SEV_ERROR ? t->trays[k].errors : t->trays[k].warnings) > 0)
 			return NP_EXIT_VERDICT;
 	return NP_EXIT_OK;
 }
@@ -297,7 +311,8 @@ static int discover(struct fleet_state *fs, struct np_topo *t, const struct np_o
 		 * are absent in a child (ibv_fork_init) or shared copy-on-write */
 		t->import_in_child = !fs->up;
 		t->tray_want = o->host_hash;
-		st = o->input ? np_topo_discover_file(t, o->input, keep, &err) : np_topo_discover_live(t, keep, &err);
+		st = o->input ? np_topo_discover_file(t, o->input, keep, &err)
+			      : np_topo_discover_live(t, keep, &err);
 	}
 	if (fs->up) {
 		int bad = st != NP_OK, any = 0, usage = st == NP_EUSAGE, anyusage = 0;
@@ -338,7 +353,8 @@ static void analyze(struct fleet_state *fs, struct np_topo *t, const struct np_o
 }
 
 /* --export: the node's hwloc XML snapshot, one file per real node. */
-static enum np_status export_snapshot(const struct fleet_state *fs, struct np_topo *t, const char *path)
+static enum np_status export_snapshot(const struct fleet_state *fs, struct np_topo *t,
+				      const char *path)
 {
 	struct np_err err = { 0 };
 	char name[4200], *xml = NULL;
@@ -357,7 +373,8 @@ static enum np_status export_snapshot(const struct fleet_state *fs, struct np_to
 /* The worst node's exit code; a "no" (1) outranks an "unknown" (5). */
 static int fleet_exit_code(const struct fleet_state *fs, int code)
 {
-	int known = code == NP_EXIT_UNKNOWN ? 0 : code, unknown = code == NP_EXIT_UNKNOWN, worst = 0, any = 0;
+	int known = code == NP_EXIT_UNKNOWN ? 0 : code, unknown = code == NP_EXIT_UNKNOWN,
+	    worst = 0, any = 0;
 
 	if (!fs->up)
 		return code;
@@ -368,7 +385,8 @@ static int fleet_exit_code(const struct fleet_state *fs, int code)
 
 /* The notes, the report in the format asked (to --output or standard
  * output) and --metrics; returns code, or the exit code of a failed write. */
-static int write_report(struct np_run *run, const struct fleet_state *fs, const struct np_topo *t, int code)
+static int write_report(struct np_run *run, const struct fleet_state *fs, const struct np_topo *t,
+			int code)
 {
 	const struct np_opts *o = &run->o;
 	const struct np_topo_fleet *fl = fs->up ? &fs->fleet : NULL;
@@ -415,7 +433,8 @@ int cmd_topo(struct np_run *run)
 		return NP_EXIT_USAGE;
 	}
 	if (o.host_hash && !o.input) {
-		np_error("--host-hash picks a tray of a multi-node NVLink dump; give the dump with --input");
+		np_error(
+			"--host-hash picks a tray of a multi-node NVLink dump; give the dump with --input");
 		return NP_EXIT_USAGE;
 	}
 	fleet_state_init(&fs, run);

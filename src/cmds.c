@@ -36,7 +36,9 @@ const char *np_cmd_names(char *buf, size_t n)
 	buf[0] = '\0';
 	for (size_t i = 0; i < np_commands_count && k < n; i++)
 		k += (size_t)snprintf(buf + k, n - k, "%s'%s'",
-				      !i ? "" : i + 1 < np_commands_count ? ", " : " or ",
+				      !i                          ? ""
+				      : i + 1 < np_commands_count ? ", "
+								  : " or ",
 				      np_commands[i]->name);
 	return buf;
 }

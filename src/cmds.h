@@ -47,18 +47,18 @@
 struct np_run {
 	int argc;
 	char **argv;
-	int first;                      /* index of the command's first option */
-	bool mpi;                       /* MPI is up */
+	int first; /* index of the command's first option */
+	bool mpi;  /* MPI is up */
 	struct np_opts o;
-	struct np_world w;              /* made when mpi (NP_NEEDS_WORLD, or topo under mpirun) */
+	struct np_world w; /* made when mpi (NP_NEEDS_WORLD, or topo under mpirun) */
 	bool world_up;
-	struct np_run_record rec;       /* this run's id, start and command line */
-	struct np_test_plan test;       /* the test-only switches, read once at start-up */
-	double t0;                      /* start, monotonic seconds (np_now_s) */
+	struct np_run_record rec;         /* this run's id, start and command line */
+	struct np_test_plan test;         /* the test-only switches, read once at start-up */
+	double t0;                        /* start, monotonic seconds (np_now_s) */
 	const struct np_backend_ops *ops; /* NP_NEEDS_BACKEND: the backend chosen */
-	char backend_why[192];          /* why auto chose it, or "--backend NAME" */
-	void *cmd_state;                /* a command's own state from its check to its run
-					 * (tune's candidates), made and freed by the command */
+	char backend_why[192];            /* why auto chose it, or "--backend NAME" */
+	void *cmd_state;                  /* a command's own state from its check to its run
+					   * (tune's candidates), made and freed by the command */
 };
 
 /* A command's own check of its inputs, run on every rank after the files
@@ -75,19 +75,19 @@ struct np_exit_code {
 struct np_cmd {
 	const char *name;
 	int (*fn)(struct np_run *run);
-	unsigned needs;                 /* NP_NEEDS_* */
-	np_cmd_check_fn check;          /* its own inputs, agreed over the world, or NULL */
-	const char *schema;             /* --version names its document's schema, or NULL */
+	unsigned needs;        /* NP_NEEDS_* */
+	np_cmd_check_fn check; /* its own inputs, agreed over the world, or NULL */
+	const char *schema;    /* --version names its document's schema, or NULL */
 	int schema_version;
 	/* parsing and --help */
-	const char *synopsis;           /* the usage line, after "usage: " */
-	const char *about;              /* what it does, lines of at most 80 columns */
-	const struct np_exit_code *exits;    /* its exit codes, ended by a NULL meaning */
-	unsigned formats;               /* NP_FMT_BIT(f) of each --format it writes */
-	int operands;                   /* arguments besides options: files (compare's A and B) */
-	uint64_t default_max[2];        /* a command that runs a series of sizes: the default
-					 * largest size on GPUs [1] and on host memory [0]; else 0 */
-	const struct np_option *options; /* sorted by long name */
+	const char *synopsis;             /* the usage line, after "usage: " */
+	const char *about;                /* what it does, lines of at most 80 columns */
+	const struct np_exit_code *exits; /* its exit codes, ended by a NULL meaning */
+	unsigned formats;                 /* NP_FMT_BIT(f) of each --format it writes */
+	int operands;                     /* arguments besides options: files (compare's A and B) */
+	uint64_t default_max[2];          /* a command that runs a series of sizes: the default
+					   * largest size on GPUs [1] and on host memory [0]; else 0 */
+	const struct np_option *options;  /* sorted by long name */
 	size_t noptions;
 	/* its defaults that differ from every command's (np_opts_defaults), or NULL */
 	void (*defaults)(struct np_opts *o);

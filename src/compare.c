@@ -32,13 +32,10 @@
 #include "stats.h"
 #include "version.h"
 
-static const char *or_unknown(const char *s)
-{
-	return s ? s : "unknown";
-}
+static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
 
-static void group_name(char *buf, size_t len, const char *coll, const char *type, const char *redop, long long root,
-		       bool inplace, const struct np_cmp_run *a)
+static void group_name(char *buf, size_t len, const char *coll, const char *type, const char *redop,
+		       long long root, bool inplace, const struct np_cmp_run *a)
 {
 	int w = snprintf(buf, len, "%s", coll);
 	/* the data type and operation only when they tell groups apart */
@@ -62,9 +59,11 @@ static void summary_line(char *buf, size_t len, const struct np_cmp_summary *s)
 	if (!s->nbelow)
 		below[0] = '\0';
 	else if (!s->below_faster && !s->below_slower)
-		snprintf(below, sizeof(below), "\n    no difference below%s", s->below_few ? " (some rows had too few samples)" : "");
+		snprintf(below, sizeof(below), "\n    no difference below%s",
+			 s->below_few ? " (some rows had too few samples)" : "");
 	else
-		snprintf(below, sizeof(below), "\n    below: faster at %d, slower at %d of %d sizes", s->below_faster,
+		snprintf(below, sizeof(below),
+			 "\n    below: faster at %d, slower at %d of %d sizes", s->below_faster,
 			 s->below_slower, s->nbelow);
 	if (!s->nrows) {
 		snprintf(buf, len, "no bandwidth-bound sizes in common%s", below);
@@ -75,17 +74,22 @@ static void summary_line(char *buf, size_t len, const struct np_cmp_summary *s)
 		return;
 	}
 	if (s->v == NP_CV_NONE) {
-		snprintf(buf, len, "no significant difference from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", from, s->speed,
-			 s->speed_lo, s->speed_hi, below);
+		snprintf(buf, len,
+			 "no significant difference from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s",
+			 from, s->speed, s->speed_lo, s->speed_hi, below);
 		return;
 	}
 	{
 		/* the interval as it is: slower by 1 - hi to 1 - lo, faster by
 		 * lo - 1 to hi - 1 (it need not be symmetric about the estimate) */
-		double lo = s->v == NP_CV_FASTER ? (s->speed_lo - 1) * 100 : (1 - s->speed_hi) * 100;
-		double hi = s->v == NP_CV_FASTER ? (s->speed_hi - 1) * 100 : (1 - s->speed_lo) * 100;
-		w = snprintf(buf, len, "B is %.1f%% to %.1f%% %s from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s", lo, hi,
-			     s->v == NP_CV_FASTER ? "faster" : "slower", from, s->speed, s->speed_lo, s->speed_hi, below);
+		double lo =
+			s->v == NP_CV_FASTER ? (s->speed_lo - 1) * 100 : (1 - s->speed_hi) * 100;
+		double hi =
+			s->v == NP_CV_FASTER ? (s->speed_hi - 1) * 100 : (1 - s->speed_lo) * 100;
+		w = snprintf(buf, len,
+			     "B is %.1f%% to %.1f%% %s from %s up (B/A %.3f, 95%% CI %.3f to %.3f)%s",
+			     lo, hi, s->v == NP_CV_FASTER ? "faster" : "slower", from, s->speed,
+			     s->speed_lo, s->speed_hi, below);
 		(void)w;
 	}
 }
@@ -111,16 +115,18 @@ static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cm
 			np_fputs_printable(f, diff[i]);
 			fputs("\n", f);
 		}
-		fprintf(f, "# B/A = B's speed over A's (busbw ratio; A's time / B's time), the Hodges-Lehmann estimate\n"
-			   "# from the stored sample times, with its 95%% confidence interval (Mann-Whitney),\n"
-			   "# Bonferroni-corrected over the %d rows compared\n",
+		fprintf(f,
+			"# B/A = B's speed over A's (busbw ratio; A's time / B's time), the Hodges-Lehmann estimate\n"
+			"# from the stored sample times, with its 95%% confidence interval (Mann-Whitney),\n"
+			"# Bonferroni-corrected over the %d rows compared\n",
 			ncompared);
 	}
-	fprintf(f, "%-13s %12s %9s %9s %6s %13s %8s  %s\n", "coll", "size(B)", "A(GB/s)", "B(GB/s)", "B/A", "95% CI",
-		"samples", "result");
+	fprintf(f, "%-13s %12s %9s %9s %6s %13s %8s  %s\n", "coll", "size(B)", "A(GB/s)", "B(GB/s)",
+		"B/A", "95% CI", "samples", "result");
 	for (size_t i = 0; i < np; i++) {
 		char name[96], ci[40] = "-", ratio[16] = "-", n[24];
-		group_name(name, sizeof(name), p[i].a->coll, p[i].a->type, p[i].a->redop, p[i].a->root, p[i].a->inplace, a);
+		group_name(name, sizeof(name), p[i].a->coll, p[i].a->type, p[i].a->redop,
+			   p[i].a->root, p[i].a->inplace, a);
 		if (p[i].v != NP_CV_FEW) {
 			snprintf(ratio, sizeof(ratio), "%.3f", p[i].speed);
 			snprintf(ci, sizeof(ci), "%.3f-%.3f", p[i].speed_lo, p[i].speed_hi);
@@ -128,11 +134,15 @@ static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cm
 		snprintf(n, sizeof(n), "%d,%d", p[i].a->nsamples, p[i].b->nsamples);
 		/* the normal approximation is poor when one side has few samples */
 		{
-			bool approx = p[i].v != NP_CV_FEW && !p[i].sh.exact && (p[i].a->nsamples < 10 || p[i].b->nsamples < 10);
+			bool approx = p[i].v != NP_CV_FEW && !p[i].sh.exact &&
+				      (p[i].a->nsamples < 10 || p[i].b->nsamples < 10);
 			napprox += approx;
-			fprintf(f, "%-13s %12llu %9.2f %9.2f %6s %13s %8s  %s%s\n", name, (unsigned long long)p[i].a->size,
-				p[i].a->busbw, p[i].b->busbw, ratio, ci, n,
-				p[i].v == NP_CV_NONE ? "not significant" : np_cmp_verdict_str(p[i].v), approx ? " *" : "");
+			fprintf(f, "%-13s %12llu %9.2f %9.2f %6s %13s %8s  %s%s\n", name,
+				(unsigned long long)p[i].a->size, p[i].a->busbw, p[i].b->busbw,
+				ratio, ci, n,
+				p[i].v == NP_CV_NONE ? "not significant"
+						     : np_cmp_verdict_str(p[i].v),
+				approx ? " *" : "");
 		}
 	}
 	if (napprox)
@@ -142,13 +152,15 @@ static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cm
 		for (size_t i = 0; i < np; i++)
 			noisy += p[i].a->noise || p[i].b->noise;
 		if (np && noisy == np)
-			fprintf(f, "# every row compared was noise-bound in A or B: the runs' noise hides differences\n"
-				   "# smaller than it; for an A/B of settings use 'nccl-probe tune', which interleaves them\n");
+			fprintf(f,
+				"# every row compared was noise-bound in A or B: the runs' noise hides differences\n"
+				"# smaller than it; for an A/B of settings use 'nccl-probe tune', which interleaves them\n");
 	}
 	fprintf(f, "\nsummary (bandwidth-bound sizes; 95%% CI, Bonferroni over %d):\n", ns);
 	for (int g = 0; g < ns; g++) {
 		char name[96], line[512];
-		group_name(name, sizeof(name), sum[g].coll, sum[g].type, sum[g].redop, sum[g].root, sum[g].inplace, a);
+		group_name(name, sizeof(name), sum[g].coll, sum[g].type, sum[g].redop, sum[g].root,
+			   sum[g].inplace, a);
 		summary_line(line, sizeof(line), &sum[g]);
 		fprintf(f, "  %s: %s\n", name, line);
 	}
@@ -163,9 +175,9 @@ static void json_num_or_null(struct np_json *j, const char *key, bool ok, double
 }
 
 static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b,
-			const struct np_cmp_pair *p, size_t np, int ncompared, const struct np_cmp_summary *sum,
-			int ns, char (*diff)[256], int ndiff, int code, double min_change,
-			const struct np_run_record *rec)
+			const struct np_cmp_pair *p, size_t np, int ncompared,
+			const struct np_cmp_summary *sum, int ns, char (*diff)[256], int ndiff,
+			int code, double min_change, const struct np_run_record *rec)
 {
 	struct np_json j;
 
@@ -250,8 +262,8 @@ struct cargs {
 	double max_regression, min_change;
 	enum np_format format;
 	bool quiet;
-	const char *output;          /* "-" or NULL: standard output */
-	FILE *to;                    /* the table goes here when given */
+	const char *output; /* "-" or NULL: standard output */
+	FILE *to;           /* the table goes here when given */
 	const struct np_run_record *rec;
 };
 
@@ -267,7 +279,8 @@ static int name_regressions(const struct np_cmp_pair *p, size_t np, double max_r
 			char size[32];
 			np_human_size(p[i].a->size, size, sizeof(size));
 			np_error("regression: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f), slower than A by more than %g%%",
-				 p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
+				 p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi,
+				 max_regression * 100);
 			code = NP_EXIT_VERDICT;
 		}
 	for (size_t i = 0; i < np && code != NP_EXIT_VERDICT; i++)
@@ -276,11 +289,12 @@ static int name_regressions(const struct np_cmp_pair *p, size_t np, double max_r
 			np_human_size(p[i].a->size, size, sizeof(size));
 			if (p[i].v == NP_CV_FEW)
 				np_warn("inconclusive: %s at %s: not compared (sample times: A %d, B %d, at least %d each), so not shown within %g%%; measure longer (--budget)",
-					p[i].a->coll, size, p[i].a->nsamples, p[i].b->nsamples, NP_CMP_MIN_SAMPLES,
-					max_regression * 100);
+					p[i].a->coll, size, p[i].a->nsamples, p[i].b->nsamples,
+					NP_CMP_MIN_SAMPLES, max_regression * 100);
 			else
 				np_warn("inconclusive: %s at %s: B/A speed %.3f (95%% CI %.3f to %.3f) may be slower than A by more than %g%%; measure longer (--budget) or on a quieter fabric",
-					p[i].a->coll, size, p[i].speed, p[i].speed_lo, p[i].speed_hi, max_regression * 100);
+					p[i].a->coll, size, p[i].speed, p[i].speed_lo,
+					p[i].speed_hi, max_regression * 100);
 			code = NP_EXIT_INCONCLUSIVE;
 		}
 	return code;
@@ -297,9 +311,11 @@ static void compare_notes(const struct np_cmp_run *run, const struct np_cmp_pair
 	for (int i = 0; i < ndiff; i++)
 		np_note("A and B differ: %s", diff[i]);
 	if (ncompared < (int)np)
-		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared", (int)np - ncompared,
-			np, NP_CMP_MIN_SAMPLES,
-			p[0].a->nsamples == 0 || p[0].b->nsamples == 0 ? " (reports without \"sample_times\" have none)" : "");
+		np_note("%d of %zu rows have fewer than %d sample times in A or B%s; they are not compared",
+			(int)np - ncompared, np, NP_CMP_MIN_SAMPLES,
+			p[0].a->nsamples == 0 || p[0].b->nsamples == 0
+				? " (reports without \"sample_times\" have none)"
+				: "");
 }
 
 /* Two runs read, A and B, compared and the result written: compare's
@@ -332,8 +348,8 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 		compare_notes(run, c.p, c.np, c.ncompared, c.diff, c.ndiff);
 	code = name_regressions(c.p, c.np, ca->max_regression);
 	if (ca->to) {
-		report_table(ca->to, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff, c.ndiff,
-			     ca->quiet);
+		report_table(ca->to, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff,
+			     c.ndiff, ca->quiet);
 		goto out_free;
 	}
 	if (np_outfile_open(&out, ca->output ? ca->output : "-", "--output", &err)) {
@@ -342,11 +358,11 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 		goto out_free;
 	}
 	if (ca->format == NP_FMT_JSON)
-		report_json(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff, c.ndiff, code,
-			    ca->min_change, ca->rec);
+		report_json(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff,
+			    c.ndiff, code, ca->min_change, ca->rec);
 	else
-		report_table(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff, c.ndiff,
-			     ca->quiet);
+		report_table(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff,
+			     c.ndiff, ca->quiet);
 	if (np_outfile_commit(&out, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);

@@ -25,10 +25,7 @@ const char *np_cmp_verdict_str(enum np_cmp_verdict v)
 	return "unknown";
 }
 
-static const char *or_unknown(const char *s)
-{
-	return s ? s : "unknown";
-}
+static const char *or_unknown(const char *s) { return s ? s : "unknown"; }
 
 /* Runs that cannot be compared: NULL or the reason. */
 const char *np_cmp_incomparable(const struct np_cmp_run *a, const struct np_cmp_run *b, char *buf,
@@ -39,8 +36,8 @@ const char *np_cmp_incomparable(const struct np_cmp_run *a, const struct np_cmp_
 	else if (a->nodes != b->nodes)
 		snprintf(buf, len, "A ran on %lld nodes and B on %lld", a->nodes, b->nodes);
 	else if (!a->backend || !b->backend || strcmp(a->backend, b->backend))
-		snprintf(buf, len, "A ran on the %s backend and B on the %s backend", or_unknown(a->backend),
-			 or_unknown(b->backend));
+		snprintf(buf, len, "A ran on the %s backend and B on the %s backend",
+			 or_unknown(a->backend), or_unknown(b->backend));
 	else if (a->dtype && b->dtype && strcmp(a->dtype, b->dtype))
 		snprintf(buf, len, "A's data type is %.30s and B's %.30s", a->dtype, b->dtype);
 	else
@@ -92,7 +89,8 @@ void np_cmp_mark_bw_bound(struct np_cmp_pair *p, size_t np, const struct np_cmp_
 	}
 }
 
-int np_cmp_summarize(struct np_cmp_pair *p, size_t np, struct np_cmp_summary *sum, double min_change)
+int np_cmp_summarize(struct np_cmp_pair *p, size_t np, struct np_cmp_summary *sum,
+		     double min_change)
 {
 	int ns = 0;
 	size_t *first = calloc(np + 1, sizeof(*first));
@@ -135,15 +133,17 @@ int np_cmp_summarize(struct np_cmp_pair *p, size_t np, struct np_cmp_summary *su
 		}
 		for (size_t i = first[g]; i < first[g + 1]; i++)
 			if (p[i].bw_bound && p[i].v != NP_CV_FEW)
-				st[n++] = (struct np_shift_stratum){ p[i].a->logt, p[i].a->nsamples, p[i].b->logt,
-								     p[i].b->nsamples };
+				st[n++] =
+					(struct np_shift_stratum){ p[i].a->logt, p[i].a->nsamples,
+								   p[i].b->logt, p[i].b->nsamples };
 		sum[g].v = NP_CV_FEW;
 		if (n) {
 			sum[g].have = true;
 			np_shift_compute(st, n, NP_CMP_ALPHA / ns, &sum[g].sh);
 			speed_of(&sum[g].sh, &sum[g].speed, &sum[g].speed_lo, &sum[g].speed_hi);
-			sum[g].v = isinf(sum[g].sh.lo) ? NP_CV_FEW :
-							   verdict_of(sum[g].speed, sum[g].speed_lo, sum[g].speed_hi, min_change);
+			sum[g].v = isinf(sum[g].sh.lo) ? NP_CV_FEW
+						       : verdict_of(sum[g].speed, sum[g].speed_lo,
+								    sum[g].speed_hi, min_change);
 		}
 		free(st);
 	}
@@ -152,7 +152,8 @@ int np_cmp_summarize(struct np_cmp_pair *p, size_t np, struct np_cmp_summary *su
 }
 
 /* The rows of A and B with the same key, merged from their sorted rows */
-size_t np_cmp_pair_rows(const struct np_cmp_run *a, const struct np_cmp_run *b, struct np_cmp_pair *p)
+size_t np_cmp_pair_rows(const struct np_cmp_run *a, const struct np_cmp_run *b,
+			struct np_cmp_pair *p)
 {
 	size_t np = 0;
 
@@ -190,10 +191,12 @@ int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, doub
 	int ncompared = 0;
 
 	for (size_t i = 0; i < np; i++)
-		if (p[i].a->nsamples >= NP_CMP_MIN_SAMPLES && p[i].b->nsamples >= NP_CMP_MIN_SAMPLES)
+		if (p[i].a->nsamples >= NP_CMP_MIN_SAMPLES &&
+		    p[i].b->nsamples >= NP_CMP_MIN_SAMPLES)
 			ncompared++;
 	for (size_t i = 0; i < np; i++) {
-		struct np_shift_stratum s = { p[i].a->logt, p[i].a->nsamples, p[i].b->logt, p[i].b->nsamples };
+		struct np_shift_stratum s = { p[i].a->logt, p[i].a->nsamples, p[i].b->logt,
+					      p[i].b->nsamples };
 		p[i].v = NP_CV_FEW;
 		p[i].regression = false;
 		/* a row not compared is one a margin cannot pass either */
@@ -208,13 +211,15 @@ int np_cmp_judge_pairs(struct np_cmp_pair *p, size_t np, double min_change, doub
 		p[i].regression = p[i].v == NP_CV_SLOWER && p[i].speed_hi < 1 - max_regression;
 		/* with a margin, a regression is beyond it in every batch
 		 * of B: one batch within it makes the row undecided */
-		if (p[i].regression && max_regression > 0 && fastest_speed(&p[i]) >= 1 - max_regression)
+		if (p[i].regression && max_regression > 0 &&
+		    fastest_speed(&p[i]) >= 1 - max_regression)
 			p[i].regression = false;
 		/* a tolerance is a margin the gate passes only when the
 		 * interval shows the row within it; at 0 the gate is the
 		 * significance test alone (no interval excludes every
 		 * slowdown) */
-		p[i].undecided = max_regression > 0 && !p[i].regression && p[i].speed_lo < 1 - max_regression;
+		p[i].undecided = max_regression > 0 && !p[i].regression &&
+				 p[i].speed_lo < 1 - max_regression;
 	}
 	return ncompared;
 }
@@ -239,7 +244,8 @@ static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, c
 		const char *x = *(const char *const *)((const char *)a + fields[i].off);
 		const char *y = *(const char *const *)((const char *)b + fields[i].off);
 		if ((x || y) && (!x || !y || strcmp(x, y)))
-			snprintf(out[n++], 256, "%s: A '%.100s', B '%.100s'", fields[i].what, x ? x : "none", y ? y : "none");
+			snprintf(out[n++], 256, "%s: A '%.100s', B '%.100s'", fields[i].what,
+				 x ? x : "none", y ? y : "none");
 	}
 	for (int side = 0; side < 2; side++) {
 		const struct np_cmp_run *e = side ? b : a, *other = side ? a : b;
@@ -251,11 +257,14 @@ static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, c
 			if (oval && val && !strcmp(val, oval))
 				continue;
 			if (side)
-				snprintf(out[n++], 256, "%.60s: A unset, B '%.100s'", key, val ? val : "");
+				snprintf(out[n++], 256, "%.60s: A unset, B '%.100s'", key,
+					 val ? val : "");
 			else if (oval)
-				snprintf(out[n++], 256, "%.60s: A '%.80s', B '%.80s'", key, val ? val : "", oval);
+				snprintf(out[n++], 256, "%.60s: A '%.80s', B '%.80s'", key,
+					 val ? val : "", oval);
 			else
-				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", key, val ? val : "");
+				snprintf(out[n++], 256, "%.60s: A '%.100s', B unset", key,
+					 val ? val : "");
 		}
 	}
 	return n;
@@ -263,8 +272,8 @@ static int differences(const struct np_cmp_run *a, const struct np_cmp_run *b, c
 
 /* The whole comparison of A and B: the pairs, judged, marked and summed
  * up, and the differences between the runs */
-enum np_status np_cmp_compare(const struct np_cmp_run *a, const struct np_cmp_run *b, double min_change,
-			      double max_regression, struct np_cmp_result *c)
+enum np_status np_cmp_compare(const struct np_cmp_run *a, const struct np_cmp_run *b,
+			      double min_change, double max_regression, struct np_cmp_result *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->p = calloc(a->nrows + 1, sizeof(*c->p));

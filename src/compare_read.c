@@ -26,7 +26,8 @@
 static enum np_status bad_row(const struct np_cmp_run *r, size_t i, const struct np_jval *v,
 			      const char *what, struct np_err *err)
 {
-	return np_fail(err, NP_EUSAGE, "'%s' is not a valid sweep report: results[%zu]: %s at byte %zu; give a file that nccl-probe wrote with --format json",
+	return np_fail(err, NP_EUSAGE,
+		       "'%s' is not a valid sweep report: results[%zu]: %s at byte %zu; give a file that nccl-probe wrote with --format json",
 		       r->path, i, what, v ? (size_t)v->offset : 0);
 }
 
@@ -39,7 +40,8 @@ static bool ident(const char *s)
 	if (!s || !*s)
 		return false;
 	for (; s[n]; n++)
-		if (n >= 31 || !((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_'))
+		if (n >= 31 ||
+		    !((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_'))
 			return false;
 	return true;
 }
@@ -59,7 +61,8 @@ static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_j
 	if (o->type != NP_J_OBJ)
 		return bad_row(r, i, o, "not an object", err);
 	row->coll = np_jstr(np_jget(o, KEY(NP_M_COLL)));
-	if (!ident(row->coll) || !np_coll_find(row->coll) || strcmp(np_coll_find(row->coll)->name, row->coll))
+	if (!ident(row->coll) || !np_coll_find(row->coll) ||
+	    strcmp(np_coll_find(row->coll)->name, row->coll))
 		return bad_row(r, i, o, "'coll' is not a collective name", err);
 	row->coll_index = (int)(np_coll_find(row->coll) - np_colls);
 	row->coll = np_colls[row->coll_index].name; /* the parsed results are freed */
@@ -84,8 +87,10 @@ static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_j
 	v = np_jget(o, KEY(NP_M_INPLACE));
 	row->inplace = v && v->type == NP_J_BOOL && v->b;
 	v = np_jget(o, KEY(NP_M_SIZE));
-	if (!v || v->type != NP_J_NUM || !(v->num >= 1 && v->num <= 9.2e18 && v->num == floor(v->num)))
-		return bad_row(r, i, v ? v : o, "'size' is not a positive whole number of bytes", err);
+	if (!v || v->type != NP_J_NUM ||
+	    !(v->num >= 1 && v->num <= 9.2e18 && v->num == floor(v->num)))
+		return bad_row(r, i, v ? v : o, "'size' is not a positive whole number of bytes",
+			       err);
 	row->size = (uint64_t)v->num;
 	v = np_jget(o, KEY(NP_M_TIME));
 	if (!v || v->type != NP_J_NUM || !(v->num > 0))
@@ -103,19 +108,23 @@ static enum np_status read_row(struct np_cmp_run *r, size_t i, const struct np_j
 			return bad_row(r, i, v, "'sample_times' is not an array of seconds", err);
 		if (v->n > NP_CMP_MAX_SAMPLES) {
 			char what[160];
-			snprintf(what, sizeof(what), "'sample_times' holds %zu, more than the %d a row of nccl-probe stores",
+			snprintf(what, sizeof(what),
+				 "'sample_times' holds %zu, more than the %d a row of nccl-probe stores",
 				 (size_t)v->n, NP_CMP_MAX_SAMPLES);
 			return bad_row(r, i, v, what, err);
 		}
 		if (v->n) {
 			row->logt = malloc(v->n * sizeof(double));
 			if (!row->logt)
-				return np_fail(err, NP_ENOMEM, "out of memory for the samples of '%s'", r->path);
+				return np_fail(err, NP_ENOMEM,
+					       "out of memory for the samples of '%s'", r->path);
 		}
 		for (size_t k = 0; k < v->n; k++) {
 			const struct np_jval *t = &v->items[k];
 			if (t->type != NP_J_NUM || !(t->num > 0))
-				return bad_row(r, i, t, "a sample time is not a positive number of seconds", err);
+				return bad_row(r, i, t,
+					       "a sample time is not a positive number of seconds",
+					       err);
 			row->logt[k] = log(t->num);
 		}
 		row->nsamples = (int)v->n;
@@ -164,11 +173,12 @@ static enum np_status sort_rows(struct np_cmp_run *r, const struct np_jval *res,
 	qsort(r->sorted, r->nrows, sizeof(*r->sorted), cmp_rowp);
 	for (size_t i = 1; i < r->nrows; i++)
 		if (!np_cmp_row_key(r->sorted[i - 1], r->sorted[i])) {
-			size_t k = (size_t)(r->sorted[i] - r->rows) > (size_t)(r->sorted[i - 1] - r->rows)
+			size_t k = (size_t)(r->sorted[i] - r->rows) >
+						   (size_t)(r->sorted[i - 1] - r->rows)
 					   ? (size_t)(r->sorted[i] - r->rows)
 					   : (size_t)(r->sorted[i - 1] - r->rows);
-			return bad_row(r, k, res ? &res->items[k] : NULL, "the same collective and size as an earlier row",
-				       err);
+			return bad_row(r, k, res ? &res->items[k] : NULL,
+				       "the same collective and size as an earlier row", err);
 		}
 	return NP_OK;
 }
@@ -212,7 +222,8 @@ static long long num_or(const struct np_jval *v, long long dflt)
  * (its memory is then one document's, not two). */
 static enum np_status keep_strings(struct np_cmp_run *r, struct np_err *err)
 {
-	const char **str[6] = { &r->backend, &r->library, &r->runtime, &r->mpi, &r->dtype, &r->version };
+	const char **str[6] = { &r->backend, &r->library, &r->runtime,
+				&r->mpi,     &r->dtype,   &r->version };
 
 	for (int i = 0; i < 6; i++)
 		if (*str[i] && !(*str[i] = r->own[i] = strdup(*str[i])))
@@ -253,7 +264,8 @@ enum np_status np_cmp_run_read(struct np_cmp_run *r, const char *path, struct np
 		return st;
 	if (r->doc.type != NP_J_OBJ || !np_jstr(np_jget(&r->doc, "schema")) ||
 	    strcmp(np_jstr(np_jget(&r->doc, "schema")), NP_SWEEP_SCHEMA))
-		return np_fail(err, NP_EUSAGE, "'%s' is not a sweep report (no \"schema\": \"%s\"); give the JSON of 'nccl-probe --format json' or --json FILE",
+		return np_fail(err, NP_EUSAGE,
+			       "'%s' is not a sweep report (no \"schema\": \"%s\"); give the JSON of 'nccl-probe --format json' or --json FILE",
 			       path, NP_SWEEP_SCHEMA);
 	r->backend = opt_str(np_jget2(&r->doc, "backend", "name"));
 	r->library = opt_str(np_jget2(&r->doc, "backend", "library"));
@@ -268,7 +280,8 @@ enum np_status np_cmp_run_read(struct np_cmp_run *r, const char *path, struct np
 		return st;
 	res = np_jget(&r->doc, "results");
 	if (!res || res->type != NP_J_ARR)
-		return np_fail(err, NP_EUSAGE, "'%s' has no \"results\" array; give the JSON of a sweep", path);
+		return np_fail(err, NP_EUSAGE,
+			       "'%s' has no \"results\" array; give the JSON of a sweep", path);
 	r->rows = calloc(res->n ? res->n : 1, sizeof(*r->rows));
 	if (!r->rows)
 		return np_fail(err, NP_ENOMEM, "out of memory for the rows of '%s'", path);
@@ -371,7 +384,8 @@ static enum np_status env_from_report(struct np_cmp_run *r, const struct np_swee
 	r->env = calloc(n, sizeof(*r->env));
 	r->env_keys = calloc(n, sizeof(*r->env_keys));
 	if (!r->env || !r->env_keys)
-		return np_fail(err, NP_ENOMEM, "out of memory for the NCCL_* variables of %s", r->path);
+		return np_fail(err, NP_ENOMEM, "out of memory for the NCCL_* variables of %s",
+			       r->path);
 	for (size_t i = 0; i < n; i++) {
 		const char *kv = rep->nccl_env[i], *eq = strchr(kv, '=');
 		size_t len = eq ? (size_t)(eq - kv) : strlen(kv);

@@ -22,12 +22,12 @@ struct np_cmp_row {
 	long long root;                  /* -1 when null */
 	bool inplace;
 	uint64_t size;
-	double time, busbw;              /* busbw NAN when null */
-	double *logt;                    /* log sample times, sorted; NULL when none stored */
-	int nsamples;                    /* sample times stored */
-	int judged;                      /* the row's "judged", -1 absent */
-	bool noise;                      /* the row's "stop" is noise-bound */
-	int coll_index;                  /* in np_colls: the sweep's order */
+	double time, busbw;               /* busbw NAN when null */
+	double *logt;                     /* log sample times, sorted; NULL when none stored */
+	int nsamples;                     /* sample times stored */
+	int judged;                       /* the row's "judged", -1 absent */
+	bool noise;                       /* the row's "stop" is noise-bound */
+	int coll_index;                   /* in np_colls: the sweep's order */
 	char type_buf[32], redop_buf[32]; /* type and redop of a row read from a file */
 };
 
@@ -45,18 +45,18 @@ struct np_cmp_env {
 /* A sweep report, from its file or from memory. */
 struct np_cmp_run {
 	const char *path;
-	struct np_jval doc;              /* a report read from a file: freed once read */
-	char *own[6];                    /* a report read from a file: its strings below */
-	bool env_own;                    /* env's keys and values are this run's copies */
+	struct np_jval doc; /* a report read from a file: freed once read */
+	char *own[6];       /* a report read from a file: its strings below */
+	bool env_own;       /* env's keys and values are this run's copies */
 	const char *backend, *library, *runtime, *mpi, *dtype, *version;
 	long long ranks, nodes;
-	uint64_t judge_from;             /* 0 when absent */
-	struct np_cmp_env *env;          /* nccl_env */
+	uint64_t judge_from;    /* 0 when absent */
+	struct np_cmp_env *env; /* nccl_env */
 	size_t nenv;
-	char (*env_keys)[128];           /* a run in memory: its variables' names */
+	char (*env_keys)[128]; /* a run in memory: its variables' names */
 	struct np_cmp_row *rows;
 	size_t nrows;
-	struct np_cmp_row **sorted;      /* rows by key: collective, type, redop, root, in place, size */
+	struct np_cmp_row **sorted; /* rows by key: collective, type, redop, root, in place, size */
 };
 
 /* A report read from the JSON file PATH (NP_EUSAGE with the byte offset
@@ -65,8 +65,8 @@ struct np_cmp_run {
 enum np_status np_cmp_run_read(struct np_cmp_run *r, const char *path, struct np_err *err);
 /* The run REP in memory, named LABEL, as np_cmp_run_read would read its
  * JSON report: the same fields, numbers to the report's ten digits. */
-enum np_status np_cmp_run_from_report(struct np_cmp_run *r, const struct np_sweep_report *rep, const char *label,
-				      struct np_err *err);
+enum np_status np_cmp_run_from_report(struct np_cmp_run *r, const struct np_sweep_report *rep,
+				      const char *label, struct np_err *err);
 void np_cmp_run_free(struct np_cmp_run *r);
 /* The value of KEY in the run's nccl_env (the first of duplicates), or NULL */
 const char *np_cmp_run_env(const struct np_cmp_run *r, const char *key);

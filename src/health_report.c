@@ -22,7 +22,8 @@ static void num(char *buf, size_t len, long long v, const char *unit)
 
 static void gpu_line(FILE *f, const struct np_gpu_health *g, int i)
 {
-	char sm[32], smmax[32], app[32], mem[32], memmax[32], temp[32], head[32], pw[32], pl[32], why[160];
+	char sm[32], smmax[32], app[32], mem[32], memmax[32], temp[32], head[32], pw[32], pl[32],
+		why[160];
 
 	num(sm, sizeof(sm), g->sm_mhz, "");
 	num(smmax, sizeof(smmax), g->sm_max_mhz, "");
@@ -34,15 +35,19 @@ static void gpu_line(FILE *f, const struct np_gpu_health *g, int i)
 	num(pw, sizeof(pw), g->power_mw == NP_HX ? NP_HX : g->power_mw / 1000, "");
 	num(pl, sizeof(pl), g->power_limit_mw == NP_HX ? NP_HX : g->power_limit_mw / 1000, " W");
 	np_clk_reasons_str(g->reasons, why, sizeof(why));
-	fprintf(f, "  GPU%-3d SM %s/%s MHz (app %s), mem %s/%s MHz, %s (%s to slowdown), %s/%s, reasons: %s\n",
+	fprintf(f,
+		"  GPU%-3d SM %s/%s MHz (app %s), mem %s/%s MHz, %s (%s to slowdown), %s/%s, reasons: %s\n",
 		g->gpu >= 0 ? g->gpu : i, sm, smmax, app, mem, memmax, temp, head, pw, pl, why);
-	fprintf(f, "         persistence %s, ECC %s", np_tri_str(g->persistence), np_tri_str(g->ecc));
+	fprintf(f, "         persistence %s, ECC %s", np_tri_str(g->persistence),
+		np_tri_str(g->ecc));
 	if (g->ecc_uncorrected != NP_HX)
 		fprintf(f, " (%lld uncorrected)", g->ecc_uncorrected);
 	if (g->remap_pending != NP_UNKNOWN)
-		fprintf(f, ", remap pending %s, failed %s", np_tri_str(g->remap_pending), np_tri_str(g->remap_failed));
+		fprintf(f, ", remap pending %s, failed %s", np_tri_str(g->remap_pending),
+			np_tri_str(g->remap_failed));
 	if (g->pcie_replay != NP_HX)
-		fprintf(f, ", PCIe replays %lld (+%lld)", g->pcie_replay, g->pcie_replay_grew == NP_HX ? 0 : g->pcie_replay_grew);
+		fprintf(f, ", PCIe replays %lld (+%lld)", g->pcie_replay,
+			g->pcie_replay_grew == NP_HX ? 0 : g->pcie_replay_grew);
 	if (g->nvl_up >= 0)
 		fprintf(f, ", NVLinks %d up %d down", g->nvl_up, g->nvl_down);
 	fprintf(f, "\n");
@@ -57,7 +62,8 @@ void np_health_report_table(FILE *f, const struct np_topo *t)
 		return;
 	hh = &h->host;
 	if (h->window_s > 0)
-		fprintf(f, "Health (sampled %.1f s, %s):\n", h->window_s, h->under_load ? "under load" : "idle");
+		fprintf(f, "Health (sampled %.1f s, %s):\n", h->window_s,
+			h->under_load ? "under load" : "idle");
 	else
 		fprintf(f, "Health (nothing to sample over time):\n");
 	if (!h->nvml)
@@ -72,7 +78,8 @@ void np_health_report_table(FILE *f, const struct np_topo *t)
 			if (nh->after[c] == NP_HX)
 				fprintf(f, " %s ?", np_nic_counter_names[c]);
 			else
-				fprintf(f, " %s %lld (+%lld)", np_nic_counter_names[c], nh->after[c],
+				fprintf(f, " %s %lld (+%lld)", np_nic_counter_names[c],
+					nh->after[c],
 					nh->before[c] == NP_HX ? 0 : nh->after[c] - nh->before[c]);
 		}
 		fprintf(f, "\n");
@@ -81,8 +88,8 @@ void np_health_report_table(FILE *f, const struct np_topo *t)
 	if (hh->shm_bytes == NP_HX)
 		fprintf(f, "?");
 	else
-		fprintf(f, "%lld MiB (%lld free, need %lld for %d ranks)", hh->shm_bytes / MIB, hh->shm_free / MIB,
-			hh->shm_need / MIB, hh->shm_ranks);
+		fprintf(f, "%lld MiB (%lld free, need %lld for %d ranks)", hh->shm_bytes / MIB,
+			hh->shm_free / MIB, hh->shm_need / MIB, hh->shm_ranks);
 	fprintf(f, ", memlock ");
 	if (hh->memlock == NP_HX)
 		fprintf(f, "?");
@@ -90,8 +97,9 @@ void np_health_report_table(FILE *f, const struct np_topo *t)
 		fprintf(f, "unlimited");
 	else
 		fprintf(f, "%lld KiB", hh->memlock / 1024);
-	fprintf(f, ", CPUs %s, memory nodes %s, container %s%s%s%s, IOMMU DMA translation %s\n", hh->cpus[0] ? hh->cpus : "?",
-		hh->mems[0] ? hh->mems : "?", np_tri_str(hh->container), hh->container_kind[0] ? " (" : "", hh->container_kind,
+	fprintf(f, ", CPUs %s, memory nodes %s, container %s%s%s%s, IOMMU DMA translation %s\n",
+		hh->cpus[0] ? hh->cpus : "?", hh->mems[0] ? hh->mems : "?",
+		np_tri_str(hh->container), hh->container_kind[0] ? " (" : "", hh->container_kind,
 		hh->container_kind[0] ? ")" : "", np_tri_str(hh->iommu_dma));
 }
 
@@ -129,7 +137,8 @@ static void json_gpu(struct np_json *j, const struct np_gpu_health *g)
 	/* the key and unit of the sweep's ranks[].gpu_clocks */
 	np_json_obj_begin(j, "below_app_clocks_ms");
 	for (int v = 0; v < NP_VIOL_COUNT; v++)
-		jnum(j, np_viol_str((enum np_viol)v), g->viol_ns[v] == NP_HX ? NP_HX : g->viol_ns[v] / 1000000);
+		jnum(j, np_viol_str((enum np_viol)v),
+		     g->viol_ns[v] == NP_HX ? NP_HX : g->viol_ns[v] / 1000000);
 	np_json_obj_end(j);
 	jnum(j, "temp_c", g->temp_c);
 	jnum(j, "tlimit_margin_c", g->margin_c);
@@ -168,7 +177,9 @@ static void json_nic(struct np_json *j, const struct np_nic_health *nh)
 	np_json_obj_begin(j, "grew");
 	for (int c = 0; c < NP_HEALTH_NIC_COUNTERS; c++)
 		jnum(j, np_nic_counter_names[c],
-		     nh->after[c] == NP_HX || nh->before[c] == NP_HX ? NP_HX : nh->after[c] - nh->before[c]);
+		     nh->after[c] == NP_HX || nh->before[c] == NP_HX
+			     ? NP_HX
+			     : nh->after[c] - nh->before[c]);
 	np_json_obj_end(j);
 	np_json_obj_end(j);
 }

@@ -175,7 +175,7 @@ static void measure_group(struct iso *is, MPI_Comm gc, const char *what, struct 
 		if (first < sw.size)
 			MPI_Bcast(out->msg, sizeof(out->msg), MPI_CHAR, first, gc);
 		if (!out->status)
-			out->status = st; /* another rank of the group failed */
+			out->status = st;   /* another rank of the group failed */
 		np_measure_idle(&is->meas); /* the other groups measure on */
 	}
 	np_watchdog_set_backend(NULL);
@@ -191,7 +191,8 @@ static void measure_group(struct iso *is, MPI_Comm gc, const char *what, struct 
  * (the launch, the software), not a node's: one error, nobody accused;
  * exit 3 when no group could run, 2 when some computed wrong data.
  * Collective over the job; all is rank 0's (the phase's outcome by rank). */
-static void launch_failed(struct iso *is, const struct phase_out *all, enum np_iso_fig_kind kind, int round)
+static void launch_failed(struct iso *is, const struct phase_out *all, enum np_iso_fig_kind kind,
+			  int round)
 {
 	const struct np_world *w = is->w;
 	int res[2] = { -1, 0 }; /* the group whose message is shown; wrong data seen */
@@ -266,7 +267,8 @@ static void run_phase(struct iso *is, const int *part, enum np_iso_fig_kind kind
 		if (!all)
 			np_abort(NP_EXIT_RUNTIME, "out of memory");
 	}
-	MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, w->comm);
+	MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0,
+		   w->comm);
 	/* the leaders' batch times, for the paired comparison */
 	{
 		int cnt = mine.leader ? mine.samples : 0, *cnts = NULL, *displs = NULL, tot = 0;
@@ -288,8 +290,8 @@ static void run_phase(struct iso *is, const int *part, enum np_iso_fig_kind kind
 			if (!is->tbuf)
 				np_abort(NP_EXIT_RUNTIME, "out of memory");
 		}
-		MPI_Gatherv(is->meas.samples, cnt, MPI_DOUBLE, is->tbuf, cnts, displs, MPI_DOUBLE, 0,
-			    w->comm);
+		MPI_Gatherv(is->meas.samples, cnt, MPI_DOUBLE, is->tbuf, cnts, displs, MPI_DOUBLE,
+			    0, w->comm);
 		free(cnts);
 	}
 	launch_failed(is, all, kind, round);
@@ -314,8 +316,9 @@ static void run_phase(struct iso *is, const int *part, enum np_iso_fig_kind kind
 		if (all[r].status) {
 			/* the group could not measure: name it by what happened */
 			np_error("round %d: %s group of %s%s%s could not run: %s", round,
-				 np_iso_fig_kind_str(kind), f.a >= 0 ? is->names[f.a] : "every node",
-				 f.b >= 0 ? " and " : "", f.b >= 0 ? is->names[f.b] : "", all[r].msg);
+				 np_iso_fig_kind_str(kind),
+				 f.a >= 0 ? is->names[f.a] : "every node", f.b >= 0 ? " and " : "",
+				 f.b >= 0 ? is->names[f.b] : "", all[r].msg);
 			f.busbw = f.lo = f.hi = 0;
 			f.wrong = 1;
 			f.failed = true;
@@ -476,7 +479,7 @@ static void node_names(struct iso *is)
 {
 	const struct np_world *w = is->w;
 	int *nodes;
-	char (*slurm)[NP_HOSTLEN], mine[NP_HOSTLEN] = "";
+	char(*slurm)[NP_HOSTLEN], mine[NP_HOSTLEN] = "";
 	const char *sn = getenv("SLURMD_NODENAME");
 
 	if (w->virtual_nodes) {
@@ -493,7 +496,8 @@ static void node_names(struct iso *is)
 	MPI_Allgather(&w->node, 1, MPI_INT, nodes, 1, MPI_INT, w->comm);
 	MPI_Allgather(mine, NP_HOSTLEN, MPI_CHAR, slurm, NP_HOSTLEN, MPI_CHAR, w->comm);
 	for (int r = w->size - 1; r >= 0; r--)
-		snprintf(is->names[nodes[r]], sizeof(is->names[0]), "%s", slurm[r][0] ? slurm[r] : w->hosts[r]);
+		snprintf(is->names[nodes[r]], sizeof(is->names[0]), "%s",
+			 slurm[r][0] ? slurm[r] : w->hosts[r]);
 	free(slurm);
 	free(nodes);
 }
@@ -505,25 +509,30 @@ static void iso_start(struct iso *is, struct np_run *run)
 	struct np_err err = { 0 };
 
 	if (!run->w.ranks_per_node)
-		np_die(NP_EXIT_USAGE, "nodes have different numbers of ranks; launch the same number of ranks (GPUs) on every node");
+		np_die(NP_EXIT_USAGE,
+		       "nodes have different numbers of ranks; launch the same number of ranks (GPUs) on every node");
 	is->N = run->w.nnodes;
 	is->L = run->w.ranks_per_node;
-	if (!np_iso_judge_init(&is->j, is->N, is->L, NULL, o->min_effect, o->min_busbw, o->min_busbw))
+	if (!np_iso_judge_init(&is->j, is->N, is->L, NULL, o->min_effect, o->min_busbw,
+			       o->min_busbw))
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
 	is->j.note = iso_note;
 	is->j.note_arg = is;
 	{
 		/* the random order of partners: --seed, or drawn on rank 0;
 		 * every rank plans with the same one, and the report says it */
-		uint64_t seed = o->seed >= 0 ? (uint64_t)o->seed
-					     : ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) % 2147483647u;
+		uint64_t seed =
+			o->seed >= 0 ? (uint64_t)o->seed
+				     : ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) %
+					       2147483647u;
 		MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, run->w.comm);
 		is->j.seed = seed;
 	}
 	if (o->min_busbw > 0)
 		snprintf(is->j.floor_src, sizeof(is->j.floor_src), "--min-busbw");
 	if (is->N < 2)
-		np_die(NP_EXIT_USAGE, "isolate needs at least 2 nodes (%d found); launch on more nodes, or use --ranks-per-node to try virtual nodes on one host",
+		np_die(NP_EXIT_USAGE,
+		       "isolate needs at least 2 nodes (%d found); launch on more nodes, or use --ranks-per-node to try virtual nodes on one host",
 		       is->N);
 	/* checked now, its temporary made at the end (iso_report): a kill of
 	 * rank 0 during the rounds leaves no file beside it */
@@ -538,18 +547,19 @@ static void iso_start(struct iso *is, struct np_run *run)
 	is->meas.sorted = calloc(NP_MEAS_MAX_SAMPLES, sizeof(double));
 	if (!is->names || !is->meas.samples || !is->meas.sorted)
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
-	is->j.names = (const char (*)[NP_ISO_NAMELEN])is->names;
+	is->j.names = (const char(*)[NP_ISO_NAMELEN])is->names;
 	node_names(is);
 	if (o->topology) {
 		is->leaf = calloc((size_t)is->N, sizeof(int));
 		is->leaf_names = calloc((size_t)is->N, sizeof(*is->leaf_names));
 		if (!is->leaf || !is->leaf_names)
 			np_abort(NP_EXIT_RUNTIME, "out of memory for %d nodes", is->N);
-		if (np_iso_topology_read(o->topology, is->N, (const char (*)[NP_ISO_NAMELEN])is->names,
-					 is->leaf, is->leaf_names, &is->j.nleaves, &err))
+		if (np_iso_topology_read(o->topology, is->N,
+					 (const char(*)[NP_ISO_NAMELEN])is->names, is->leaf,
+					 is->leaf_names, &is->j.nleaves, &err))
 			np_die(np_status_exit(err.status), "%s", err.msg);
 		is->j.leaf = is->leaf;
-		is->j.leaf_names = (const char (*)[NP_ISO_NAMELEN])is->leaf_names;
+		is->j.leaf_names = (const char(*)[NP_ISO_NAMELEN])is->leaf_names;
 	}
 	if (o->baseline) {
 		char type[160];
@@ -560,7 +570,8 @@ static void iso_start(struct iso *is, struct np_run *run)
 	is->meas.o = o;
 	is->meas.budget = o->budget;
 	is->meas.ci_target = ISO_CI_TARGET;
-	is->meas.noise_min = NP_MEAS_MAX_SAMPLES; /* the paired comparison needs every sample the budget buys */
+	is->meas.noise_min =
+		NP_MEAS_MAX_SAMPLES; /* the paired comparison needs every sample the budget buys */
 	np_meas_test_stall(&is->meas, is->test);
 	is->meas.quiet_wrong = true;
 	/* no stop flag: the watchdog takes SIGINT and SIGTERM
@@ -596,7 +607,8 @@ static void iso_rounds(struct iso *is, int *part, int *alone)
 	}
 	for (;;) {
 		go = 0;
-		if (is->w->rank == 0 && extra < NP_ISO_MAX_CONFIRM && np_iso_decide(&is->j, false) > 0)
+		if (is->w->rank == 0 && extra < NP_ISO_MAX_CONFIRM &&
+		    np_iso_decide(&is->j, false) > 0)
 			go = np_iso_plan_confirm(&is->j, part, alone);
 		bcast_plan(is, part, alone, &go);
 		if (!go)

@@ -145,7 +145,8 @@ static int within_spread(struct np_iso_judge *j, const struct fleet_noise *fn, d
 		c = spread_chance(j, spread, r);
 		if (c < NP_ISO_ALPHA)
 			continue;
-		np_iso_note(j, "node %s came out %s, but its figures below (%d needed, the weakest %.2f of its fleet) are within the fleet's own spread (%.0f%%): about %.2f healthy nodes a run come out so by chance: not named: %.200s",
+		np_iso_note(j,
+			    "node %s came out %s, but its figures below (%d needed, the weakest %.2f of its fleet) are within the fleet's own spread (%.0f%%): about %.2f healthy nodes a run come out so by chance: not named: %.200s",
 			    j->names[v], np_iso_node_state_str(j->state[v]), 1 + NP_ISO_CONFIRMS, r,
 			    100 * expm1(spread), c, j->evidence[v]);
 		j->state[v] = NP_NODE_OK;
@@ -158,14 +159,16 @@ static int within_spread(struct np_iso_judge *j, const struct fleet_noise *fn, d
 	}
 	for (int i = 0; i < j->nlinks;) {
 		const struct np_iso_link *l = &j->links[i];
-		double r = needed_ratio(j, -1, l->a, l->b), c = spread_chance(j, fn->spread_pair, r);
+		double r = needed_ratio(j, -1, l->a, l->b),
+		       c = spread_chance(j, fn->spread_pair, r);
 		if (c < NP_ISO_ALPHA) {
 			i++;
 			continue;
 		}
-		np_iso_note(j, "link %s-%s came out slow, but its figures below (%d needed, the weakest %.2f of its fleet) are within the fleet's own spread (%.0f%%): not named: %.200s",
-			    j->names[l->a], j->names[l->b], 1 + NP_ISO_CONFIRMS, r, 100 * expm1(fn->spread_pair),
-			    l->why);
+		np_iso_note(j,
+			    "link %s-%s came out slow, but its figures below (%d needed, the weakest %.2f of its fleet) are within the fleet's own spread (%.0f%%): not named: %.200s",
+			    j->names[l->a], j->names[l->b], 1 + NP_ISO_CONFIRMS, r,
+			    100 * expm1(fn->spread_pair), l->why);
 		j->links[i] = j->links[--j->nlinks];
 		if (c > *worst) {
 			*worst = c;
@@ -201,14 +204,18 @@ void np_iso_judge_chance(struct np_iso_judge *j)
 	}
 	for (int v = 0; v < j->N; v++)
 		if (j->state[v] == NP_NODE_BAD_INSIDE || j->state[v] == NP_NODE_BAD_NETWORK) {
-			np_iso_note(j, "node %s came out %s, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
-				    j->names[v], np_iso_node_state_str(j->state[v]), fn.below, fn.n, j->evidence[v]);
+			np_iso_note(j,
+				    "node %s came out %s, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
+				    j->names[v], np_iso_node_state_str(j->state[v]), fn.below, fn.n,
+				    j->evidence[v]);
 			j->state[v] = NP_NODE_OK;
 			j->evidence[v][0] = '\0';
 		}
 	for (int i = 0; i < j->nlinks; i++)
-		np_iso_note(j, "link %s-%s came out slow, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
-			    j->names[j->links[i].a], j->names[j->links[i].b], fn.below, fn.n, j->links[i].why);
+		np_iso_note(j,
+			    "link %s-%s came out slow, but the fleet's own pairs were below in %d of %d figures: not named: %.200s",
+			    j->names[j->links[i].a], j->names[j->links[i].b], fn.below, fn.n,
+			    j->links[i].why);
 	j->nlinks = 0;
 	snprintf(j->chance, sizeof(j->chance),
 		 "the fleet's own pairs, which nothing named explains, were below their fleet in %d of %d figures (%.0f%%): at that rate about %.2f healthy nodes a run come out below in %d rounds by chance, so %d name%s could not be supported",

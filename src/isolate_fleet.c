@@ -150,10 +150,10 @@ static void sort_ints(int *x, int n)
 /* The groups of one round of one kind (a phase): their busbw, their
  * batch times batch by batch, and the deviations from a few medians. */
 struct phase {
-	int *fig, n;          /* figure indices of its groups without wrong data */
-	int *at;              /* at[figure index]: its place in fig, -1 none (whole judge) */
+	int *fig, n; /* figure indices of its groups without wrong data */
+	int *at;     /* at[figure index]: its place in fig, -1 none (whole judge) */
 	struct ranked bw;
-	struct ranked *t;     /* per batch: the groups that have it */
+	struct ranked *t; /* per batch: the groups that have it */
 	int nt;
 	struct {
 		double med;
@@ -167,23 +167,24 @@ struct phase {
 
 /* Whether pair f reaches a leaf busy in its round (busy: the round's
  * flags by leaf, or NULL) */
-static bool on_busy(const struct np_iso_judge *j, const struct np_iso_fig *f, const unsigned char *busy)
+static bool on_busy(const struct np_iso_judge *j, const struct np_iso_fig *f,
+		    const unsigned char *busy)
 {
 	return busy && relation(j, f) == 2 && (busy[j->leaf[f->a]] || busy[j->leaf[f->b]]);
 }
 
 /* The phase of (round, kind), of relation rel (0 any), without the pairs
  * that reach a leaf busy in the round (busy, or NULL). */
-static void phase_make(struct np_iso_judge *j, struct phase *p, int round, enum np_iso_fig_kind kind,
-		       int rel, const unsigned char *busy, int *at)
+static void phase_make(struct np_iso_judge *j, struct phase *p, int round,
+		       enum np_iso_fig_kind kind, int rel, const unsigned char *busy, int *at)
 {
 	memset(p, 0, sizeof(*p));
 	p->at = at;
 	p->fig = np_iso_xmalloc(((size_t)j->nfigs + 1) * sizeof(int));
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *g = &j->figs[i];
-		if (g->round == round && g->kind == kind && !g->wrong && (!rel || relation(j, g) == rel) &&
-		    !on_busy(j, g, busy)) {
+		if (g->round == round && g->kind == kind && !g->wrong &&
+		    (!rel || relation(j, g) == rel) && !on_busy(j, g, busy)) {
 			at[i] = p->n;
 			p->fig[p->n++] = i;
 			if (g->nt > p->nt)
@@ -258,8 +259,8 @@ static const struct ranked *phase_dev(struct phase *p, const struct np_iso_judge
 
 /* The groups of f's phase that its fleet leaves out (itself, and those
  * that share a node with it): their places in the phase, in out[]. */
-static int left_out(struct np_iso_judge *j, const struct np_iso_fig *f, int fi, const struct phase *p,
-		    int *out)
+static int left_out(struct np_iso_judge *j, const struct np_iso_fig *f, int fi,
+		    const struct phase *p, int *out)
 {
 	int n = 0;
 
@@ -267,7 +268,7 @@ static int left_out(struct np_iso_judge *j, const struct np_iso_fig *f, int fi, 
 		int v = e ? f->b : f->a;
 		if (v < 0)
 			continue;
-		NP_ISO_NODE_FIGS(j, v, i) {
+		NP_ISO_NODE_FIGS (j, v, i) {
 			int k = p->at[i];
 			bool dup = false;
 			if (k < 0 || (i != fi && !shares(f, &j->figs[i])))
@@ -384,8 +385,8 @@ static void mark_segments(struct np_iso_judge *j, int rmax)
 				const struct np_iso_fig *f = &j->figs[i];
 				int la, lb;
 				bool low;
-				if (f->round != r || f->wrong || relation(j, f) != 2 || j->leaf[f->a] >= nl ||
-				    j->leaf[f->b] >= nl)
+				if (f->round != r || f->wrong || relation(j, f) != 2 ||
+				    j->leaf[f->a] >= nl || j->leaf[f->b] >= nl)
 					continue;
 				la = j->leaf[f->a];
 				lb = j->leaf[f->b];
@@ -414,8 +415,8 @@ static void mark_segments(struct np_iso_judge *j, int rmax)
 		struct np_iso_fig *f = &j->figs[i];
 		const unsigned char *b = busy + (size_t)(f->round < 0 ? 0 : f->round) * (size_t)nl;
 		f->seg = false;
-		if (f->round < 0 || f->round > rmax || !f->slow || f->wrong || relation(j, f) != 2 ||
-		    j->leaf[f->a] >= nl || j->leaf[f->b] >= nl)
+		if (f->round < 0 || f->round > rmax || !f->slow || f->wrong ||
+		    relation(j, f) != 2 || j->leaf[f->a] >= nl || j->leaf[f->b] >= nl)
 			continue;
 		if (b[j->leaf[f->a]] || b[j->leaf[f->b]]) {
 			f->seg = true;

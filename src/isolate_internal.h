@@ -23,14 +23,14 @@ struct iso {
 	char device_name[96]; /* rank 0's */
 	int N, L;
 	char (*names)[NP_ISO_NAMELEN]; /* node names */
-	int *leaf;            /* --topology: each node's leaf switch, -1 unknown */
+	int *leaf;                     /* --topology: each node's leaf switch, -1 unknown */
 	char (*leaf_names)[NP_ISO_NAMELEN];
 	struct np_meas meas;
 	uint64_t size;
 	/* the floors; rank 0: the figures and the verdict */
 	struct np_iso_judge j;
 	struct np_notes notes; /* rank 0: the judge's */
-	double *tbuf;         /* rank 0: the batch times of one phase */
+	double *tbuf;          /* rank 0: the batch times of one phase */
 	int *tdispl;
 	double t0;
 	const struct np_run_record *run;

@@ -19,7 +19,8 @@
 
 void np_iso_note(struct np_iso_judge *j, const char *fmt, ...)
 {
-	char msg[512]; /* the longest note, with a 64-byte node name and 140 bytes of detail, is about 330 */
+	char msg[512]; /* the longest note, with a 64-byte node name and 140 bytes of detail, is
+			  about 330 */
 	va_list ap;
 
 	if (!j->note)
@@ -46,18 +47,12 @@ struct nodeview {
 /* Below alone more often than clearly fine alone: a slow node's one
  * alone figure that noise brought up to its fleet (beside another job on
  * the host's cores) does not make its slowness its network's. */
-static bool inside(const struct nodeview *n)
-{
-	return n->alone_bad > n->alone_ok;
-}
+static bool inside(const struct nodeview *n) { return n->alone_bad > n->alone_ok; }
 
 /* A confirmation round of a node or link first below in round first: a
  * later one, and never round 1 or 2 (a group first below in a
  * confirmation round, as the fleet of it, is confirmed only after) */
-static bool confirms(int round, int first)
-{
-	return round > 2 && round > first;
-}
+static bool confirms(int round, int first) { return round > 2 && round > first; }
 
 static void view_nodes(struct np_iso_judge *j, struct nodeview *nv)
 {
@@ -97,7 +92,7 @@ static void view_nodes(struct np_iso_judge *j, struct nodeview *nv)
 		/* partners already counted as a bad partner (bp), as a fine one (fp) */
 		int nb = 0, nf = 0, deg = j->by_node_at[v + 1] - j->by_node_at[v];
 		int *bp = np_iso_xmalloc(((size_t)deg + 1) * 2 * sizeof(int)), *fp = bp + deg + 1;
-		NP_ISO_NODE_FIGS(j, v, i) {
+		NP_ISO_NODE_FIGS (j, v, i) {
 			const struct np_iso_fig *f = &j->figs[i];
 			int p;
 			bool seen;
@@ -143,10 +138,7 @@ static bool network_most(const struct nodeview *n)
  * network: its slowness came and went (another job, a busy host, a fault
  * that comes and goes), which rounds of a few seconds cannot tell apart
  * (see mixed_note). */
-static bool network_bad(const struct nodeview *n)
-{
-	return network_most(n) && !n->good_partners;
-}
+static bool network_bad(const struct nodeview *n) { return network_most(n) && !n->good_partners; }
 
 static bool network_mixed(const struct nodeview *n)
 {
@@ -156,9 +148,10 @@ static bool network_mixed(const struct nodeview *n)
 static bool paired_before(struct np_iso_judge *j, int a, int b)
 {
 	np_iso_index_nodes(j);
-	NP_ISO_NODE_FIGS(j, a, i) {
+	NP_ISO_NODE_FIGS (j, a, i) {
 		const struct np_iso_fig *f = &j->figs[i];
-		if (f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)))
+		if (f->kind == NP_FIG_PAIR &&
+		    ((f->a == a && f->b == b) || (f->a == b && f->b == a)))
 			return true;
 	}
 	return false;
@@ -171,15 +164,17 @@ static int count_pair(struct np_iso_judge *j, int a, int b, bool bad, bool late)
 	int n = 0, first = 0;
 
 	np_iso_index_nodes(j);
-	NP_ISO_NODE_FIGS(j, a, i) {
+	NP_ISO_NODE_FIGS (j, a, i) {
 		const struct np_iso_fig *f = &j->figs[i];
-		if (f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)) &&
-		    f->bad && (!first || f->round < first))
+		if (f->kind == NP_FIG_PAIR &&
+		    ((f->a == a && f->b == b) || (f->a == b && f->b == a)) && f->bad &&
+		    (!first || f->round < first))
 			first = f->round;
 	}
-	NP_ISO_NODE_FIGS(j, a, i) {
+	NP_ISO_NODE_FIGS (j, a, i) {
 		const struct np_iso_fig *f = &j->figs[i];
-		if (f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a)) &&
+		if (f->kind == NP_FIG_PAIR &&
+		    ((f->a == a && f->b == b) || (f->a == b && f->b == a)) &&
 		    (bad ? f->bad : f->ok) && (!late || confirms(f->round, first)))
 			n++;
 	}
@@ -192,9 +187,10 @@ static int pair_figures(struct np_iso_judge *j, int a, int b)
 	int n = 0;
 
 	np_iso_index_nodes(j);
-	NP_ISO_NODE_FIGS(j, a, i) {
+	NP_ISO_NODE_FIGS (j, a, i) {
 		const struct np_iso_fig *f = &j->figs[i];
-		n += f->kind == NP_FIG_PAIR && ((f->a == a && f->b == b) || (f->a == b && f->b == a));
+		n += f->kind == NP_FIG_PAIR &&
+		     ((f->a == a && f->b == b) || (f->a == b && f->b == a));
 	}
 	return n;
 }
@@ -226,8 +222,8 @@ static void evidence_of(const struct np_iso_judge *j, int v, int p, char *buf, s
 				     off ? "; " : "", f->round, f->busbw);
 		else
 			n = snprintf(buf + off, len - off, "%sround %d with %s %.3g GB/s",
-				     off ? "; " : "", f->round,
-				     j->names[f->a == v ? f->b : f->a], f->busbw);
+				     off ? "; " : "", f->round, j->names[f->a == v ? f->b : f->a],
+				     f->busbw);
 		if (n > 0)
 			off += (size_t)n;
 		if (f->wrong)
@@ -236,8 +232,9 @@ static void evidence_of(const struct np_iso_judge *j, int v, int p, char *buf, s
 				     f->failed ? " (could not run)" : " (wrong data)");
 		else if (f->ratio > 0)
 			n = snprintf(buf + off < buf + len ? buf + off : buf + len - 1,
-				     off < len ? len - off : 1, ", %.2f [%.2f-%.2f] of its round's fleet%s",
-				     f->ratio, f->ratio_lo, f->ratio_hi, f->bad ? " (below)" : "");
+				     off < len ? len - off : 1,
+				     ", %.2f [%.2f-%.2f] of its round's fleet%s", f->ratio,
+				     f->ratio_lo, f->ratio_hi, f->bad ? " (below)" : "");
 		else if (f->nref)
 			n = snprintf(buf + off < buf + len ? buf + off : buf + len - 1,
 				     off < len ? len - off : 1, " [%.3g-%.3g] vs fleet %.3g%s",
@@ -254,7 +251,7 @@ static void evidence_of(const struct np_iso_judge *j, int v, int p, char *buf, s
 static bool computed_wrong(struct np_iso_judge *j, int v)
 {
 	np_iso_index_nodes(j);
-	NP_ISO_NODE_FIGS(j, v, i) {
+	NP_ISO_NODE_FIGS (j, v, i) {
 		const struct np_iso_fig *f = &j->figs[i];
 		if (f->kind != NP_FIG_WORLD && f->wrong && !f->failed)
 			return true;
@@ -267,7 +264,8 @@ static const struct np_iso_fig *pair_first_bad(const struct np_iso_judge *j, int
 {
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
-		if (f->kind == NP_FIG_PAIR && f->bad && ((f->a == a && f->b == b) || (f->a == b && f->b == a)))
+		if (f->kind == NP_FIG_PAIR && f->bad &&
+		    ((f->a == a && f->b == b) || (f->a == b && f->b == a)))
 			return f;
 	}
 	return NULL;
@@ -282,8 +280,8 @@ static void link_note(struct np_iso_judge *j, const struct np_iso_fig *f, const 
 	if (f != pair_first_bad(j, a, b))
 		return;
 	evidence_of(j, a, b, ev, sizeof(ev));
-	np_iso_note(j, "link %s-%s was below the fleet in %d round%s, %s; not named: %.200s", j->names[a],
-		   j->names[b], n, n == 1 ? "" : "s", why, ev);
+	np_iso_note(j, "link %s-%s was below the fleet in %d round%s, %s; not named: %.200s",
+		    j->names[a], j->names[b], n, n == 1 ? "" : "s", why, ev);
 }
 
 /* One figure's words: its ratio to its round's fleet and that ratio's
@@ -296,11 +294,11 @@ static void fig_words(const struct np_iso_judge *j, int v, const struct np_iso_f
 	const char *pn = f->kind == NP_FIG_ALONE || p < 0 ? "" : j->names[p];
 
 	if (f->ratio > 0)
-		snprintf(buf, len, "round %d %s%s: %.2f [%.2f-%.2f] of its round's fleet", f->round, who, pn,
-			 f->ratio, f->ratio_lo, f->ratio_hi);
+		snprintf(buf, len, "round %d %s%s: %.2f [%.2f-%.2f] of its round's fleet", f->round,
+			 who, pn, f->ratio, f->ratio_lo, f->ratio_hi);
 	else
-		snprintf(buf, len, "round %d %s%s: %.3g [%.3g-%.3g] GB/s against %.3g", f->round, who, pn,
-			 f->busbw, f->lo, f->hi, f->nref ? f->ref : j->floor);
+		snprintf(buf, len, "round %d %s%s: %.3g [%.3g-%.3g] GB/s against %.3g", f->round,
+			 who, pn, f->busbw, f->lo, f->hi, f->nref ? f->ref : j->floor);
 }
 
 /* With nothing named: nodes slow with most partners and clearly fine
@@ -350,7 +348,7 @@ static void find_inconclusive(struct np_iso_judge *j)
 	for (int v = 0; v < j->N; v++) {
 		const struct np_iso_fig *widest = NULL;
 		bool fine = false;
-		NP_ISO_NODE_FIGS(j, v, i) {
+		NP_ISO_NODE_FIGS (j, v, i) {
 			const struct np_iso_fig *f = &j->figs[i];
 			if (f->kind == NP_FIG_WORLD || (f->a != v && f->b != v) || f->wrong)
 				continue;
@@ -380,8 +378,8 @@ static void find_inconclusive(struct np_iso_judge *j)
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
 		char ev[256];
-		if (f->kind != NP_FIG_PAIR || !f->bad || f->a < 0 || f->b < 0 || pair_figures(j, f->a, f->b) < 2 ||
-		    count_pair(j, f->a, f->b, false, false))
+		if (f->kind != NP_FIG_PAIR || !f->bad || f->a < 0 || f->b < 0 ||
+		    pair_figures(j, f->a, f->b) < 2 || count_pair(j, f->a, f->b, false, false))
 			continue;
 		evidence_of(j, f->a, f->b, ev, sizeof(ev));
 		snprintf(j->inconclusive, sizeof(j->inconclusive),
@@ -406,12 +404,14 @@ static void leaf_rounds(const struct np_iso_judge *j, int l, int *measured, int 
 		for (int i = 0; i < j->nfigs && !m; i++) {
 			const struct np_iso_fig *f = &j->figs[i];
 			m = f->round == r && f->kind == NP_FIG_PAIR && f->a >= 0 && f->b >= 0 &&
-			    j->leaf[f->a] >= 0 && j->leaf[f->b] >= 0 && j->leaf[f->a] != j->leaf[f->b] &&
+			    j->leaf[f->a] >= 0 && j->leaf[f->b] >= 0 &&
+			    j->leaf[f->a] != j->leaf[f->b] &&
 			    (j->leaf[f->a] == l || j->leaf[f->b] == l);
 		}
 		*measured += m;
 		if (m && j->seg_busy[(size_t)r * (size_t)j->nleaves + (size_t)l]) {
-			int n = rounds ? snprintf(rounds + ro, len - ro, "%s%d", ro ? ", " : "", r) : 0;
+			int n = rounds ? snprintf(rounds + ro, len - ro, "%s%d", ro ? ", " : "", r)
+				       : 0;
 			(*busy)++;
 			if (n > 0 && (size_t)n < len - ro)
 				ro += (size_t)n;
@@ -468,8 +468,9 @@ static void find_segments(struct np_iso_judge *j)
 		 * (below by their interval: the figures that made it busy) */
 		for (int i = 0; i < j->nfigs; i++) {
 			const struct np_iso_fig *f = &j->figs[i];
-			if (f->kind != NP_FIG_PAIR || f->a < 0 || f->b < 0 || f->wrong || !(f->ratio > 0) ||
-			    f->round < 0 || f->round > j->seg_rounds || j->leaf[f->a] == j->leaf[f->b] ||
+			if (f->kind != NP_FIG_PAIR || f->a < 0 || f->b < 0 || f->wrong ||
+			    !(f->ratio > 0) || f->round < 0 || f->round > j->seg_rounds ||
+			    j->leaf[f->a] == j->leaf[f->b] ||
 			    (j->leaf[f->a] != l && j->leaf[f->b] != l) ||
 			    !j->seg_busy[(size_t)f->round * (size_t)j->nleaves + (size_t)l] ||
 			    !(f->seg || f->ratio_hi < 1 - j->min_effect))
@@ -485,9 +486,11 @@ static void find_segments(struct np_iso_judge *j)
 					first = v;
 			}
 		if (busy < measured || measured < 1 + NP_ISO_CONFIRMS) {
-			np_iso_note(j, "%s (%d nodes, %s and others) was below together in round%s %s of %d, its pairs across leaves %.2f of their fleet: congestion that comes and goes (another job, a burst); its nodes are not accused",
-				   leaf_name(j, l, lb, sizeof(lb)), members, first >= 0 ? j->names[first] : "?",
-				   busy == 1 ? "" : "s", rounds, measured, ratio);
+			np_iso_note(j,
+				    "%s (%d nodes, %s and others) was below together in round%s %s of %d, its pairs across leaves %.2f of their fleet: congestion that comes and goes (another job, a burst); its nodes are not accused",
+				    leaf_name(j, l, lb, sizeof(lb)), members,
+				    first >= 0 ? j->names[first] : "?", busy == 1 ? "" : "s",
+				    rounds, measured, ratio);
 			continue;
 		}
 		found++;
@@ -499,7 +502,8 @@ static void find_segments(struct np_iso_judge *j)
 			off += (size_t)n;
 	}
 	if (found) {
-		const char *tail = ": a switch or fabric segment (its uplinks, or another job's traffic through it), not its nodes; none of them is accused";
+		const char *tail =
+			": a switch or fabric segment (its uplinks, or another job's traffic through it), not its nodes; none of them is accused";
 		if (off + strlen(tail) < sizeof(j->segment))
 			strcat(j->segment, tail);
 	}
@@ -533,7 +537,8 @@ static void segment_run(struct np_iso_judge *j, int v, int w, int net, size_t *o
 		}
 	for (int i = 0; i < j->nfigs; i++) {
 		struct np_iso_fig *f = &j->figs[i];
-		if (f->kind == NP_FIG_PAIR && f->bad && ((f->a >= v && f->a < w) || (f->b >= v && f->b < w))) {
+		if (f->kind == NP_FIG_PAIR && f->bad &&
+		    ((f->a >= v && f->a < w) || (f->b >= v && f->b < w))) {
 			f->seg = true;
 			f->bad = false;
 		}
@@ -541,10 +546,13 @@ static void segment_run(struct np_iso_judge *j, int v, int w, int net, size_t *o
 	/* a link with an end in the run, or within a gap of it (a member
 	 * whose figures came out fine once), was below with the segment */
 	for (int i = 0; i < j->nlinks;) {
-		int a = j->links[i].a, b = j->links[i].b, lo = v - NP_ISO_RUN_GAP, hi = w + NP_ISO_RUN_GAP;
+		int a = j->links[i].a, b = j->links[i].b, lo = v - NP_ISO_RUN_GAP,
+		    hi = w + NP_ISO_RUN_GAP;
 		if ((a >= lo && a < hi) || (b >= lo && b < hi)) {
-			np_iso_note(j, "link %s-%s was below, but an end of it is in the segment of nodes %s to %s: not named: %.200s",
-				   j->names[a], j->names[b], j->names[v], j->names[w - 1], j->links[i].why);
+			np_iso_note(j,
+				    "link %s-%s was below, but an end of it is in the segment of nodes %s to %s: not named: %.200s",
+				    j->names[a], j->names[b], j->names[v], j->names[w - 1],
+				    j->links[i].why);
 			j->links[i] = j->links[--j->nlinks];
 		} else {
 			i++;
@@ -587,7 +595,8 @@ static void find_runs(struct np_iso_judge *j)
 	if (!found)
 		return;
 	{
-		const char *tail = ": below together as a switch or fabric segment is (a leaf's uplinks, another job's traffic through it), not as many nodes fail at once; none of them is accused (give --topology to judge by leaf)";
+		const char *tail =
+			": below together as a switch or fabric segment is (a leaf's uplinks, another job's traffic through it), not as many nodes fail at once; none of them is accused (give --topology to judge by leaf)";
 		struct nodeview *nv = np_iso_xmalloc((size_t)j->N * sizeof(*nv));
 		if (off + strlen(tail) < sizeof(j->segment))
 			strcat(j->segment, tail);
@@ -595,8 +604,9 @@ static void find_runs(struct np_iso_judge *j)
 		for (int v = 0; v < j->N; v++)
 			if (j->state[v] == NP_NODE_BAD_NETWORK &&
 			    !(network_bad(&nv[v]) && nv[v].late_pair_bad >= NP_ISO_CONFIRMS)) {
-				np_iso_note(j, "node %s was below with partners of the segment's nodes, not with others enough to name it: %.200s",
-					   j->names[v], j->evidence[v]);
+				np_iso_note(j,
+					    "node %s was below with partners of the segment's nodes, not with others enough to name it: %.200s",
+					    j->names[v], j->evidence[v]);
 				j->state[v] = NP_NODE_OK;
 				j->evidence[v][0] = '\0';
 			}
@@ -612,8 +622,9 @@ static void mixed_note(struct np_iso_judge *j, int v, const struct nodeview *n)
 	char ev[512];
 
 	evidence_of(j, v, -1, ev, sizeof(ev));
-	np_iso_note(j, "node %s was below with %d partners that are fine elsewhere, but clearly fine with %d: slow at times (another job, a busy host, or a fault that comes and goes), not named: %.300s",
-		   j->names[v], n->good_partners_bad, n->good_partners, ev);
+	np_iso_note(j,
+		    "node %s was below with %d partners that are fine elsewhere, but clearly fine with %d: slow at times (another job, a busy host, or a fault that comes and goes), not named: %.300s",
+		    j->names[v], n->good_partners_bad, n->good_partners, ev);
 }
 
 /* Name what the figures prove; returns how many suspects still need a
@@ -641,7 +652,8 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		 * nodes named a run, two 3 N p^3 (a Bonferroni correction over
 		 * the fleet paid in rounds, not in a wider threshold, which
 		 * heavy tails would defeat) */
-		if (n->late_bad && (n->alone_wrong >= 2 || (n->wrong_pairs >= 2 && network_most(n))))
+		if (n->late_bad &&
+		    (n->alone_wrong >= 2 || (n->wrong_pairs >= 2 && network_most(n))))
 			j->state[v] = NP_NODE_BAD_DATA;
 		else if (inside(n) && n->late_alone_bad >= NP_ISO_CONFIRMS)
 			j->state[v] = NP_NODE_BAD_INSIDE;
@@ -658,8 +670,9 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 		} else {
 			char ev[512];
 			evidence_of(j, v, -1, ev, sizeof(ev));
-			np_iso_note(j, "node %s was below the fleet but not named (not below in %d confirmation rounds, with new partners, in %d rounds): %.140s",
-				 j->names[v], NP_ISO_CONFIRMS, j->rounds, ev);
+			np_iso_note(j,
+				    "node %s was below the fleet but not named (not below in %d confirmation rounds, with new partners, in %d rounds): %.140s",
+				    j->names[v], NP_ISO_CONFIRMS, j->rounds, ev);
 		}
 	}
 	/* links: a pair below, then again in NP_ISO_CONFIRMS confirmation
@@ -684,7 +697,8 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 			/* fine when measured again: a passing disturbance, or a
 			 * fault that comes and goes; said, never dropped */
 			if (final)
-				link_note(j, f, "fine in another: intermittent, or a passing disturbance");
+				link_note(j, f,
+					  "fine in another: intermittent, or a passing disturbance");
 			continue;
 		}
 		/* below in NP_ISO_CONFIRMS confirmation rounds too, as a node */
@@ -786,8 +800,7 @@ bool np_iso_plan_confirm(struct np_iso_judge *j, int *part, int *alone)
 		if (node_suspect(&nv[f->a]) || node_suspect(&nv[f->b]))
 			continue;
 		if (count_pair(j, f->a, f->b, true, true) >= NP_ISO_CONFIRMS ||
-		    count_pair(j, f->a, f->b, false, false) ||
-		    np_iso_link_named(j, f->a, f->b))
+		    count_pair(j, f->a, f->b, false, false) || np_iso_link_named(j, f->a, f->b))
 			continue;
 		part[f->a] = part[f->b] = g++;
 		used[f->a] = used[f->b] = true;

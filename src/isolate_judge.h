@@ -59,17 +59,17 @@ struct np_iso_fig {
 	double busbw, lo, hi; /* GB/s, median and its 95% interval */
 	uint64_t wrong;
 	int samples;
-	double ref, spread;   /* the fleet it is compared with */
+	double ref, spread; /* the fleet it is compared with */
 	int nref;
 	/* paired with the fleet of its round batch by batch (the same
 	 * windows, so load common to all groups cancels): the median ratio
 	 * of its busbw to the fleet's and that ratio's 95% interval; 0 when
 	 * it has no fleet in its round */
 	double ratio, ratio_lo, ratio_hi;
-	double *t;            /* seconds per iteration of each batch */
+	double *t; /* seconds per iteration of each batch */
 	int nt;
-	bool slow, bad;       /* significantly below the fleet (or wrong data) */
-	bool ok;              /* its interval rules out a shortfall of --min-effect */
+	bool slow, bad; /* significantly below the fleet (or wrong data) */
+	bool ok;        /* its interval rules out a shortfall of --min-effect */
 	/* the group could not run (no figures): the caller sets wrong too,
 	 * so that it is judged as a group without right data; a node named
 	 * for such figures only is NP_NODE_COULD_NOT_RUN, not wrong data
@@ -83,11 +83,11 @@ struct np_iso_fig {
 
 /* What the figures prove about a node (np_iso_node_state_str() names it). */
 enum np_iso_node_state {
-	NP_NODE_OK,          /* not named (which includes not measured) */
-	NP_NODE_BAD_INSIDE,  /* below alone more often than fine alone, and in
-			      * NP_ISO_CONFIRMS confirmation rounds */
-	NP_NODE_BAD_NETWORK, /* fine alone, slow with two or more partners fine elsewhere */
-	NP_NODE_BAD_DATA,    /* wrong data, alone or with partners, again */
+	NP_NODE_OK,            /* not named (which includes not measured) */
+	NP_NODE_BAD_INSIDE,    /* below alone more often than fine alone, and in
+				* NP_ISO_CONFIRMS confirmation rounds */
+	NP_NODE_BAD_NETWORK,   /* fine alone, slow with two or more partners fine elsewhere */
+	NP_NODE_BAD_DATA,      /* wrong data, alone or with partners, again */
 	NP_NODE_COULD_NOT_RUN, /* as NP_NODE_BAD_DATA, but every such group of it could
 				* not run (figures with failed): no data to be wrong */
 };
@@ -105,24 +105,24 @@ struct np_iso_link {
 
 struct np_iso_judge {
 	/* the run (np_iso_judge_init) */
-	int N;                 /* nodes, numbered 0 to N-1 */
-	int L;                 /* ranks per node: with L > 1 nodes are measured alone too */
+	int N; /* nodes, numbered 0 to N-1 */
+	int L; /* ranks per node: with L > 1 nodes are measured alone too */
 	const char (*names)[NP_ISO_NAMELEN]; /* N names, for evidence and notes (not owned) */
-	double min_effect;     /* a shortfall below the fleet worth naming, a fraction */
-	double floor;          /* GB/s a group must reach, 0 = none */
-	double world_floor;    /* GB/s every node together must reach, 0 = none */
-	char floor_src[160];   /* where the floor comes from, for the findings */
+	double min_effect;   /* a shortfall below the fleet worth naming, a fraction */
+	double floor;        /* GB/s a group must reach, 0 = none */
+	double world_floor;  /* GB/s every node together must reach, 0 = none */
+	char floor_src[160]; /* where the floor comes from, for the findings */
 	/* the figures, in measurement order (np_iso_fig_add) */
 	struct np_iso_fig *figs;
 	int nfigs, figs_cap;
-	int rounds;            /* rounds measured so far: the caller counts them */
+	int rounds; /* rounds measured so far: the caller counts them */
 	/* the verdict: state and evidence have N entries */
 	enum np_iso_node_state *state;
 	char (*evidence)[512]; /* the figures that named node v */
 	struct np_iso_link *links;
 	int nlinks;
-	char fleet[512];       /* a finding about every node, "" none */
-	char scale[512];       /* a finding about the whole world, "" none */
+	char fleet[512]; /* a finding about every node, "" none */
+	char scale[512]; /* a finding about the whole world, "" none */
 	/* with nothing named (np_iso_decide with final): why the figures
 	 * can neither name a node nor clear it, "" when they clear every
 	 * node (np_iso_exit_code: NP_EXIT_INCONCLUSIVE) */

@@ -142,8 +142,8 @@ void np_iso_judge_fleet(struct np_iso_judge *j)
 		if ((f->slow || (f->wrong && np_iso_exit_code(j) != NP_EXIT_WRONG)) && !j->fleet[0])
 			snprintf(j->scale, sizeof(j->scale),
 				 "every node together: %s%.3g GB/s [%.3g-%.3g], floor %.3g GB/s (%s); pairs of nodes reach %.3g GB/s: the fabric fails only at full scale (switch uplinks, routing, NCCL settings)",
-				 f->wrong ? "wrong data, " : "", f->busbw, f->lo, f->hi, j->world_floor,
-				 j->floor_src, pair_ref);
+				 f->wrong ? "wrong data, " : "", f->busbw, f->lo, f->hi,
+				 j->world_floor, j->floor_src, pair_ref);
 	}
 	free(buf);
 }
@@ -165,7 +165,8 @@ const char *np_iso_node_state_why(enum np_iso_node_state s)
 	switch (s) {
 	case NP_NODE_OK: return "";
 	case NP_NODE_BAD_INSIDE: return "slow inside the node (its GPUs, NVLink, PCIe or CPU)";
-	case NP_NODE_BAD_NETWORK: return "slow with partners that are fine with others: its network (np_iso_node_why says what its figures show)";
+	case NP_NODE_BAD_NETWORK:
+		return "slow with partners that are fine with others: its network (np_iso_node_why says what its figures show)";
 	case NP_NODE_BAD_DATA: return "computes wrong data";
 	case NP_NODE_COULD_NOT_RUN:
 		return "could not run, again, while its partners ran elsewhere: its GPUs, driver or setup";
@@ -181,7 +182,10 @@ int np_iso_exit_code(const struct np_iso_judge *j)
 		data |= j->state[v] == NP_NODE_BAD_DATA;
 		any |= j->state[v] != NP_NODE_OK;
 	}
-	return data ? NP_EXIT_WRONG : any ? NP_EXIT_VERDICT : j->inconclusive[0] ? NP_EXIT_INCONCLUSIVE : NP_EXIT_OK;
+	return data                 ? NP_EXIT_WRONG
+	       : any                ? NP_EXIT_VERDICT
+	       : j->inconclusive[0] ? NP_EXIT_INCONCLUSIVE
+				    : NP_EXIT_OK;
 }
 
 void np_iso_node_why(const struct np_iso_judge *j, int v, char *buf, size_t len)
@@ -201,11 +205,14 @@ void np_iso_node_why(const struct np_iso_judge *j, int v, char *buf, size_t len)
 	if (j->state[v] != NP_NODE_BAD_NETWORK)
 		snprintf(buf, len, "%s", np_iso_node_state_why(j->state[v]));
 	else if (alone_ok)
-		snprintf(buf, len, "fine alone but slow with partners that are fine with others: its NICs, cables or switch port");
+		snprintf(buf, len,
+			 "fine alone but slow with partners that are fine with others: its NICs, cables or switch port");
 	else if (alone)
-		snprintf(buf, len, "slow with partners that are fine with others, and not clearly fine alone: its NICs, cables or switch port, or the node itself");
+		snprintf(buf, len,
+			 "slow with partners that are fine with others, and not clearly fine alone: its NICs, cables or switch port, or the node itself");
 	else
-		snprintf(buf, len, "slow with partners that are fine with others (never measured alone: one rank per node): the node, its NICs, cables or switch port");
+		snprintf(buf, len,
+			 "slow with partners that are fine with others (never measured alone: one rank per node): the node, its NICs, cables or switch port");
 }
 
 double np_iso_floor_of_run(const struct np_iso_judge *j)

@@ -18,10 +18,9 @@
 void np_iso_index_nodes(struct np_iso_judge *j);
 
 /* For each figure index i of node v (after np_iso_index_nodes). */
-#define NP_ISO_NODE_FIGS(j, v, i)                                                                  \
-	for (int i##_k = (j)->by_node_at[v], i; i##_k < (j)->by_node_at[(v) + 1] &&                \
-						(i = (j)->by_node[i##_k], 1);                      \
-	     i##_k++)
+#define NP_ISO_NODE_FIGS(j, v, i)               \
+	for (int i##_k = (j)->by_node_at[v], i; \
+	     i##_k < (j)->by_node_at[(v) + 1] && (i = (j)->by_node[i##_k], 1); i##_k++)
 
 /* A note for people (j->note), formatted. */
 void np_iso_note(struct np_iso_judge *j, const char *fmt, ...) NP_PRINTF(2, 3);

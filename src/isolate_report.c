@@ -40,9 +40,12 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 		np_json_obj_begin(&j, NULL);
 		np_json_str(&j, "name", is->names[v]);
 		np_json_str(&j, "host", is->w->hosts[v * is->L]);
-		np_json_str(&j, "state", is->j.state[v] == NP_NODE_OK && !np_iso_node_measured(&is->j, v) ? "unknown"
-									       : np_iso_node_state_str(is->j.state[v]));
-		np_json_str(&j, "evidence", is->j.state[v] != NP_NODE_OK ? is->j.evidence[v] : NULL);
+		np_json_str(&j, "state",
+			    is->j.state[v] == NP_NODE_OK && !np_iso_node_measured(&is->j, v)
+				    ? "unknown"
+				    : np_iso_node_state_str(is->j.state[v]));
+		np_json_str(&j, "evidence",
+			    is->j.state[v] != NP_NODE_OK ? is->j.evidence[v] : NULL);
 		np_json_obj_end(&j);
 	}
 	np_json_arr_end(&j);
@@ -121,15 +124,18 @@ static void write_json(const struct iso *is, FILE *out, double wall)
 static enum np_status write_metrics(const struct iso *is, struct np_err *err)
 {
 	struct np_om_node *nodes = calloc((size_t)is->N, sizeof(*nodes));
-	struct np_om_isolate om = { is->ops->name, nodes, is->N, is->j.nlinks, is->j.rounds, is->size,
-				    np_iso_exit_code(&is->j) };
+	struct np_om_isolate om = {
+		is->ops->name,           nodes, is->N, is->j.nlinks, is->j.rounds, is->size,
+		np_iso_exit_code(&is->j)
+	};
 	enum np_status st;
 
 	if (!nodes)
 		return np_fail(err, NP_ENOMEM, "out of memory for --metrics");
 	for (int v = 0; v < is->N; v++)
 		nodes[v] = (struct np_om_node){ is->names[v], is->w->hosts[v * is->L],
-						is->j.state[v] == NP_NODE_OK && !np_iso_node_measured(&is->j, v)
+						is->j.state[v] == NP_NODE_OK &&
+								!np_iso_node_measured(&is->j, v)
 							? "unknown"
 							: np_iso_node_state_str(is->j.state[v]) };
 	st = np_openmetrics_isolate(is->o->metrics_file, &om, err);
@@ -142,28 +148,31 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 	int bad = 0;
 
 	if (!is->o->quiet) {
-		fprintf(out, "# nccl-probe isolate: %d node%s x %d rank%s, all-reduce of %llu B, %s backend\n",
+		fprintf(out,
+			"# nccl-probe isolate: %d node%s x %d rank%s, all-reduce of %llu B, %s backend\n",
 			is->N, is->N == 1 ? "" : "s", is->L, is->L == 1 ? "" : "s",
 			(unsigned long long)is->size, is->ops->name);
-		fprintf(out, "# partners: a random order, seed %llu (--seed %llu plans the same rounds)\n",
+		fprintf(out,
+			"# partners: a random order, seed %llu (--seed %llu plans the same rounds)\n",
 			(unsigned long long)is->j.seed, (unsigned long long)is->j.seed);
 		if (is->j.leaf) {
 			int known = 0;
 			for (int v = 0; v < is->N; v++)
 				known += is->leaf[v] >= 0;
-			fprintf(out, "# leaves: %d switch%s from --topology, %d of %d nodes on them: pairs compared with pairs of their relation\n",
+			fprintf(out,
+				"# leaves: %d switch%s from --topology, %d of %d nodes on them: pairs compared with pairs of their relation\n",
 				is->j.nleaves, is->j.nleaves == 1 ? "" : "es", known, is->N);
 		}
-		fprintf(out, "# %-6s %-6s %-30s %10s %21s %10s %20s\n", "round", "kind", "group", "busbw",
-			"95% interval", "fleet", "x fleet (95%)");
+		fprintf(out, "# %-6s %-6s %-30s %10s %21s %10s %20s\n", "round", "kind", "group",
+			"busbw", "95% interval", "fleet", "x fleet (95%)");
 		for (int i = 0; i < is->j.nfigs; i++) {
 			const struct np_iso_fig *f = &is->j.figs[i];
 			char grp[64], iv[48], rt[48];
 			if (f->kind == NP_FIG_WORLD)
 				snprintf(grp, sizeof(grp), "every node");
 			else
-				snprintf(grp, sizeof(grp), "%s%s%s", is->names[f->a], f->b >= 0 ? "-" : "",
-					 f->b >= 0 ? is->names[f->b] : "");
+				snprintf(grp, sizeof(grp), "%s%s%s", is->names[f->a],
+					 f->b >= 0 ? "-" : "", f->b >= 0 ? is->names[f->b] : "");
 			snprintf(iv, sizeof(iv), "[%.4g, %.4g]", f->lo, f->hi);
 			if (f->ratio > 0)
 				snprintf(rt, sizeof(rt), "%.2f [%.2f, %.2f]", f->ratio, f->ratio_lo,
@@ -172,7 +181,9 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 				snprintf(rt, sizeof(rt), "-");
 			fprintf(out, "  %-6d %-6s %-30s %10.4g %21s %10.4g %20s%s%s\n", f->round,
 				np_iso_fig_kind_str(f->kind), grp, f->busbw, iv, f->ref, rt,
-				f->failed ? "  could not run" : f->wrong ? "  wrong data" : "",
+				f->failed  ? "  could not run"
+				: f->wrong ? "  wrong data"
+					   : "",
 				f->bad ? "  below" : "");
 		}
 	}
@@ -187,8 +198,10 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 		bad++;
 	}
 	for (int i = 0; i < is->j.nlinks; i++, bad++)
-		fprintf(out, "bad: link %s-%s: slow together while both are fine with others: check the cables and switch path between them: %s\n",
-			is->names[is->j.links[i].a], is->names[is->j.links[i].b], is->j.links[i].why);
+		fprintf(out,
+			"bad: link %s-%s: slow together while both are fine with others: check the cables and switch path between them: %s\n",
+			is->names[is->j.links[i].a], is->names[is->j.links[i].b],
+			is->j.links[i].why);
 	if (is->j.fleet[0]) {
 		fprintf(out, "bad: fleet: %s\n", is->j.fleet);
 		bad++;
@@ -205,7 +218,8 @@ static void write_table(const struct iso *is, FILE *out, double wall)
 		fprintf(out, "verdict: %d problem%s found in %d rounds (%.1f s)\n", bad,
 			bad == 1 ? "" : "s", is->j.rounds, wall);
 	else if (is->j.inconclusive[0])
-		fprintf(out, "inconclusive: %s\nverdict: inconclusive, %d node%s, %d rounds (%.1f s): nothing named, nothing cleared\n",
+		fprintf(out,
+			"inconclusive: %s\nverdict: inconclusive, %d node%s, %d rounds (%.1f s): nothing named, nothing cleared\n",
 			is->j.inconclusive, is->N, is->N == 1 ? "" : "s", is->j.rounds, wall);
 	else
 		fprintf(out, "verdict: ok, %d node%s, %d rounds (%.1f s)\n", is->N,
@@ -251,7 +265,8 @@ int np_isolate_report(struct iso *is)
 				np_error("node %s: %s", is->names[v], why);
 			}
 		for (int i = 0; i < is->j.nlinks; i++)
-			np_error("link %s-%s is slow", is->names[is->j.links[i].a], is->names[is->j.links[i].b]);
+			np_error("link %s-%s is slow", is->names[is->j.links[i].a],
+				 is->names[is->j.links[i].b]);
 		if (is->j.fleet[0])
 			np_error("%s", is->j.fleet);
 		if (is->j.scale[0])

@@ -28,7 +28,8 @@ static int item_has(const char *item, size_t len, const char *name)
 	if (!lb)
 		return len == nl && !memcmp(item, name, len);
 	rb = memchr(lb, ']', len - (size_t)(lb - item));
-	if (!rb || memchr(rb + 1, '[', len - (size_t)(rb + 1 - item)) || memchr(rb + 1, ']', len - (size_t)(rb + 1 - item)))
+	if (!rb || memchr(rb + 1, '[', len - (size_t)(rb + 1 - item)) ||
+	    memchr(rb + 1, ']', len - (size_t)(rb + 1 - item)))
 		return -1;
 	pre = (size_t)(lb - item);
 	post = len - (size_t)(rb + 1 - item);
@@ -49,7 +50,8 @@ static int item_has(const char *item, size_t len, const char *name)
 		if (!e)
 			e = rb;
 		dash = memchr(r, '-', (size_t)(e - r));
-		if (e == r || !np_scan_u64(&end, 10, 0, UINT64_MAX, &lo) || end != (dash ? dash : e))
+		if (e == r || !np_scan_u64(&end, 10, 0, UINT64_MAX, &lo) ||
+		    end != (dash ? dash : e))
 			return -1;
 		width = (int)(end - r);
 		hi = lo;
@@ -137,8 +139,9 @@ enum np_status np_iso_topology_read(const char *path, int N, const char (*names)
 	for (int v = 0; v < N; v++)
 		leaf[v] = -1;
 	if (!f)
-		return np_fail(err, NP_EUSAGE, "cannot read --topology '%s': %s; give Slurm's topology.conf",
-			       path, strerror(errno));
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read --topology '%s': %s; give Slurm's topology.conf", path,
+			       strerror(errno));
 	while ((got = getline(&line, &cap, f)) >= 0) {
 		char *hash = strchr(line, '#');
 		int l = -1;
@@ -185,7 +188,8 @@ enum np_status np_iso_topology_read(const char *path, int N, const char (*names)
 			break;
 	}
 	if (st == NP_OK && ferror(f))
-		st = np_fail(err, NP_EUSAGE, "cannot read --topology '%s': %s", path, strerror(errno));
+		st = np_fail(err, NP_EUSAGE, "cannot read --topology '%s': %s", path,
+			     strerror(errno));
 	if (st == NP_OK && !placed)
 		st = np_fail(err, NP_EUSAGE,
 			     "--topology '%s' puts none of this job's nodes (such as '%s') on a leaf switch; give this cluster's topology.conf (SwitchName=NAME Nodes=LIST lines)",

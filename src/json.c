@@ -129,8 +129,8 @@ void np_json_null(struct np_json *j, const char *key)
 	fputs("null", j->f);
 }
 
-void np_json_envelope(struct np_json *j, const char *schema, int schema_version, const struct np_run_record *rec,
-		      const char *backend)
+void np_json_envelope(struct np_json *j, const char *schema, int schema_version,
+		      const struct np_run_record *rec, const char *backend)
 {
 	np_json_str(j, "schema", schema);
 	np_json_int(j, "schema_version", schema_version);

@@ -39,7 +39,7 @@ void np_json_escape(FILE *f, const char *s);
  * "cmdline" (the run record, rank 0's) and, when backend is not NULL,
  * "backend" (its name; the sweep writes its own "backend" object). Call
  * it first, inside the document's top-level object. */
-void np_json_envelope(struct np_json *j, const char *schema, int schema_version, const struct np_run_record *rec,
-		      const char *backend);
+void np_json_envelope(struct np_json *j, const char *schema, int schema_version,
+		      const struct np_run_record *rec, const char *backend);
 
 #endif

@@ -21,7 +21,7 @@ struct jp {
 	const char *what;
 	struct np_err *err;
 	size_t nvalues;
-	size_t mem;     /* what the document holds: values, strings, keys */
+	size_t mem; /* what the document holds: values, strings, keys */
 };
 
 /* bytes more held; false (and err set) past NP_JREAD_MAX_MEM */
@@ -40,7 +40,8 @@ static enum np_status jfail(struct jp *j, const char *at, const char *why)
 {
 	size_t off = (size_t)((at ? at : j->p) - j->start);
 
-	return np_fail(j->err, NP_EUSAGE, "'%s' is not a valid JSON report: %s at byte %zu; give a file that nccl-probe wrote with --format json",
+	return np_fail(j->err, NP_EUSAGE,
+		       "'%s' is not a valid JSON report: %s at byte %zu; give a file that nccl-probe wrote with --format json",
 		       j->what, why, off);
 }
 
@@ -126,7 +127,8 @@ static enum np_status parse_string(struct jp *j, char **out)
 		unsigned char c = (unsigned char)*q;
 		if (c < 0x20) {
 			free(s);
-			return jfail(j, q, c ? "control character in a string" : "NUL byte in a string");
+			return jfail(j, q,
+				     c ? "control character in a string" : "NUL byte in a string");
 		}
 		if (c != '\\') {
 			*o++ = (char)c;
@@ -155,10 +157,11 @@ static enum np_status parse_string(struct jp *j, char **out)
 				return jfail(j, q - 5, "lone low surrogate in a \\u escape");
 			}
 			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (q + 2 >= close || q[1] != '\\' || q[2] != 'u' || !hex4(j, q + 3, &lo) ||
-				    lo < 0xdc00 || lo > 0xdfff) {
+				if (q + 2 >= close || q[1] != '\\' || q[2] != 'u' ||
+				    !hex4(j, q + 3, &lo) || lo < 0xdc00 || lo > 0xdfff) {
 					free(s);
-					return jfail(j, q - 5, "high surrogate without its low surrogate in a \\u escape");
+					return jfail(j, q - 5,
+						     "high surrogate without its low surrogate in a \\u escape");
 				}
 				q += 6;
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
@@ -170,9 +173,7 @@ static enum np_status parse_string(struct jp *j, char **out)
 			o += utf8_put(o, cp);
 			break;
 		}
-		default:
-			free(s);
-			return jfail(j, q - 1, "bad escape in a string");
+		default: free(s); return jfail(j, q - 1, "bad escape in a string");
 		}
 		q++;
 	}
@@ -290,7 +291,9 @@ static enum np_status parse_container(struct jp *j, struct np_jval *v, int depth
 			return st;
 		if (obj) {
 			if (j->p >= j->end || *j->p != '"')
-				return jfail(j, NULL, j->p >= j->end ? "unexpected end of input" : "member name expected");
+				return jfail(j, NULL,
+					     j->p >= j->end ? "unexpected end of input"
+							    : "member name expected");
 			if ((st = parse_string(j, &key)))
 				return st;
 			skip_ws(j);
@@ -338,11 +341,8 @@ static enum np_status parse_value(struct jp *j, struct np_jval *v, int depth)
 		return jfail(j, NULL, "unexpected end of input");
 	switch (*j->p) {
 	case '{':
-	case '[':
-		return parse_container(j, v, depth);
-	case '"':
-		v->type = NP_J_STR;
-		return parse_string(j, &v->str);
+	case '[': return parse_container(j, v, depth);
+	case '"': v->type = NP_J_STR; return parse_string(j, &v->str);
 	case 't':
 	case 'f':
 	case 'n': {
@@ -358,11 +358,8 @@ static enum np_status parse_value(struct jp *j, struct np_jval *v, int depth)
 		}
 		return jfail(j, NULL, "invalid value");
 	}
-	case '\0':
-		return jfail(j, NULL, "NUL byte");
-	default:
-		v->type = NP_J_NUM;
-		return parse_number(j, &v->num);
+	case '\0': return jfail(j, NULL, "NUL byte");
+	default: v->type = NP_J_NUM; return parse_number(j, &v->num);
 	}
 }
 
@@ -374,8 +371,9 @@ enum np_status np_json_parse(const char *buf, size_t len, const char *what, stru
 
 	memset(out, 0, sizeof(*out));
 	if (len > NP_JREAD_MAX_BYTES)
-		return np_fail(err, NP_EUSAGE, "'%s' is larger than %u MiB; give a JSON report of nccl-probe",
-			       what, NP_JREAD_MAX_BYTES >> 20);
+		return np_fail(err, NP_EUSAGE,
+			       "'%s' is larger than %u MiB; give a JSON report of nccl-probe", what,
+			       NP_JREAD_MAX_BYTES >> 20);
 	st = parse_value(&j, out, 0);
 	if (!st) {
 		skip_ws(&j);
@@ -404,7 +402,8 @@ enum np_status np_json_parse_file(const char *path, struct np_jval *out, struct 
 	if (fd < 0) {
 		if (errno == ENOMEM)
 			return np_fail(err, NP_ENOMEM, "out of memory reading '%s'", path);
-		return np_fail(err, NP_EUSAGE, "cannot read '%s': %s; give a JSON report of nccl-probe", path,
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read '%s': %s; give a JSON report of nccl-probe", path,
 			       strerror(errno));
 	}
 	if (fstat(fd, &sb) != 0) {
@@ -414,19 +413,21 @@ enum np_status np_json_parse_file(const char *path, struct np_jval *out, struct 
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
-		return np_fail(err, NP_EUSAGE, "'%s' is a %s, not a regular file; give a JSON report file of nccl-probe",
+		return np_fail(err, NP_EUSAGE,
+			       "'%s' is a %s, not a regular file; give a JSON report file of nccl-probe",
 			       path, np_file_type_str(sb.st_mode));
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
 		int e = errno;
 		close(fd);
-		return np_fail(err, e == ENOMEM ? NP_ENOMEM : NP_EUSAGE, "cannot read '%s': %s", path,
-			       strerror(e));
+		return np_fail(err, e == ENOMEM ? NP_ENOMEM : NP_EUSAGE, "cannot read '%s': %s",
+			       path, strerror(e));
 	}
 	if ((uint64_t)sb.st_size > NP_JREAD_MAX_BYTES) {
 		fclose(f);
-		return np_fail(err, NP_EUSAGE, "'%s' is larger than %u MiB; give a JSON report of nccl-probe",
-			       path, NP_JREAD_MAX_BYTES >> 20);
+		return np_fail(err, NP_EUSAGE,
+			       "'%s' is larger than %u MiB; give a JSON report of nccl-probe", path,
+			       NP_JREAD_MAX_BYTES >> 20);
 	}
 	buf = malloc((size_t)sb.st_size + 1);
 	if (!buf) {
@@ -483,7 +484,4 @@ const struct np_jval *np_jget2(const struct np_jval *v, const char *k1, const ch
 	return np_jget(np_jget(v, k1), k2);
 }
 
-const char *np_jstr(const struct np_jval *v)
-{
-	return v && v->type == NP_J_STR ? v->str : NULL;
-}
+const char *np_jstr(const struct np_jval *v) { return v && v->type == NP_J_STR ? v->str : NULL; }

@@ -13,9 +13,9 @@
 
 #include "../common/status.h"
 
-#define NP_JREAD_MAX_BYTES (64u << 20)  /* larger files are refused */
-#define NP_JREAD_MAX_DEPTH 64           /* arrays and objects nested deeper are refused */
-#define NP_JREAD_MAX_VALUES (4u << 20)  /* values in one file (32 B each) */
+#define NP_JREAD_MAX_BYTES (64u << 20) /* larger files are refused */
+#define NP_JREAD_MAX_DEPTH 64          /* arrays and objects nested deeper are refused */
+#define NP_JREAD_MAX_VALUES (4u << 20) /* values in one file (32 B each) */
 /* what a document may hold: values, strings, names (a report of 4 Mi
  * numbers holds 128 MiB) */
 #define NP_JREAD_MAX_MEM (192u << 20)
@@ -27,15 +27,15 @@ enum np_jtype { NP_J_NULL, NP_J_BOOL, NP_J_NUM, NP_J_STR, NP_J_ARR, NP_J_OBJ };
  * their type. */
 struct np_jval {
 	union {
-		double num;             /* NP_J_NUM: finite */
-		char *str;              /* NP_J_STR: NUL-terminated UTF-8; \u0000 is refused */
-		struct np_jval *items;  /* NP_J_ARR, NP_J_OBJ: array items, object values */
+		double num;            /* NP_J_NUM: finite */
+		char *str;             /* NP_J_STR: NUL-terminated UTF-8; \u0000 is refused */
+		struct np_jval *items; /* NP_J_ARR, NP_J_OBJ: array items, object values */
 	};
-	char **keys;              /* NP_J_OBJ: object keys (same order as items) */
-	uint32_t n;               /* items of an array, members of an object; 0 otherwise */
-	uint32_t offset;          /* byte offset of the value in its input */
-	unsigned char type;       /* enum np_jtype */
-	bool b;                   /* NP_J_BOOL */
+	char **keys;        /* NP_J_OBJ: object keys (same order as items) */
+	uint32_t n;         /* items of an array, members of an object; 0 otherwise */
+	uint32_t offset;    /* byte offset of the value in its input */
+	unsigned char type; /* enum np_jtype */
+	bool b;             /* NP_J_BOOL */
 };
 
 /* Parse len bytes of buf (what names it in messages: a file name) into

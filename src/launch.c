@@ -12,8 +12,10 @@
 
 static bool launched(void)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-					    "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS" };
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",      "PMI_RANK", "PMI_SIZE",
+		"MV2_COMM_WORLD_SIZE",  "MPI_LOCALNRANKS"
+	};
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		if (getenv(vars[i]))

@@ -32,10 +32,7 @@ static struct np_launch launch_env;
 
 /* Messages before MPI is up: from the launcher's rank 0 alone (or from
  * every process when no launcher says which is which). */
-static bool first_process(void)
-{
-	return launch_env.rank <= 0;
-}
+static bool first_process(void) { return launch_env.rank <= 0; }
 
 /* Ranks that each think they are alone (an mpirun of another MPI than the
  * one nccl-probe was built with, srun without the PMI this MPI uses): one
@@ -56,10 +53,12 @@ static bool launch_mismatch(void)
 	if ((nl = strchr(ver, ',')))
 		*nl = '\0';
 	if (strncmp(l.size_var, "SLURM", 5))
-		fprintf(stderr, "error: the launcher started %ld processes (%s=%ld) but MPI gives each a world of 1 rank: nccl-probe is built with %s, not the MPI of this mpirun; launch it with the mpirun of %s (see 'mpirun --version'), or rebuild nccl-probe with this mpirun's mpicc\n",
+		fprintf(stderr,
+			"error: the launcher started %ld processes (%s=%ld) but MPI gives each a world of 1 rank: nccl-probe is built with %s, not the MPI of this mpirun; launch it with the mpirun of %s (see 'mpirun --version'), or rebuild nccl-probe with this mpirun's mpicc\n",
 			l.size, l.size_var, l.size, ver, ver);
 	else
-		fprintf(stderr, "error: srun started %ld processes (%s=%ld) but MPI gives each a world of 1 rank: %s, which nccl-probe is built with, did not find srun's PMI; give srun the --mpi plugin it uses (e.g. srun --mpi=pmix; see 'srun --mpi=list')\n",
+		fprintf(stderr,
+			"error: srun started %ld processes (%s=%ld) but MPI gives each a world of 1 rank: %s, which nccl-probe is built with, did not find srun's PMI; give srun the --mpi plugin it uses (e.g. srun --mpi=pmix; see 'srun --mpi=list')\n",
 			l.size, l.size_var, l.size, ver);
 	fflush(stderr);
 	return true;
@@ -70,7 +69,8 @@ static int start_mpi(const struct np_cmd *cmd, int *argc, char ***argv, bool *mp
 {
 	int provided = MPI_THREAD_SINGLE;
 
-	*mpi = (cmd->needs & NP_NEEDS_MPI) || ((cmd->needs & NP_NEEDS_MPI_LAUNCHED) && launch_env.launched);
+	*mpi = (cmd->needs & NP_NEEDS_MPI) ||
+	       ((cmd->needs & NP_NEEDS_MPI_LAUNCHED) && launch_env.launched);
 	if (cmd->needs & NP_NEEDS_NCCL_LOG) {
 		/* before MPI_Init: MPI, CUDA and NCCL start threads that read
 		 * the environment, and setenv is not safe beside them */
@@ -85,7 +85,8 @@ static int start_mpi(const struct np_cmd *cmd, int *argc, char ***argv, bool *mp
 	 * Some MPI builds charge every call for it; the cost is measured by
 	 * tests/bench/thread-level.sh and stated in the man page (BACKENDS) */
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-		fprintf(stderr, "error: MPI_Init failed; start nccl-probe with mpirun or check the MPI installation\n");
+		fprintf(stderr,
+			"error: MPI_Init failed; start nccl-probe with mpirun or check the MPI installation\n");
 		return NP_EXIT_RUNTIME;
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &np_msg_rank);
@@ -129,7 +130,8 @@ static void start_world(const struct np_cmd *cmd, struct np_run *run)
 	enum np_status st;
 
 	if (cmd->needs & NP_NEEDS_WATCHDOG)
-		np_watchdog_startup(run->o.timeout, launch_env.local_size, &run->test); /* from here on a rank that stops is named */
+		np_watchdog_startup(run->o.timeout, launch_env.local_size,
+				    &run->test); /* from here on a rank that stops is named */
 	if (np_world_init(&run->w, 0, &err))
 		np_abort_err(&err);
 	run->world_up = true;
@@ -195,7 +197,8 @@ static int start_up(const struct np_cmd *cmd, struct np_run *run)
 	bool help, version, speak = !(cmd->needs & NP_NEEDS_MPI) || np_msg_rank == 0;
 
 	if (np_opts_parse(&run->o, cmd, run->argc, run->argv, run->first, &help, &version, &err) ||
-	    (!(cmd->needs & NP_NEEDS_WORLD) && !help && !version && np_opts_check_files(&run->o, &err))) {
+	    (!(cmd->needs & NP_NEEDS_WORLD) && !help && !version &&
+	     np_opts_check_files(&run->o, &err))) {
 		np_error("%s", err.msg);
 		return NP_EXIT_USAGE;
 	}
@@ -256,11 +259,13 @@ static int command_after_options(int argc, char **argv)
 		if (!strcmp(a, "--"))
 			return 0;
 		if (a[0] != '-' || !a[1])
-			return np_cmd_find(a) || !strcmp(a, "help") || !strcmp(a, "version") ? i : 0;
+			return np_cmd_find(a) || !strcmp(a, "help") || !strcmp(a, "version") ? i
+											     : 0;
 		o = np_cmd_any_option(a);
 		/* a value in the next word: --opt VALUE, -o VALUE (not -oVALUE,
 		 * --opt=VALUE, or an optional value) */
-		if (o && o->arg && o->kind != NP_OPT_OPTARG && !strchr(a, '=') && (a[1] == '-' || !a[2]))
+		if (o && o->arg && o->kind != NP_OPT_OPTARG && !strchr(a, '=') &&
+		    (a[1] == '-' || !a[2]))
 			i++;
 	}
 	return 0;
@@ -278,13 +283,14 @@ static int help_cmd(int argc, char **argv)
 	int st = 0;
 
 	if (argc > 3) {
-		fprintf(stderr, "error: 'help' takes one command name; use 'nccl-probe help [COMMAND]'\n");
+		fprintf(stderr,
+			"error: 'help' takes one command name; use 'nccl-probe help [COMMAND]'\n");
 		return NP_EXIT_USAGE;
 	}
 	if (name && !np_cmd_find(name)) {
 		char safe[256], names[128];
-		fprintf(stderr, "error: unknown command '%s'; use %s\n", np_printable(safe, sizeof(safe), name),
-			np_cmd_names(names, sizeof(names)));
+		fprintf(stderr, "error: unknown command '%s'; use %s\n",
+			np_printable(safe, sizeof(safe), name), np_cmd_names(names, sizeof(names)));
 		return NP_EXIT_USAGE;
 	}
 	if (!name) {
@@ -333,7 +339,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && argv[1][0] == '-' && (at = command_after_options(argc, argv)) > 0) {
 		if (first_process()) {
-			fputs("error: the command goes first, then its options: 'nccl-probe ", stderr);
+			fputs("error: the command goes first, then its options: 'nccl-probe ",
+			      stderr);
 			np_fputs_printable(stderr, argv[at]);
 			for (int i = 1; i < argc; i++)
 				if (i != at) {

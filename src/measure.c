@@ -20,11 +20,11 @@
 #include "stats.h"
 #include "watchdog.h"
 
-#define MIN_SAMPLES_AUTO 6     /* the first count with a finite interval (src/stats.c) */
-#define MIN_SAMPLES_BUDGET 3   /* when the budget runs out first */
-#define BATCH_TARGET 2e-3      /* seconds a batch should last with --iters auto */
+#define MIN_SAMPLES_AUTO 6   /* the first count with a finite interval (src/stats.c) */
+#define MIN_SAMPLES_BUDGET 3 /* when the budget runs out first */
+#define BATCH_TARGET 2e-3    /* seconds a batch should last with --iters auto */
 #define MAX_ITERS (1 << 20)
-#define CONFIRM_BELOW 16       /* batches shorter than this are held against 4k too */
+#define CONFIRM_BELOW 16 /* batches shorter than this are held against 4k too */
 
 double np_now_s(void)
 {
@@ -34,10 +34,7 @@ double np_now_s(void)
 }
 
 /* The clock the budget counts by. */
-static double meas_now(const struct np_meas *m)
-{
-	return m->clock ? m->clock() : np_now_s();
-}
+static double meas_now(const struct np_meas *m) { return m->clock ? m->clock() : np_now_s(); }
 
 /* NCCL_PROBE_TEST_STALL=R stalls job rank R at its first timed batch;
  * R@N at its timed batch N (from 0), so that rows finish before it
@@ -53,7 +50,9 @@ void np_meas_test_stall(struct np_meas *m, const struct np_test_plan *test)
 
 static void stall_if_asked(struct np_meas *m)
 {
-	if (m->stall_rank < 0 || m->stall_rank != (m->be->world.job_ranks ? m->be->world.job_ranks[m->be->world.rank] : m->be->world.rank))
+	if (m->stall_rank < 0 ||
+	    m->stall_rank != (m->be->world.job_ranks ? m->be->world.job_ranks[m->be->world.rank]
+						     : m->be->world.rank))
 		return;
 	if (m->stall_after-- > 0)
 		return;
@@ -273,7 +272,10 @@ struct cal {
 	double t_start;
 	bool stop;
 	int n;
-	struct { int iters; double t, own; } last[6];
+	struct {
+		int iters;
+		double t, own;
+	} last[6];
 };
 
 static double cal_batch(void *arg, int iters)
@@ -422,10 +424,15 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 			 * group goes on (neither converged nor noise-bound),
 			 * [1]: out of budget */
 			bool conv = n >= MIN_SAMPLES_AUTO && st.ci_half_rel <= m->ci_target;
-			bool noise = !conv && n >= (m->noise_min > MIN_SAMPLES_AUTO ? m->noise_min : MIN_SAMPLES_AUTO) &&
-				     np_stats_noise_bound(n, st.ci_half_rel, m->ci_target, el, m->budget);
+			bool noise = !conv &&
+				     n >= (m->noise_min > MIN_SAMPLES_AUTO ? m->noise_min
+									   : MIN_SAMPLES_AUTO) &&
+				     np_stats_noise_bound(n, st.ci_half_rel, m->ci_target, el,
+							  m->budget);
 			int d[2] = { !conv && !noise, el >= m->budget && n >= MIN_SAMPLES_BUDGET };
-			res->stop = conv ? NP_STOP_CONVERGED : noise ? NP_STOP_NOISE : NP_STOP_BUDGET;
+			res->stop = conv    ? NP_STOP_CONVERGED
+				    : noise ? NP_STOP_NOISE
+					    : NP_STOP_BUDGET;
 			if (m->synced)
 				MPI_Allreduce(MPI_IN_PLACE, d, 2, MPI_INT, MPI_MAX, m->sync);
 			if (!d[0] || d[1])
@@ -492,7 +499,7 @@ void np_backend_args(struct np_backend *be, const struct np_opts *o, const struc
 	bw->local_rank = w->local_rank;
 	bw->local_size = w->local_size;
 	bw->virtual_nodes = w->virtual_nodes;
-	bw->hosts = (const char (*)[NP_BE_HOSTLEN])w->hosts;
+	bw->hosts = (const char(*)[NP_BE_HOSTLEN])w->hosts;
 	bw->mpi_version = w->mpi_version;
 	bw->job_ranks = w->job_ranks;
 	bw->job_size = w->job_size;

@@ -39,33 +39,33 @@ struct np_result {
 	const struct np_coll *coll;
 	enum np_dtype dtype;
 	enum np_redop op;
-	int root;             /* -1 when the collective has none */
+	int root; /* -1 when the collective has none */
 	bool inplace;
 	struct np_layout lay;
 	double t_med, t_min, t_max; /* seconds per iteration, slowest rank */
-	double t_ci_lo, t_ci_hi; /* 95% CI of the median time */
-	double ci_half_rel;   /* 95% CI half-width of the median / median */
-	double algbw, busbw;  /* GB/s from t_med */
+	double t_ci_lo, t_ci_hi;    /* 95% CI of the median time */
+	double ci_half_rel;         /* 95% CI half-width of the median / median */
+	double algbw, busbw;        /* GB/s from t_med */
 	bool checked;
-	uint64_t wrong;       /* wrong elements summed over ranks */
-	double limit;         /* busbw limit GB/s; 0 = unknown */
-	double eff;           /* busbw / limit; NaN when unknown */
+	uint64_t wrong; /* wrong elements summed over ranks */
+	double limit;   /* busbw limit GB/s; 0 = unknown */
+	double eff;     /* busbw / limit; NaN when unknown */
 	int samples, iters;
-	bool converged;       /* --iters auto met the 1% target */
-	int steady;           /* 1: iters is past the point where a longer batch
-			       * lowers the time per collective; 0: the budget
-			       * ended first; -1: not searched (a fixed --iters) */
-	double floor_rel;     /* steady 0: the least its time per collective
-			       * could fall to, as a share of the search's time
-			       * at iters (np_batch_len's t_floor / t_per, in
-			       * (0, 1]); 0 when unknown. 1 otherwise */
+	bool converged;   /* --iters auto met the 1% target */
+	int steady;       /* 1: iters is past the point where a longer batch
+			   * lowers the time per collective; 0: the budget
+			   * ended first; -1: not searched (a fixed --iters) */
+	double floor_rel; /* steady 0: the least its time per collective
+			   * could fall to, as a share of the search's time
+			   * at iters (np_batch_len's t_floor / t_per, in
+			   * (0, 1]); 0 when unknown. 1 otherwise */
 	enum np_stop stop;
-	bool judged;          /* at or above the sweep's --judge-from size */
-	int pass;             /* judged against a threshold: 1 met, 0 failed; -1 not judged */
+	bool judged; /* at or above the sweep's --judge-from size */
+	int pass;    /* judged against a threshold: 1 met, 0 failed; -1 not judged */
 	/* per-rank times: each rank's own median time per iteration; the
 	 * rank whose is the longest (job rank) and by how much it exceeds
 	 * the median over ranks (a fraction; NaN on one rank or unmeasured) */
-	int slow_rank;        /* -1 when not measured */
+	int slow_rank; /* -1 when not measured */
 	double slow_time, slow_excess;
 	/* the time of each sample (the slowest rank's, per iteration, in
 	 * seconds) in measurement order: `samples` entries, owned by the
@@ -77,8 +77,8 @@ struct np_result {
  * once, warm up, then time batches of about `batch` seconds until the 95%
  * interval of the median is within ci_target of it, or the samples that
  * the rest of the budget allows would not narrow it that far (noise-bound),
- * or the budget ends (a fixed --iters: its --samples batches). Collective over be->world, which may be a group of
- * the job. Returns false when *stop was set (a signal) between batches. */
+ * or the budget ends (a fixed --iters: its --samples batches). Collective over be->world, which may
+ * be a group of the job. Returns false when *stop was set (a signal) between batches. */
 #define NP_MEAS_MAX_SAMPLES 10000
 
 struct np_meas {
@@ -110,9 +110,9 @@ struct np_meas {
 	/* a step failed on some rank (all ranks agree): never returns */
 	void (*fail)(void *arg, enum np_status st);
 	void *fail_arg;
-	double *samples, *sorted;    /* NP_MEAS_MAX_SAMPLES each */
-	double *own;                 /* NULL, or NP_MEAS_MAX_SAMPLES: this rank's
-				      * own times, for the per-rank figures */
+	double *samples, *sorted; /* NP_MEAS_MAX_SAMPLES each */
+	double *own;              /* NULL, or NP_MEAS_MAX_SAMPLES: this rank's
+				   * own times, for the per-rank figures */
 	/* the clock the budget counts by, in seconds; NULL: CLOCK_MONOTONIC
 	 * (tests plant one that a stub backend advances) */
 	double (*clock)(void);
@@ -141,17 +141,17 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
  * when not NULL, returns the largest v over every party that must take the
  * same decision (groups measuring in step); NULL: v. */
 struct np_batch_rule {
-	double min_batch;  /* seconds: the shortest batch */
-	double max_batch;  /* seconds: the longest batch the budget allows */
-	double precision;  /* relative fall below which the time is steady */
+	double min_batch; /* seconds: the shortest batch */
+	double max_batch; /* seconds: the longest batch the budget allows */
+	double precision; /* relative fall below which the time is steady */
 	int max_iters;
 };
 
 struct np_batch_len {
-	int iters;         /* the batch length found */
-	bool steady;       /* false: max_batch or max_iters ended the search */
-	int doublings;     /* lengths tried past the shortest batch */
-	double t_per;      /* seconds per collective at iters, from the search */
+	int iters;     /* the batch length found */
+	bool steady;   /* false: max_batch or max_iters ended the search */
+	int doublings; /* lengths tried past the shortest batch */
+	double t_per;  /* seconds per collective at iters, from the search */
 	/* unsteady: the least the time per collective could fall to, were the
 	 * last lengthening's fall a fixed cost per batch spread over more
 	 * collectives (from k to j: t(j) - (t(k) - t(j)) / (j/k - 1)); 0 when

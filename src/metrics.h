@@ -85,13 +85,13 @@ enum np_cfmt {
 
 /* A metric's column in a text format; head NULL: not in that format. */
 struct np_col {
-	const char *head;   /* heading */
-	const char *unit;   /* second heading line ("(B)", "(us)"); NULL: none */
+	const char *head; /* heading */
+	const char *unit; /* second heading line ("(B)", "(us)"); NULL: none */
 	int width;
 	enum np_cfmt fmt;
-	int prec;           /* NP_CF_FIXED: decimals (np_fig_decimals) */
-	double scale;       /* the column shows value * scale (0: 1) */
-	const char *null;   /* what a null value shows */
+	int prec;         /* NP_CF_FIXED: decimals (np_fig_decimals) */
+	double scale;     /* the column shows value * scale (0: 1) */
+	const char *null; /* what a null value shows */
 };
 
 /* A metric's place in --format nccl-tests: its column (as a text column)
@@ -114,18 +114,18 @@ struct np_om_family {
 };
 
 struct np_metric {
-	const char *name;   /* JSON key and CSV column */
-	const char *head;   /* --wide heading */
-	const char *unit;   /* "s", "B", "GB/s", "" ... (man page) */
+	const char *name; /* JSON key and CSV column */
+	const char *head; /* --wide heading */
+	const char *unit; /* "s", "B", "GB/s", "" ... (man page) */
 	enum np_mtype type;
-	int width;          /* --wide width, 0 = not in the wide table */
-	int prec;           /* --wide decimals for NP_MT_NUM (np_fig_decimals) */
-	double scale;       /* --wide shows value * scale (e.g. s -> us) */
+	int width;    /* --wide width, 0 = not in the wide table */
+	int prec;     /* --wide decimals for NP_MT_NUM (np_fig_decimals) */
+	double scale; /* --wide shows value * scale (e.g. s -> us) */
 	void (*get)(const struct np_result *r, struct np_value *v);
-	const char *help;   /* one line for the man page */
-	struct np_col table;      /* the default table */
-	struct np_nccl_col nccl;  /* --format nccl-tests */
-	struct np_om_family om;   /* --metrics */
+	const char *help;        /* one line for the man page */
+	struct np_col table;     /* the default table */
+	struct np_nccl_col nccl; /* --format nccl-tests */
+	struct np_om_family om;  /* --metrics */
 };
 
 extern const struct np_metric np_metrics[];
@@ -142,7 +142,7 @@ int np_fig_decimals(double x, int prec);
 
 /* Row r's value of metric m in column c, padded to the column's width
  * (right-aligned; width 0: not padded), into buf. */
-void np_col_format(const struct np_metric *m, const struct np_col *c, const struct np_result *r, char *buf,
-		   size_t len);
+void np_col_format(const struct np_metric *m, const struct np_col *c, const struct np_result *r,
+		   char *buf, size_t len);
 
 #endif

@@ -102,15 +102,9 @@ static int add(const char *path, int kind)
 	return -1;
 }
 
-int np_cleanup_add(const char *path)
-{
-	return add(path, 1);
-}
+int np_cleanup_add(const char *path) { return add(path, 1); }
 
-int np_cleanup_add_scratch(const char *path)
-{
-	return add(path, 2);
-}
+int np_cleanup_add_scratch(const char *path) { return add(path, 2); }
 
 void np_cleanup_scratch(void)
 {

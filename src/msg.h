@@ -20,9 +20,9 @@ extern int np_msg_rank;
 extern int np_msg_size;
 extern char np_msg_host[256];
 
-void np_note(const char *fmt, ...) NP_PRINTF(1, 2);   /* "note: ...", rank 0 only */
-void np_warn(const char *fmt, ...) NP_PRINTF(1, 2);   /* "warning: ...", rank 0 only */
-void np_error(const char *fmt, ...) NP_PRINTF(1, 2);  /* "error: ...", rank 0 only */
+void np_note(const char *fmt, ...) NP_PRINTF(1, 2);  /* "note: ...", rank 0 only */
+void np_warn(const char *fmt, ...) NP_PRINTF(1, 2);  /* "warning: ...", rank 0 only */
+void np_error(const char *fmt, ...) NP_PRINTF(1, 2); /* "error: ...", rank 0 only */
 /* "error: rank R on 'host': ...", printed by the calling rank, whatever it is */
 void np_rank_error(const char *fmt, ...) NP_PRINTF(1, 2);
 

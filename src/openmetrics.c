@@ -125,22 +125,25 @@ static double now_wall(void)
 static void common_head(struct om *f, const char *command, const char *backend, const char *run_id,
 			const char *host)
 {
-	family(f, "run_info", "the run that wrote this file: labels command, version, backend, run_id, host; value 1");
+	family(f, "run_info",
+	       "the run that wrote this file: labels command, version, backend, run_id, host; value 1");
 	sample(f, "run_info", 1, "command", command, "version", PACKAGE_VERSION, "backend", backend,
 	       "run_id", run_id, "host", host, NULL);
 }
 
 static void common_tail(struct om *f, const char *command, int exit_code)
 {
-	family(f, "exit_code", "the command's exit status: 0 ok, 1 verdict failed, 2 wrong data, 3 runtime error, 4 timeout, 5 unknown (topo --check-gdr)");
+	family(f, "exit_code",
+	       "the command's exit status: 0 ok, 1 verdict failed, 2 wrong data, 3 runtime error, 4 timeout, 5 unknown (topo --check-gdr)");
 	sample(f, "exit_code", exit_code, "command", command, NULL);
 	family(f, "last_run_timestamp_seconds", "when the run ended, seconds since the Unix epoch");
 	sample(f, "last_run_timestamp_seconds", now_wall(), "command", command, NULL);
 }
 
 /* Open path for --metrics, run fill, commit. */
-static enum np_status write_file(const char *path, const char *file, void (*fill)(struct om *f, const void *arg),
-				 const void *arg, struct np_err *err)
+static enum np_status write_file(const char *path, const char *file,
+				 void (*fill)(struct om *f, const void *arg), const void *arg,
+				 struct np_err *err)
 {
 	struct np_outfile of;
 	struct om w;
@@ -207,11 +210,13 @@ static void fill_sweep(struct om *f, const void *arg)
 			snprintf(size, sizeof(size), "%llu", (unsigned long long)r->lay.size);
 			/* a run of both forms (--format nccl-tests) labels the
 			 * in-place rows, one sample per label set */
-			sample(f, m->om.name, v, "coll", r->coll->name, "size_bytes", size, "dtype", np_dtype_str(r->dtype),
+			sample(f, m->om.name, v, "coll", r->coll->name, "size_bytes", size, "dtype",
+			       np_dtype_str(r->dtype),
 			       r->inplace && !rep->opts->inplace ? "inplace" : NULL, "true", NULL);
 		}
 	}
-	family(f, "sweep_judged", "1 when a threshold (--min-busbw, --min-eff, --baseline) judged the run, 0 when it was not judged");
+	family(f, "sweep_judged",
+	       "1 when a threshold (--min-busbw, --min-eff, --baseline) judged the run, 0 when it was not judged");
 	sample(f, "sweep_judged", rep->judged[0] != '\0', NULL);
 	family(f, "sweep_complete", "1 when every planned row ran, 0 when the run was interrupted");
 	sample(f, "sweep_complete", rep->complete && !rep->interrupted, NULL);
@@ -224,8 +229,8 @@ static void fill_sweep(struct om *f, const void *arg)
 	common_tail(f, "sweep", rep->exit_code);
 }
 
-enum np_status np_openmetrics_sweep(struct np_outfile *of, const char *path, const struct np_sweep_report *rep,
-				    struct np_err *err)
+enum np_status np_openmetrics_sweep(struct np_outfile *of, const char *path,
+				    const struct np_sweep_report *rep, struct np_err *err)
 {
 	struct om w;
 
@@ -261,8 +266,8 @@ static const struct {
 };
 
 /* One health figure per GPU that has it (NP_HX: absent), times scale. */
-static void gpu_figure(struct om *f, const struct np_health *h, const char *name, const char *help, size_t off,
-		       double scale)
+static void gpu_figure(struct om *f, const struct np_health *h, const char *name, const char *help,
+		       size_t off, double scale)
 {
 	bool head = false;
 
@@ -276,7 +281,8 @@ static void gpu_figure(struct om *f, const struct np_health *h, const char *name
 			family(f, name, help);
 		head = true;
 		snprintf(idx, sizeof(idx), "%d", g->gpu);
-		sample(f, name, (double)v * scale, "gpu", g->gpu >= 0 ? idx : NULL, "bus_id", g->busid, NULL);
+		sample(f, name, (double)v * scale, "gpu", g->gpu >= 0 ? idx : NULL, "bus_id",
+		       g->busid, NULL);
 	}
 }
 
@@ -288,11 +294,15 @@ static void fill_health(struct om *f, const struct np_health *h)
 		   offsetof(struct np_gpu_health, sm_mhz), 1e6);
 	gpu_figure(f, h, "gpu_sm_max_clock_hertz", "the GPU's maximum SM clock",
 		   offsetof(struct np_gpu_health, sm_max_mhz), 1e6);
-	gpu_figure(f, h, "gpu_temperature_celsius", "GPU temperature", offsetof(struct np_gpu_health, temp_c), 1);
-	gpu_figure(f, h, "gpu_temperature_margin_celsius", "degrees until the GPU slows down (its slowdown headroom)",
+	gpu_figure(f, h, "gpu_temperature_celsius", "GPU temperature",
+		   offsetof(struct np_gpu_health, temp_c), 1);
+	gpu_figure(f, h, "gpu_temperature_margin_celsius",
+		   "degrees until the GPU slows down (its slowdown headroom)",
 		   offsetof(struct np_gpu_health, headroom_c), 1);
-	gpu_figure(f, h, "gpu_power_watts", "GPU power draw", offsetof(struct np_gpu_health, power_mw), 1e-3);
-	gpu_figure(f, h, "gpu_ecc_uncorrected_errors", "uncorrected ECC errors since the driver loaded (volatile)",
+	gpu_figure(f, h, "gpu_power_watts", "GPU power draw",
+		   offsetof(struct np_gpu_health, power_mw), 1e-3);
+	gpu_figure(f, h, "gpu_ecc_uncorrected_errors",
+		   "uncorrected ECC errors since the driver loaded (volatile)",
 		   offsetof(struct np_gpu_health, ecc_uncorrected), 1);
 	for (int i = 0; i < h->ngpus; i++) {
 		const struct np_gpu_health *g = &h->gpus[i];
@@ -305,8 +315,9 @@ static void fill_health(struct om *f, const struct np_health *h)
 		head = true;
 		snprintf(idx, sizeof(idx), "%d", g->gpu);
 		for (size_t k = 0; k < sizeof(clk_reasons) / sizeof(clk_reasons[0]); k++)
-			sample(f, "gpu_clock_event_reason", (g->reasons & clk_reasons[k].bit) != 0, "gpu",
-			       g->gpu >= 0 ? idx : NULL, "bus_id", g->busid, "reason", clk_reasons[k].name, NULL);
+			sample(f, "gpu_clock_event_reason", (g->reasons & clk_reasons[k].bit) != 0,
+			       "gpu", g->gpu >= 0 ? idx : NULL, "bus_id", g->busid, "reason",
+			       clk_reasons[k].name, NULL);
 	}
 }
 
@@ -327,7 +338,8 @@ static void fill_topo(struct om *f, const void *arg)
 	family(f, "topo_nics", "NIC ports the topology holds");
 	sample(f, "topo_nics", t->nnics, NULL);
 	if (t->nfindings)
-		family(f, "topo_findings", "findings by level (info, warning, error) and kind (the finding's id)");
+		family(f, "topo_findings",
+		       "findings by level (info, warning, error) and kind (the finding's id)");
 	for (int i = 0; i < t->nfindings; i++) {
 		const struct np_finding *x = &t->findings[i];
 		int n = 0;
@@ -340,7 +352,8 @@ static void fill_topo(struct om *f, const void *arg)
 			}
 		}
 		if (first)
-			sample(f, "topo_findings", n, "level", np_severity_str(x->sev), "kind", x->id, NULL);
+			sample(f, "topo_findings", n, "level", np_severity_str(x->sev), "kind",
+			       x->id, NULL);
 	}
 	if (t->ngpus)
 		family(f, "gdr_state",
@@ -350,15 +363,16 @@ static void fill_topo(struct om *f, const void *arg)
 		enum np_tri v = np_topo_gpu_gdr(t, i, why, sizeof(why));
 		snprintf(idx, sizeof(idx), "%d", i);
 		for (size_t s = 0; s < sizeof(states) / sizeof(states[0]); s++)
-			sample(f, "gdr_state", v == states[s], "gpu", idx, "bus_id", t->gpus[i].busid, "state",
-			       np_tri_str(states[s]), NULL);
+			sample(f, "gdr_state", v == states[s], "gpu", idx, "bus_id",
+			       t->gpus[i].busid, "state", np_tri_str(states[s]), NULL);
 	}
 	if (t->health)
 		fill_health(f, t->health);
 	common_tail(f, "topo", a->exit_code);
 }
 
-enum np_status np_openmetrics_topo(const char *path, const struct np_topo *t, int exit_code, struct np_err *err)
+enum np_status np_openmetrics_topo(const char *path, const struct np_topo *t, int exit_code,
+				   struct np_err *err)
 {
 	struct topo_arg a = { t, exit_code };
 	const char *slash = strrchr(path, '/');
@@ -390,16 +404,16 @@ static void fill_isolate(struct om *f, const void *arg)
 		const struct np_om_node *n = &iso->nodes[v];
 		bad += !strcmp(node_class(n->state), "bad");
 		for (size_t s = 0; s < sizeof(states) / sizeof(states[0]); s++)
-			sample(f, "isolate_node_state", !strcmp(node_class(n->state), states[s]), "node", n->name,
-			       "host", n->host, "state", states[s], NULL);
+			sample(f, "isolate_node_state", !strcmp(node_class(n->state), states[s]),
+			       "node", n->name, "host", n->host, "state", states[s], NULL);
 	}
 	if (bad)
 		family(f, "isolate_node_bad",
 		       "a bad node and why (reason: bad-inside, bad-network, wrong-data or could-not-run, as the JSON report's state); 1");
 	for (int v = 0; v < iso->nnodes; v++)
 		if (!strcmp(node_class(iso->nodes[v].state), "bad"))
-			sample(f, "isolate_node_bad", 1, "node", iso->nodes[v].name, "host", iso->nodes[v].host,
-			       "reason", iso->nodes[v].state, NULL);
+			sample(f, "isolate_node_bad", 1, "node", iso->nodes[v].name, "host",
+			       iso->nodes[v].host, "reason", iso->nodes[v].state, NULL);
 	family(f, "isolate_nodes", "nodes isolate judged");
 	sample(f, "isolate_nodes", iso->nnodes, NULL);
 	family(f, "isolate_bad_links", "links named slow (both ends good elsewhere)");
@@ -411,7 +425,8 @@ static void fill_isolate(struct om *f, const void *arg)
 	common_tail(f, "isolate", iso->exit_code);
 }
 
-enum np_status np_openmetrics_isolate(const char *path, const struct np_om_isolate *iso, struct np_err *err)
+enum np_status np_openmetrics_isolate(const char *path, const struct np_om_isolate *iso,
+				      struct np_err *err)
 {
 	return write_file(path, NULL, fill_isolate, iso, err);
 }

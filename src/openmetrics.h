@@ -28,13 +28,14 @@
  * and not committed: the sweep commits it with its other outputs, all or
  * none (np_outfile_commit_all). NP_EUSAGE for a target refused, NP_ESYS
  * when the temporary cannot be made (err says why). */
-enum np_status np_openmetrics_sweep(struct np_outfile *of, const char *path, const struct np_sweep_report *rep,
-				    struct np_err *err);
+enum np_status np_openmetrics_sweep(struct np_outfile *of, const char *path,
+				    const struct np_sweep_report *rep, struct np_err *err);
 
-/* The writers below open, write and commit path. topo's report: findings by level and kind, GDR per GPU (a state set:
- * yes, no, unknown), health figures where t->health has them, and the
- * command's exit code. */
-enum np_status np_openmetrics_topo(const char *path, const struct np_topo *t, int exit_code, struct np_err *err);
+/* The writers below open, write and commit path. topo's report: findings by level and kind, GDR per
+ * GPU (a state set: yes, no, unknown), health figures where t->health has them, and the command's
+ * exit code. */
+enum np_status np_openmetrics_topo(const char *path, const struct np_topo *t, int exit_code,
+				   struct np_err *err);
 
 /* isolate's nodes, as its JSON names them. */
 struct np_om_node {
@@ -47,14 +48,15 @@ struct np_om_isolate {
 	const char *backend;
 	const struct np_om_node *nodes;
 	int nnodes;
-	int nlinks;        /* bad links named */
+	int nlinks; /* bad links named */
 	int rounds;
-	uint64_t size;     /* bytes of each measurement */
+	uint64_t size; /* bytes of each measurement */
 	int exit_code;
 };
 
 /* isolate's report: each node's state (ok, bad, unknown; a state set) and,
  * for a bad node, why; bad links, rounds and the exit code. */
-enum np_status np_openmetrics_isolate(const char *path, const struct np_om_isolate *iso, struct np_err *err);
+enum np_status np_openmetrics_isolate(const char *path, const struct np_om_isolate *iso,
+				      struct np_err *err);
 
 #endif

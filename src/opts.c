@@ -31,10 +31,13 @@ const char *np_format_str(enum np_format f)
 enum np_status np_opt_try(struct np_opts *o, const char *val, struct np_err *err)
 {
 	if (o->ntries >= NP_MAX_TRIES)
-		return np_fail(err, NP_EUSAGE, "more than %d --try options; put the candidates in a --try-file",
+		return np_fail(err, NP_EUSAGE,
+			       "more than %d --try options; put the candidates in a --try-file",
 			       NP_MAX_TRIES);
 	if (!strchr(val, '='))
-		return np_fail(err, NP_EUSAGE, "invalid --try '%s': give VAR=V1,V2,... (e.g. NCCL_PROTO=LL,Simple)", val);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --try '%s': give VAR=V1,V2,... (e.g. NCCL_PROTO=LL,Simple)",
+			       val);
 	o->tries[o->ntries++] = val;
 	return NP_OK;
 }
@@ -57,7 +60,9 @@ enum np_status np_opt_min_change(struct np_opts *o, const char *val, struct np_e
 enum np_status np_opt_size(struct np_opts *o, const char *val, struct np_err *err)
 {
 	if (np_parse_size(val, &o->size, err) || o->size == 0)
-		return np_fail(err, NP_EUSAGE, "invalid --size '%s'; give a size of at least 1 byte, e.g. 64M", val);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --size '%s'; give a size of at least 1 byte, e.g. 64M",
+			       val);
 	return NP_OK;
 }
 
@@ -113,14 +118,16 @@ enum np_status np_opt_ngpus(struct np_opts *o, const char *val, struct np_err *e
 {
 	(void)o;
 	return only_value("ngpus", 'g', val, 1,
-			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -g", err);
+			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -g",
+			  err);
 }
 
 enum np_status np_opt_nthreads(struct np_opts *o, const char *val, struct np_err *err)
 {
 	(void)o;
 	return only_value("nthreads", 't', val, 1,
-			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -t", err);
+			  "nccl-probe drives one GPU per rank: use mpirun -np N (N ranks per node for N GPUs) instead of -t",
+			  err);
 }
 
 enum np_status np_opt_backend(struct np_opts *o, const char *val, struct np_err *err)
@@ -128,7 +135,8 @@ enum np_status np_opt_backend(struct np_opts *o, const char *val, struct np_err 
 	const struct np_backend_def *d = np_backend_find(val);
 
 	if (strcmp(val, "auto") && !d)
-		return np_fail(err, NP_EUSAGE, "unknown --backend '%s'; use auto, %s", val, np_backend_names());
+		return np_fail(err, NP_EUSAGE, "unknown --backend '%s'; use auto, %s", val,
+			       np_backend_names());
 	o->backend = d ? d->name : "auto";
 	return NP_OK;
 }
@@ -136,9 +144,14 @@ enum np_status np_opt_backend(struct np_opts *o, const char *val, struct np_err 
 /* --check, --check=0|1, -c 0|1 (as nccl-tests) */
 enum np_status np_opt_check(struct np_opts *o, const char *val, struct np_err *err)
 {
-	if (!val || !strcmp(val, "1")) o->check = true;
-	else if (!strcmp(val, "0")) o->check = false;
-	else return np_fail(err, NP_EUSAGE, "invalid --check '%s'; use --check=0, --check=1 or -c 0|1 (nccl-probe checks once per size, outside timing, not -c N iterations)", val);
+	if (!val || !strcmp(val, "1"))
+		o->check = true;
+	else if (!strcmp(val, "0"))
+		o->check = false;
+	else
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --check '%s'; use --check=0, --check=1 or -c 0|1 (nccl-probe checks once per size, outside timing, not -c N iterations)",
+			       val);
 	return NP_OK;
 }
 
@@ -170,10 +183,15 @@ enum np_status np_opt_dtype(struct np_opts *o, const char *val, struct np_err *e
 
 enum np_status np_opt_fail_on(struct np_opts *o, const char *val, struct np_err *err)
 {
-	if (!strcmp(val, "warning")) o->fail_on = 1;
-	else if (!strcmp(val, "error")) o->fail_on = 2;
-	else if (!strcmp(val, "never")) o->fail_on = -1;
-	else return np_fail(err, NP_EUSAGE, "unknown --fail-on '%s'; use warning, error or never", val);
+	if (!strcmp(val, "warning"))
+		o->fail_on = 1;
+	else if (!strcmp(val, "error"))
+		o->fail_on = 2;
+	else if (!strcmp(val, "never"))
+		o->fail_on = -1;
+	else
+		return np_fail(err, NP_EUSAGE,
+			       "unknown --fail-on '%s'; use warning, error or never", val);
 	return NP_OK;
 }
 
@@ -183,7 +201,8 @@ enum np_status np_opt_format(struct np_opts *o, const char *val, struct np_err *
 	char names[64];
 
 	for (int f = 0; f < NP_FMT_COUNT; f++)
-		if ((o->cmd->formats & NP_FMT_BIT(f)) && !strcasecmp(val, np_format_str((enum np_format)f))) {
+		if ((o->cmd->formats & NP_FMT_BIT(f)) &&
+		    !strcasecmp(val, np_format_str((enum np_format)f))) {
 			o->format = (enum np_format)f;
 			return NP_OK;
 		}
@@ -191,7 +210,8 @@ enum np_status np_opt_format(struct np_opts *o, const char *val, struct np_err *
 		       np_format_names(o->cmd->formats, ", ", " or ", names, sizeof(names)));
 }
 
-const char *np_format_names(unsigned formats, const char *sep, const char *last, char *buf, size_t n)
+const char *np_format_names(unsigned formats, const char *sep, const char *last, char *buf,
+			    size_t n)
 {
 	size_t k = 0;
 	int left = 0;
@@ -202,8 +222,11 @@ const char *np_format_names(unsigned formats, const char *sep, const char *last,
 	for (int f = 0; f < NP_FMT_COUNT && k < n; f++)
 		if (formats & NP_FMT_BIT(f)) {
 			left--;
-			k += (size_t)snprintf(buf + k, n - k, "%s%s", np_format_str((enum np_format)f),
-					      !left ? "" : left == 1 ? last : sep);
+			k += (size_t)snprintf(buf + k, n - k, "%s%s",
+					      np_format_str((enum np_format)f),
+					      !left       ? ""
+					      : left == 1 ? last
+							  : sep);
 		}
 	return buf;
 }
@@ -221,27 +244,31 @@ enum np_status np_opt_iters(struct np_opts *o, const char *val, struct np_err *e
 	if (!strcmp(val, "auto"))
 		o->iters = 0;
 	else if (np_parse_int("iters", val, 1, 100000000, &o->iters, err))
-		return np_fail(err, NP_EUSAGE, "invalid --iters '%s'; give an integer from 1 to 100000000 or 'auto'",
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --iters '%s'; give an integer from 1 to 100000000 or 'auto'",
 			       val);
 	return NP_OK;
 }
 
 enum np_status np_opt_min_busbw(struct np_opts *o, const char *val, struct np_err *err)
 {
-	return np_parse_threshold("min-busbw", val, 1e9, 1, "a rate in GB/s", o, &o->min_busbw, o->coll_min_busbw, err);
+	return np_parse_threshold("min-busbw", val, 1e9, 1, "a rate in GB/s", o, &o->min_busbw,
+				  o->coll_min_busbw, err);
 }
 
 /* isolate's: one floor for the fleet, whatever it runs */
 enum np_status np_opt_min_busbw_one(struct np_opts *o, const char *val, struct np_err *err)
 {
 	if (strchr(val, '='))
-		return np_fail(err, NP_EUSAGE, "isolate takes one --min-busbw value, not one per collective");
+		return np_fail(err, NP_EUSAGE,
+			       "isolate takes one --min-busbw value, not one per collective");
 	return np_opt_min_busbw(o, val, err);
 }
 
 enum np_status np_opt_min_eff(struct np_opts *o, const char *val, struct np_err *err)
 {
-	return np_parse_threshold("min-eff", val, 1000, 100, "a percentage", o, &o->min_eff, o->coll_min_eff, err);
+	return np_parse_threshold("min-eff", val, 1000, 100, "a percentage", o, &o->min_eff,
+				  o->coll_min_eff, err);
 }
 
 enum np_status np_opt_op(struct np_opts *o, const char *val, struct np_err *err)
@@ -249,7 +276,8 @@ enum np_status np_opt_op(struct np_opts *o, const char *val, struct np_err *err)
 	int i = np_redop_find(val);
 
 	if (i < 0)
-		return np_fail(err, NP_EUSAGE, "unknown --op '%s'; use sum, prod, max, min or avg", val);
+		return np_fail(err, NP_EUSAGE, "unknown --op '%s'; use sum, prod, max, min or avg",
+			       val);
 	o->op = (enum np_redop)i;
 	return NP_OK;
 }
@@ -259,7 +287,8 @@ enum np_status np_opt_stepbytes(struct np_opts *o, const char *val, struct np_er
 	uint64_t st;
 
 	if (np_parse_size(val, &st, err) || st == 0)
-		return np_fail(err, NP_EUSAGE, "invalid --stepbytes '%s'; give a size of at least 1 byte", val);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --stepbytes '%s'; give a size of at least 1 byte", val);
 	o->step_kind = NP_STEP_ADD;
 	o->step_bytes = st;
 	o->stepbytes_arg = val;
@@ -270,7 +299,8 @@ enum np_status np_opt_stepfactor(struct np_opts *o, const char *val, struct np_e
 {
 	if (np_parse_factor(val, &o->step_factor))
 		return np_fail(err, NP_EUSAGE,
-			       "invalid -f/--stepfactor '%s'; give a factor above 1 and at most 1024, e.g. 2", val);
+			       "invalid -f/--stepfactor '%s'; give a factor above 1 and at most 1024, e.g. 2",
+			       val);
 	o->step_kind = NP_STEP_FACTOR;
 	o->stepfactor_arg = val;
 	return NP_OK;
@@ -295,26 +325,20 @@ enum np_status np_opt_sweep(struct np_opts *o, const char *val, struct np_err *e
 }
 
 enum np_status np_option_apply(struct np_opts *o, const struct np_option *opt, const char *val,
-				struct np_err *err)
+			       struct np_err *err)
 {
 	char *field = (char *)o + opt->off;
 
 	switch (opt->kind) {
-	case NP_OPT_FLAG:
-		*(bool *)field = true;
-		return NP_OK;
-	case NP_OPT_UNSET:
-		*(bool *)field = false;
-		return NP_OK;
+	case NP_OPT_FLAG: *(bool *)field = true; return NP_OK;
+	case NP_OPT_UNSET: *(bool *)field = false; return NP_OK;
 	case NP_OPT_INT:
-		return np_parse_int(opt->name, val, (long)opt->lo, (long)opt->hi, (int *)field, err);
+		return np_parse_int(opt->name, val, (long)opt->lo, (long)opt->hi, (int *)field,
+				    err);
 	case NP_OPT_DOUBLE:
 		return np_parse_double(opt->name, val, opt->lo, opt->hi, (double *)field, err);
-	case NP_OPT_SIZE:
-		return np_parse_size(val, (uint64_t *)field, err);
-	case NP_OPT_STRING:
-		*(const char **)field = val;
-		return NP_OK;
+	case NP_OPT_SIZE: return np_parse_size(val, (uint64_t *)field, err);
+	case NP_OPT_STRING: *(const char **)field = val; return NP_OK;
 	case NP_OPT_CALLBACK:
 	case NP_OPT_OPTARG:
 		if (opt->fn)
@@ -322,10 +346,10 @@ enum np_status np_option_apply(struct np_opts *o, const struct np_option *opt, c
 		break;
 	case NP_OPT_HELP:
 	case NP_OPT_VERSION:
-	case NP_OPT_NONE:
-		break;
+	case NP_OPT_NONE: break;
 	}
-	return np_fail(err, NP_EUSAGE, "option '--%s' has no handler in this build; report it", opt->name);
+	return np_fail(err, NP_EUSAGE, "option '--%s' has no handler in this build; report it",
+		       opt->name);
 }
 
 bool np_option_valid(const struct np_option *opt)
@@ -334,19 +358,14 @@ bool np_option_valid(const struct np_option *opt)
 	case NP_OPT_FLAG:
 	case NP_OPT_UNSET:
 	case NP_OPT_HELP:
-	case NP_OPT_VERSION:
-		return opt->arg == NULL && opt->fn == NULL;
+	case NP_OPT_VERSION: return opt->arg == NULL && opt->fn == NULL;
 	case NP_OPT_INT:
-	case NP_OPT_DOUBLE:
-		return opt->arg && opt->fn == NULL && opt->lo <= opt->hi;
+	case NP_OPT_DOUBLE: return opt->arg && opt->fn == NULL && opt->lo <= opt->hi;
 	case NP_OPT_SIZE:
-	case NP_OPT_STRING:
-		return opt->arg && opt->fn == NULL;
+	case NP_OPT_STRING: return opt->arg && opt->fn == NULL;
 	case NP_OPT_CALLBACK:
-	case NP_OPT_OPTARG:
-		return opt->arg && opt->fn != NULL;
-	case NP_OPT_NONE:
-		break;
+	case NP_OPT_OPTARG: return opt->arg && opt->fn != NULL;
+	case NP_OPT_NONE: break;
 	}
 	return false;
 }

@@ -19,8 +19,9 @@
 /* The report formats, one row each (the member, its --format name): a new
  * one is a row here, its bit in the formats of the commands that write it
  * (struct np_cmd, src/cmds.h) and its writer. */
-#define NP_FORMATS(X) X(NP_FMT_TABLE, "table") X(NP_FMT_JSON, "json") X(NP_FMT_CSV, "csv") \
-	X(NP_FMT_NCCLTESTS, "nccl-tests")
+#define NP_FORMATS(X)            \
+	X(NP_FMT_TABLE, "table") \
+	X(NP_FMT_JSON, "json") X(NP_FMT_CSV, "csv") X(NP_FMT_NCCLTESTS, "nccl-tests")
 #define NP_FMT_MEMBER(m, name) m,
 #define NP_FMT_ONE(m, name) +1
 enum np_format { NP_FORMATS(NP_FMT_MEMBER) };
@@ -33,17 +34,18 @@ enum np_step_kind { NP_STEP_FACTOR, NP_STEP_ADD };
 const char *np_format_str(enum np_format f);
 /* The names of the formats set in formats (NP_FMT_BIT), e.g. "table,
  * json or csv" with sep ", " and last " or ", into buf[n]. */
-const char *np_format_names(unsigned formats, const char *sep, const char *last, char *buf, size_t n);
+const char *np_format_names(unsigned formats, const char *sep, const char *last, char *buf,
+			    size_t n);
 
 struct np_cmd; /* src/cmds.h */
 
 #define NP_MAX_TRIES 16 /* --try options of one tune */
 
 struct np_opts {
-	const struct np_cmd *cmd;  /* the command whose options these are */
+	const struct np_cmd *cmd; /* the command whose options these are */
 	/* sweep */
 	uint64_t min_bytes, max_bytes;
-	bool max_default;          /* no largest size given: the sweep picks it */
+	bool max_default; /* no largest size given: the sweep picks it */
 	enum np_step_kind step_kind;
 	double step_factor;        /* > 1 with NP_STEP_FACTOR */
 	uint64_t step_bytes;       /* > 0 with NP_STEP_ADD */
@@ -51,19 +53,19 @@ struct np_opts {
 	enum np_dtype dtype;
 	enum np_redop op;
 	int root;
-	int iters;                 /* 0 = auto */
-	int samples;               /* samples with fixed --iters */
+	int iters;   /* 0 = auto */
+	int samples; /* samples with fixed --iters */
 	int warmup;
-	double budget;             /* seconds per size for --iters auto */
+	double budget; /* seconds per size for --iters auto */
 	bool check;
 	bool inplace;
 	bool graph;
-	const char *backend;       /* "auto" or a name of the registry (probes/backend.h) */
-	double timeout;            /* seconds, 0 = none */
-	int ranks_per_node;        /* 0 = real nodes; else virtual nodes */
-	double min_busbw;          /* GB/s verdict threshold, 0 = none */
-	double min_eff;            /* fraction, 0 = none */
-	uint64_t judge_from;       /* --judge-from SIZE, 0 = the largest quarter */
+	const char *backend; /* "auto" or a name of the registry (probes/backend.h) */
+	double timeout;      /* seconds, 0 = none */
+	int ranks_per_node;  /* 0 = real nodes; else virtual nodes */
+	double min_busbw;    /* GB/s verdict threshold, 0 = none */
+	double min_eff;      /* fraction, 0 = none */
+	uint64_t judge_from; /* --judge-from SIZE, 0 = the largest quarter */
 	/* per collective (--min-busbw allreduce=150,alltoall=90): GB/s and
 	 * fractions, 0 = none; one value sets every collective's, and
 	 * min_busbw / min_eff above */
@@ -79,42 +81,42 @@ struct np_opts {
 	/* NCCL_TESTS_MIN_BW in GB/s, -1 unset: --format nccl-tests fails a
 	 * collective whose Avg bus bandwidth is below 0.9 x it, as nccl-tests */
 	double nt_min_bw;
-	const char *gpu_map;       /* --gpu-map LIST or NULL */
-	const char *sweep_arg;     /* the last --sweep value, for messages */
+	const char *gpu_map;   /* --gpu-map LIST or NULL */
+	const char *sweep_arg; /* the last --sweep value, for messages */
 	/* the nccl-tests spelling of the sizes, as given (NULL: not given):
 	 * mixed with --sweep, or -f with -i, they are refused, not last-wins */
 	const char *minbytes_arg, *maxbytes_arg, *stepfactor_arg, *stepbytes_arg;
 	/* both */
 	enum np_format format;
-	const char *output;        /* NULL = stdout */
-	const char *json_file;     /* -J/--json FILE: JSON besides the report, or NULL */
-	const char *csv_file;      /* --csv FILE: CSV besides the report, or NULL */
-	const char *metrics_file;  /* --metrics FILE: Prometheus text besides the report, or NULL */
+	const char *output;       /* NULL = stdout */
+	const char *json_file;    /* -J/--json FILE: JSON besides the report, or NULL */
+	const char *csv_file;     /* --csv FILE: CSV besides the report, or NULL */
+	const char *metrics_file; /* --metrics FILE: Prometheus text besides the report, or NULL */
 	bool quiet;
-	bool wide;                 /* --wide: every column in the table */
+	bool wide; /* --wide: every column in the table */
 	/* isolate */
-	uint64_t size;             /* --size, 0 = the default */
-	double min_effect;         /* fraction below the fleet worth naming */
-	int seed;                  /* --seed: the random order of partners; -1 = drawn */
-	const char *baseline;      /* --baseline FILE or NULL */
-	const char *topology;      /* isolate --topology FILE (Slurm topology.conf) or NULL */
+	uint64_t size;        /* --size, 0 = the default */
+	double min_effect;    /* fraction below the fleet worth naming */
+	int seed;             /* --seed: the random order of partners; -1 = drawn */
+	const char *baseline; /* --baseline FILE or NULL */
+	const char *topology; /* isolate --topology FILE (Slurm topology.conf) or NULL */
 	/* topo */
-	const char *input;         /* --input FILE */
-	const char *host_hash;     /* --host-hash HASH: the tray of a multi-node NVLink dump */
-	const char *export_file;   /* --export FILE */
+	const char *input;       /* --input FILE */
+	const char *host_hash;   /* --host-hash HASH: the tray of a multi-node NVLink dump */
+	const char *export_file; /* --export FILE */
 	bool check_gdr;
 	bool recommend;
-	int fail_on;               /* --fail-on: the least severity (NP_SEV_*) that
-				    * exits 1, -1 never; default NP_SEV_ERROR (2) */
-	double under_load;         /* --under-load seconds, 0 = idle sampling */
+	int fail_on;       /* --fail-on: the least severity (NP_SEV_*) that
+			    * exits 1, -1 never; default NP_SEV_ERROR (2) */
+	double under_load; /* --under-load seconds, 0 = idle sampling */
 	/* compare */
-	const char *files[2];      /* the two JSON reports, A and B */
-	double max_regression;     /* fraction: fail only for slowdowns beyond it */
-	double min_change;         /* fraction: compare calls smaller changes none */
+	const char *files[2];  /* the two JSON reports, A and B */
+	double max_regression; /* fraction: fail only for slowdowns beyond it */
+	double min_change;     /* fraction: compare calls smaller changes none */
 	/* tune */
 	const char *tries[NP_MAX_TRIES]; /* --try VAR=V1,V2,... as given */
 	int ntries;
-	const char *try_file;      /* --try-file FILE: candidates, one per line, or NULL */
+	const char *try_file; /* --try-file FILE: candidates, one per line, or NULL */
 };
 
 /* How an option is handled: the field it sets, or its handler. */
@@ -136,13 +138,13 @@ enum np_opt_kind {
  * src/opts_rows.h, which bind each option to a field of struct np_opts,
  * its type checked at compile time, or to a handler). */
 struct np_option {
-	const char *name;    /* long name without "--" */
-	char short_name;     /* 0 if none */
-	const char *arg;     /* metavariable, NULL for a flag */
-	const char *help;    /* one line */
+	const char *name; /* long name without "--" */
+	char short_name;  /* 0 if none */
+	const char *arg;  /* metavariable, NULL for a flag */
+	const char *help; /* one line */
 	enum np_opt_kind kind;
-	size_t off;          /* offsetof(struct np_opts, field) */
-	double lo, hi;       /* NP_OPT_INT, NP_OPT_DOUBLE */
+	size_t off;    /* offsetof(struct np_opts, field) */
+	double lo, hi; /* NP_OPT_INT, NP_OPT_DOUBLE */
 	enum np_status (*fn)(struct np_opts *o, const char *val, struct np_err *err);
 };
 
@@ -196,7 +198,7 @@ uint64_t np_opts_default_max(const struct np_opts *o, bool device);
  * so that compare and --baseline read every report the sweep writes. */
 #define NP_MAX_ROWS 20000
 #define NP_SIZE_MAX (8388607ull << 40) /* largest size: 8388607T, 2^63 - 2^40 bytes */
-#define NP_TIMEOUT_MAX 604800 /* --timeout: a week */
+#define NP_TIMEOUT_MAX 604800          /* --timeout: a week */
 
 /* The sweep's sizes in order into out[0..cap); returns how many there are
  * (at most NP_MAX_SIZES + 1, which parsing rejects). out may be NULL. */

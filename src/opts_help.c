@@ -53,7 +53,8 @@ static void usage_line(FILE *f, const char *left, const char *help)
 /* An option's help for command cmd: the table's text, and where the
  * default differs by command, the command's own, read from its defaults
  * (np_opts_defaults) rather than written twice. */
-static const char *option_help(const struct np_option *o, const struct np_opts *d, char *buf, size_t n)
+static const char *option_help(const struct np_option *o, const struct np_opts *d, char *buf,
+			       size_t n)
 {
 	if (!strcmp(o->name, "budget")) {
 		snprintf(buf, n, "%s (default %g)", o->help, d->budget);
@@ -64,7 +65,8 @@ static const char *option_help(const struct np_option *o, const struct np_opts *
 		const char *sep = "";
 		for (int c = 0; c < NP_COLL_COUNT && k < n; c++)
 			if (d->colls[c]) {
-				k += (size_t)snprintf(buf + k, n - k, "%s%s", sep, np_colls[c].name);
+				k += (size_t)snprintf(buf + k, n - k, "%s%s", sep,
+						      np_colls[c].name);
 				sep = ",";
 			}
 		if (k < n)
@@ -101,12 +103,15 @@ void np_opts_usage(FILE *f, const struct np_cmd *cmd)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
 				 arg ? " " : "", arg ? arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, arg ? " " : "", arg ? arg : "");
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, arg ? " " : "",
+				 arg ? arg : "");
 		usage_line(f, left, option_help(o, &d, help, sizeof(help)));
 		/* the names come from the tables (common/coll.c) */
 		if (!strcmp(o->name, "coll") || !strcmp(o->name, "dtype")) {
 			char names[256];
-			usage_line(f, "", np_names_join(o->name[0] == 'c' ? 0 : 1, " ", names, sizeof(names)));
+			usage_line(f, "",
+				   np_names_join(o->name[0] == 'c' ? 0 : 1, " ", names,
+						 sizeof(names)));
 		}
 	}
 	k = (size_t)snprintf(text, sizeof(text), "exit status:");
@@ -114,7 +119,8 @@ void np_opts_usage(FILE *f, const struct np_cmd *cmd)
 		k += (size_t)snprintf(text + k, sizeof(text) - k, " %d %s%s", e->code, e->meaning,
 				      e[1].meaning ? "," : ".");
 	if (k < sizeof(text))
-		snprintf(text + k, sizeof(text) - k, " See %s(1).", np_cmd_page(cmd, page, sizeof(page)));
+		snprintf(text + k, sizeof(text) - k, " See %s(1).",
+			 np_cmd_page(cmd, page, sizeof(page)));
 	fprintf(f, "\n");
 	wrap(f, text, 0);
 }

@@ -92,7 +92,8 @@ static const struct np_option *find_long(const struct np_cmd *cmd, const char *n
 	for (size_t c = 0; c < np_commands_count; c++) {
 		const struct np_cmd *k = cmd ? cmd : np_commands[c];
 		for (size_t i = 0; i < k->noptions; i++)
-			if (strlen(k->options[i].name) == len && !strncmp(k->options[i].name, name, len))
+			if (strlen(k->options[i].name) == len &&
+			    !strncmp(k->options[i].name, name, len))
 				return &k->options[i];
 		if (cmd)
 			break;
@@ -117,7 +118,8 @@ static const struct np_option *find_short(const struct np_cmd *cmd, char c)
 /* "nccl-probe topo --help", the default command's "nccl-probe --help" */
 static const char *cmd_help(const struct np_cmd *cmd, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%s", cmd == np_commands[0] ? "" : cmd->name, cmd == np_commands[0] ? "" : " ");
+	snprintf(buf, n, "%s%s", cmd == np_commands[0] ? "" : cmd->name,
+		 cmd == np_commands[0] ? "" : " ");
 	return buf;
 }
 
@@ -133,19 +135,29 @@ static const struct {
 	long dflt, alt; /* nccl-tests' default; alt another value that means it */
 	const char *instead;
 } nccl_tests_opts[] = {
-	{ 'm', "agg_iters", true, 1, 1, "nccl-probe times batches of -n/--iters collectives between two events and aggregates none; drop -m" },
-	{ 'N', "run_cycles", true, 1, 1, "nccl-probe runs the sweep once; run it again for another cycle" },
-	{ 'p', "parallel_init", true, 0, 0, "every rank initializes its own communicator in its own process; drop -p" },
+	{ 'm', "agg_iters", true, 1, 1,
+	  "nccl-probe times batches of -n/--iters collectives between two events and aggregates none; drop -m" },
+	{ 'N', "run_cycles", true, 1, 1,
+	  "nccl-probe runs the sweep once; run it again for another cycle" },
+	{ 'p', "parallel_init", true, 0, 0,
+	  "every rank initializes its own communicator in its own process; drop -p" },
 	{ 'y', "stream_null", true, 0, 0, "nccl-probe issues on a stream of its own; drop -y" },
-	{ 'C', "report_cputime", true, 0, 0, "nccl-probe times on the GPU (CUDA events) or, on host memory, with MPI_Wtime; drop -C" },
-	{ 'S', "report_timestamps", true, 0, 0, "the JSON report (-J FILE) holds the start time; drop -S" },
-	{ 'x', "cta_policy", true, -1, 0, "nccl-probe leaves the CTA policy to NCCL (NCCL_CTA_POLICY in the environment); drop -x" },
-	{ 'D', "device_implementation", true, 0, 0, "nccl-probe runs NCCL's host-launched collectives only; drop -D" },
-	{ 'V', "device_cta_count", true, 16, 16, "nccl-probe runs NCCL's host-launched collectives only; drop -V (--version shows the version)" },
+	{ 'C', "report_cputime", true, 0, 0,
+	  "nccl-probe times on the GPU (CUDA events) or, on host memory, with MPI_Wtime; drop -C" },
+	{ 'S', "report_timestamps", true, 0, 0,
+	  "the JSON report (-J FILE) holds the start time; drop -S" },
+	{ 'x', "cta_policy", true, -1, 0,
+	  "nccl-probe leaves the CTA policy to NCCL (NCCL_CTA_POLICY in the environment); drop -x" },
+	{ 'D', "device_implementation", true, 0, 0,
+	  "nccl-probe runs NCCL's host-launched collectives only; drop -D" },
+	{ 'V', "device_cta_count", true, 16, 16,
+	  "nccl-probe runs NCCL's host-launched collectives only; drop -V (--version shows the version)" },
 	{ 'M', "memory", true, 0, 0, "nccl-probe does not report GPU memory use; drop -M" },
 	{ 'u', "unalign", true, 0, 0, "nccl-probe's buffers are aligned; drop -u" },
-	{ 'I', "per_iter_timing", true, 0, 0, "nccl-probe times batches, not single iterations; the JSON report (-J FILE) holds every sample" },
-	{ 'K', "per_iter_skip", true, 0, 0, "nccl-probe times batches, not single iterations; warm-up is -w/--warmup" },
+	{ 'I', "per_iter_timing", true, 0, 0,
+	  "nccl-probe times batches, not single iterations; the JSON report (-J FILE) holds every sample" },
+	{ 'K', "per_iter_skip", true, 0, 0,
+	  "nccl-probe times batches, not single iterations; warm-up is -w/--warmup" },
 	{ 0, "warmup_iters", false, 0, 0, "use -w/--warmup N" },
 	{ 0, "datatype", false, 0, 0, "use -d/--dtype TYPE" },
 	{ 0, "output_file", false, 0, 0, "use -J/--json FILE" },
@@ -188,15 +200,18 @@ static enum np_status nccl_tests_value(int k, int argc, char **argv, int *i, str
 		return np_fail(err, NP_EUSAGE, "unknown option '%s' (an nccl-tests option): %s", a,
 			       nccl_tests_opts[k].instead);
 	if (!val && *i + 1 >= argc)
-		return np_fail(err, NP_EUSAGE, "option '%s' (nccl-tests %s--%s) needs a value; only %ld, its default, is taken",
+		return np_fail(err, NP_EUSAGE,
+			       "option '%s' (nccl-tests %s--%s) needs a value; only %ld, its default, is taken",
 			       a, shown, nccl_tests_opts[k].name, nccl_tests_opts[k].dflt);
 	if (!val)
 		val = argv[++*i];
 	if (np_parse_i64(val, 0, INT64_MIN, INT64_MAX, &v) &&
 	    (v == nccl_tests_opts[k].dflt || v == nccl_tests_opts[k].alt))
 		return NP_OK;
-	return np_fail(err, NP_EUSAGE, "nccl-tests %s--%s %s is refused (only %ld, its default, is taken): %s",
-		       shown, nccl_tests_opts[k].name, val, nccl_tests_opts[k].dflt, nccl_tests_opts[k].instead);
+	return np_fail(err, NP_EUSAGE,
+		       "nccl-tests %s--%s %s is refused (only %ld, its default, is taken): %s",
+		       shown, nccl_tests_opts[k].name, val, nccl_tests_opts[k].dflt,
+		       nccl_tests_opts[k].instead);
 }
 
 /* The message for an option nccl-probe does not know: nccl-tests' options
@@ -208,21 +223,23 @@ static enum np_status unknown_option(const char *a, const char *name, size_t len
 
 	for (size_t i = 0; i < sizeof(nccl_tests_opts) / sizeof(nccl_tests_opts[0]); i++) {
 		bool hit = name ? strlen(nccl_tests_opts[i].name) == len &&
-					  !strncmp(nccl_tests_opts[i].name, name, len)
+					   !strncmp(nccl_tests_opts[i].name, name, len)
 				: short_name && nccl_tests_opts[i].short_name == short_name;
 		if (hit && name)
-			return np_fail(err, NP_EUSAGE, "unknown option '%s' (an nccl-tests option): %s", a,
+			return np_fail(err, NP_EUSAGE,
+				       "unknown option '%s' (an nccl-tests option): %s", a,
 				       nccl_tests_opts[i].instead);
 		if (hit)
-			return np_fail(err, NP_EUSAGE, "unknown option '%s' (nccl-tests --%s): %s", a,
-				       nccl_tests_opts[i].name, nccl_tests_opts[i].instead);
+			return np_fail(err, NP_EUSAGE, "unknown option '%s' (nccl-tests --%s): %s",
+				       a, nccl_tests_opts[i].name, nccl_tests_opts[i].instead);
 	}
 	if (name && len < sizeof(dashed) && memchr(name, '_', len)) {
 		for (size_t i = 0; i < len; i++)
 			dashed[i] = name[i] == '_' ? '-' : name[i];
 		if (find_long(NULL, dashed, len))
-			return np_fail(err, NP_EUSAGE, "unknown option '%s'; did you mean '--%.*s'?", a,
-				       (int)len, dashed);
+			return np_fail(err, NP_EUSAGE,
+				       "unknown option '%s'; did you mean '--%.*s'?", a, (int)len,
+				       dashed);
 	}
 	return np_fail(err, NP_EUSAGE, "unknown option '%s'; see 'nccl-probe %s--help'", a,
 		       cmd_help(cmd, h, sizeof(h)));
@@ -233,7 +250,8 @@ static enum np_status unknown_option(const char *a, const char *name, size_t len
  * without a step takes -f or -i for its step. */
 static enum np_status size_conflict(const struct np_opts *o, struct np_err *err)
 {
-	const char *sw = o->sweep_arg, *bounds = o->minbytes_arg ? "-b/--minbytes" : "-e/--maxbytes";
+	const char *sw = o->sweep_arg,
+		   *bounds = o->minbytes_arg ? "-b/--minbytes" : "-e/--maxbytes";
 	const char *bval = o->minbytes_arg ? o->minbytes_arg : o->maxbytes_arg;
 	const char *step = o->stepfactor_arg ? "-f/--stepfactor" : "-i/--stepbytes";
 	const char *sval = o->stepfactor_arg ? o->stepfactor_arg : o->stepbytes_arg;
@@ -241,7 +259,8 @@ static enum np_status size_conflict(const struct np_opts *o, struct np_err *err)
 	if (o->stepfactor_arg && o->stepbytes_arg)
 		return np_fail(err, NP_EUSAGE,
 			       "-f/--stepfactor %s and -i/--stepbytes %s both set the step between sizes; keep one: drop -i to multiply by %s, or drop -f to add %s",
-			       o->stepfactor_arg, o->stepbytes_arg, o->stepfactor_arg, o->stepbytes_arg);
+			       o->stepfactor_arg, o->stepbytes_arg, o->stepfactor_arg,
+			       o->stepbytes_arg);
 	if (sw && bval)
 		return np_fail(err, NP_EUSAGE,
 			       "--sweep '%s' and %s %s both set the sizes; keep one: drop %s, or drop --sweep and give -b MIN -e MAX",
@@ -256,8 +275,9 @@ static enum np_status size_conflict(const struct np_opts *o, struct np_err *err)
 /* The row of option argument a, its value when a holds one (--name=V,
  * -xV) and whether it is a short option; *opt NULL when a is no option
  * (an operand). */
-static enum np_status find_option(const char *a, const struct np_cmd *cmd, const struct np_option **opt,
-				  const char **val, bool *is_short, struct np_err *err)
+static enum np_status find_option(const char *a, const struct np_cmd *cmd,
+				  const struct np_option **opt, const char **val, bool *is_short,
+				  struct np_err *err)
 {
 	char h[32];
 
@@ -269,21 +289,25 @@ static enum np_status find_option(const char *a, const struct np_cmd *cmd, const
 		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		*opt = find_long(cmd, a + 2, len);
 		if (!*opt && find_long(NULL, a + 2, len))
-			return np_fail(err, NP_EUSAGE, "option '--%.*s' is not for '%s'; see 'nccl-probe %s--help'",
+			return np_fail(err, NP_EUSAGE,
+				       "option '--%.*s' is not for '%s'; see 'nccl-probe %s--help'",
 				       (int)len, a + 2, cmd->name, cmd_help(cmd, h, sizeof(h)));
 		if (!*opt)
 			return unknown_option(a, a + 2, len, 0, cmd, err);
 		if (eq) {
 			if (!(*opt)->arg)
-				return np_fail(err, NP_EUSAGE, "option '--%s' takes no value; remove '=%s'",
+				return np_fail(err, NP_EUSAGE,
+					       "option '--%s' takes no value; remove '=%s'",
 					       (*opt)->name, eq + 1);
 			*val = eq + 1;
 		}
 	} else if (a[0] == '-' && a[1] && a[1] != '-') {
 		*opt = find_short(cmd, a[1]);
 		if (!*opt && find_short(NULL, a[1]))
-			return np_fail(err, NP_EUSAGE, "option '--%s' is not for '%s'; see 'nccl-probe %s--help'",
-				       find_short(NULL, a[1])->name, cmd->name, cmd_help(cmd, h, sizeof(h)));
+			return np_fail(err, NP_EUSAGE,
+				       "option '--%s' is not for '%s'; see 'nccl-probe %s--help'",
+				       find_short(NULL, a[1])->name, cmd->name,
+				       cmd_help(cmd, h, sizeof(h)));
 		if (!*opt)
 			return unknown_option(a, NULL, 0, a[1], cmd, err);
 		*is_short = true;
@@ -322,8 +346,9 @@ static enum np_status parse_args(struct np_opts *o, const struct np_cmd *cmd, in
 			continue;
 		}
 		if (!opt)
-			return np_fail(err, NP_EUSAGE, "unexpected argument '%s'; see 'nccl-probe %s--help'",
-				       a, cmd_help(cmd, h, sizeof(h)));
+			return np_fail(err, NP_EUSAGE,
+				       "unexpected argument '%s'; see 'nccl-probe %s--help'", a,
+				       cmd_help(cmd, h, sizeof(h)));
 		if (opt->kind == NP_OPT_HELP) {
 			*help = true;
 			return NP_OK;
@@ -336,8 +361,8 @@ static enum np_status parse_args(struct np_opts *o, const struct np_cmd *cmd, in
 		 * optional one (--check, --check=0) */
 		if (opt->arg && !val && (opt->kind != NP_OPT_OPTARG || is_short)) {
 			if (i + 1 >= argc)
-				return np_fail(err, NP_EUSAGE, "option '--%s' needs a value (%s)", opt->name,
-					       opt->arg);
+				return np_fail(err, NP_EUSAGE, "option '--%s' needs a value (%s)",
+					       opt->name, opt->arg);
 			val = argv[++i];
 		}
 		if (np_option_apply(o, opt, val, err))
@@ -363,7 +388,8 @@ static enum np_status check_sizes(struct np_opts *o, struct np_err *err)
 		o->max_bytes = np_opts_default_max(o, true);
 	}
 	if (o->min_bytes == 0)
-		return np_fail(err, NP_EUSAGE, "the smallest size must be at least 1 byte; raise --minbytes");
+		return np_fail(err, NP_EUSAGE,
+			       "the smallest size must be at least 1 byte; raise --minbytes");
 	if (o->min_bytes > o->max_bytes)
 		return np_fail(err, NP_EUSAGE,
 			       "smallest size %llu is larger than largest size %llu; swap them",
@@ -371,9 +397,10 @@ static enum np_status check_sizes(struct np_opts *o, struct np_err *err)
 	if (np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES)
 		return np_fail(err, NP_EUSAGE,
 			       "%s%s%sthe sweep from %llu to %llu bytes has more than %d sizes; use a larger step",
-			       o->sweep_arg ? "invalid --sweep '" : "", o->sweep_arg ? o->sweep_arg : "",
-			       o->sweep_arg ? "': " : "", (unsigned long long)o->min_bytes,
-			       (unsigned long long)o->max_bytes, NP_MAX_SIZES);
+			       o->sweep_arg ? "invalid --sweep '" : "",
+			       o->sweep_arg ? o->sweep_arg : "", o->sweep_arg ? "': " : "",
+			       (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+			       NP_MAX_SIZES);
 	return NP_OK;
 }
 
@@ -381,8 +408,8 @@ static enum np_status check_sizes(struct np_opts *o, struct np_err *err)
  * only one report can go to standard output. */
 static enum np_status check_reports(const struct np_opts *o, struct np_err *err)
 {
-	const char *f[4] = { o->output && strcmp(o->output, "-") ? o->output : NULL,
-			     o->json_file, o->csv_file, o->metrics_file };
+	const char *f[4] = { o->output && strcmp(o->output, "-") ? o->output : NULL, o->json_file,
+			     o->csv_file, o->metrics_file };
 	static const char *const n[4] = { "--output", "--json", "--csv", "--metrics" };
 
 	for (int i = 0; i < 4; i++)
@@ -438,7 +465,8 @@ static enum np_status check_combinations(const struct np_opts *o, struct np_err 
 {
 	if (o->graph && np_backend_find(o->backend) && np_backend_find(o->backend)->ops &&
 	    !(np_backend_find(o->backend)->ops->caps & NP_CAP_GRAPHS))
-		return np_fail(err, NP_EUSAGE, "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
+		return np_fail(err, NP_EUSAGE,
+			       "--graph (or -G N) needs the NCCL backend; drop it or use --backend nccl");
 	if (o->program_coll) {
 		for (int c = 0; c < NP_COLL_COUNT; c++)
 			if (o->colls[c] && c != (int)o->program_coll->id)
@@ -482,7 +510,8 @@ enum np_status np_opts_parse(struct np_opts *o, const struct np_cmd *cmd, int ar
 	*help = *version = false;
 	/* a link named all_reduce_perf runs as nccl-tests' binary: its
 	 * collective, in its format (options may choose another format) */
-	if (cmd == np_commands[0] && first == 1 && argc > 0 && (o->program_coll = np_coll_by_program(argv[0]))) {
+	if (cmd == np_commands[0] && first == 1 && argc > 0 &&
+	    (o->program_coll = np_coll_by_program(argv[0]))) {
 		memset(o->colls, 0, sizeof(o->colls));
 		o->colls[o->program_coll->id] = true;
 		o->format = NP_FMT_NCCLTESTS;
@@ -519,11 +548,15 @@ static bool same_file(const char *a, const char *b)
  * before anything runs. */
 static enum np_status check_same_files(const struct np_opts *o, struct np_err *err)
 {
-	const char *out[5] = { o->output, o->json_file, o->csv_file, o->metrics_file, o->export_file };
+	const char *out[5] = { o->output, o->json_file, o->csv_file, o->metrics_file,
+			       o->export_file };
 	static const char *const on[5] = { "--output", "--json", "--csv", "--metrics", "--export" };
-	const char *in[6] = { o->input, o->files[0], o->files[1], o->baseline, o->try_file, o->topology };
-	static const char *const inn[6] = { "--input", "compare's first file", "compare's second file",
-					    "--baseline", "--try-file", "--topology" };
+	const char *in[6] = { o->input,    o->files[0], o->files[1],
+			      o->baseline, o->try_file, o->topology };
+	static const char *const inn[6] = {
+		"--input",    "compare's first file", "compare's second file",
+		"--baseline", "--try-file",           "--topology"
+	};
 
 	for (int i = 0; i < 5; i++) {
 		for (int k = 0; k < 6; k++)
@@ -552,7 +585,8 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 		return NP_EUSAGE;
 	if (o->metrics_file && np_outfile_check(o->metrics_file, "--metrics", err))
 		return NP_EUSAGE;
-	if (o->export_file && !strcmp(o->export_file, "-") && (!o->output || !strcmp(o->output, "-")))
+	if (o->export_file && !strcmp(o->export_file, "-") &&
+	    (!o->output || !strcmp(o->output, "-")))
 		return np_fail(err, NP_EUSAGE,
 			       "--export - and the report would both go to standard output; give --export a file name, or --output one");
 	if (o->input && access(o->input, R_OK) != 0)
@@ -560,15 +594,18 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 			       "cannot read --input '%s': %s; give an hwloc or NCCL topology XML file",
 			       o->input, strerror(errno));
 	if (o->topology && access(o->topology, R_OK) != 0)
-		return np_fail(err, NP_EUSAGE, "cannot read --topology '%s': %s; give Slurm's topology.conf",
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read --topology '%s': %s; give Slurm's topology.conf",
 			       o->topology, strerror(errno));
 	if (o->try_file && access(o->try_file, R_OK) != 0)
-		return np_fail(err, NP_EUSAGE, "cannot read --try-file '%s': %s; give a file of candidates, one per line",
+		return np_fail(err, NP_EUSAGE,
+			       "cannot read --try-file '%s': %s; give a file of candidates, one per line",
 			       o->try_file, strerror(errno));
 	if (o->baseline && access(o->baseline, R_OK) != 0)
 		return np_fail(err, NP_EUSAGE,
 			       "cannot read --baseline '%s': %s; give the JSON report of a known-good 'nccl-probe %s%s--format json' run",
-			       o->baseline, strerror(errno), o->cmd == np_commands[0] ? "" : o->cmd->name,
+			       o->baseline, strerror(errno),
+			       o->cmd == np_commands[0] ? "" : o->cmd->name,
 			       o->cmd == np_commands[0] ? "" : " ");
 	return check_same_files(o, err);
 }
@@ -576,8 +613,9 @@ enum np_status np_opts_check_files(const struct np_opts *o, struct np_err *err)
 enum np_status np_opts_check_world(const struct np_opts *o, int nranks, struct np_err *err)
 {
 	if (o->root >= nranks)
-		return np_fail(err, NP_EUSAGE, "invalid --root %d: there are %d ranks; give 0 to %d",
-			       o->root, nranks, nranks - 1);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --root %d: there are %d ranks; give 0 to %d", o->root,
+			       nranks, nranks - 1);
 	if (o->ranks_per_node && nranks % o->ranks_per_node)
 		return np_fail(err, NP_EUSAGE,
 			       "invalid --ranks-per-node %d: %d ranks do not divide into nodes of %d; launch a multiple of %d ranks",

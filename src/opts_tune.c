@@ -10,7 +10,8 @@
 
 static const struct np_option tune_options[] = {
 	NP_ROW_BACKEND,
-	OPT_DOUBLE("budget", 0, "SEC", budget, 0.001, 86400, "seconds per size and per candidate with --iters auto"),
+	OPT_DOUBLE("budget", 0, "SEC", budget, 0.001, 86400,
+		   "seconds per size and per candidate with --iters auto"),
 	NP_ROW_CHECK,
 	NP_ROW_COLL,
 	NP_ROW_DTYPE,
@@ -22,7 +23,8 @@ static const struct np_option tune_options[] = {
 	NP_ROW_ITERS,
 	NP_ROW_JSON,
 	NP_ROW_MAXBYTES,
-	OPT_CALLBACK("min-change", 0, "PCT", np_opt_min_change, "a candidate is faster or slower at a size only where it differs by PCT percent or more (default 5)"),
+	OPT_CALLBACK("min-change", 0, "PCT", np_opt_min_change,
+		     "a candidate is faster or slower at a size only where it differs by PCT percent or more (default 5)"),
 	NP_ROW_MINBYTES,
 	NP_ROW_NO_CHECK,
 	NP_ROW_OP,
@@ -33,13 +35,18 @@ static const struct np_option tune_options[] = {
 	NP_ROW_SAMPLES,
 	NP_ROW_STEPBYTES,
 	NP_ROW_STEPFACTOR,
-	OPT_CALLBACK("sweep", 0, "MIN:MAX[:xF|:+STEP]", np_opt_sweep, "sizes: bytes or K/M/G/T, powers of 1024 (default 8 B x4 up to 1G on GPUs, as fits; 4M on host memory)"),
-	OPT_DOUBLE("timeout", 'T', "SEC", timeout, 0, NP_TIMEOUT_MAX, "a candidate whose call outlasts SEC seconds is hung; the baseline's end the job (exit 4)"),
-	OPT_CALLBACK("try", 0, "VAR=V1,V2,...", np_opt_try, "a setting to try against the environment as launched, one candidate per value (repeatable)"),
-	OPT_STRING("try-file", 0, "FILE", try_file, "candidates from FILE: one per line, VAR=VALUE settings separated by spaces"),
+	OPT_CALLBACK("sweep", 0, "MIN:MAX[:xF|:+STEP]", np_opt_sweep,
+		     "sizes: bytes or K/M/G/T, powers of 1024 (default 8 B x4 up to 1G on GPUs, as fits; 4M on host memory)"),
+	OPT_DOUBLE("timeout", 'T', "SEC", timeout, 0, NP_TIMEOUT_MAX,
+		   "a candidate whose call outlasts SEC seconds is hung; the baseline's end the job (exit 4)"),
+	OPT_CALLBACK("try", 0, "VAR=V1,V2,...", np_opt_try,
+		     "a setting to try against the environment as launched, one candidate per value (repeatable)"),
+	OPT_STRING("try-file", 0, "FILE", try_file,
+		   "candidates from FILE: one per line, VAR=VALUE settings separated by spaces"),
 	NP_ROW_VERSION,
 	NP_ROW_WARMUP,
-	OPT_FLAG("wide", 0, wide, "a column per candidate in the table, lines unbroken (default: a line per size and candidate)"),
+	OPT_FLAG("wide", 0, wide,
+		 "a column per candidate in the table, lines unbroken (default: a line per size and candidate)"),
 };
 
 static const struct np_exit_code tune_exits[] = {
@@ -63,15 +70,16 @@ static void tune_defaults(struct np_opts *o)
 static enum np_status tune_check_opts(struct np_opts *o, struct np_err *err)
 {
 	if (!o->ntries && !o->try_file)
-		return np_fail(err, NP_EUSAGE, "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
+		return np_fail(err, NP_EUSAGE,
+			       "tune needs candidates: --try VAR=V1,V2 (e.g. --try NCCL_PROTO=LL,Simple) or --try-file FILE");
 	return NP_OK;
 }
 
 const struct np_cmd np_cmd_tune = {
 	.name = "tune",
 	.fn = cmd_tune,
-	.needs = NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_TRIES | NP_NEEDS_WATCHDOG | NP_NEEDS_WORLD |
-		 NP_NEEDS_VNODES | NP_NEEDS_BACKEND,
+	.needs = NP_NEEDS_MPI | NP_NEEDS_NCCL_LOG | NP_NEEDS_TRIES | NP_NEEDS_WATCHDOG |
+		 NP_NEEDS_WORLD | NP_NEEDS_VNODES | NP_NEEDS_BACKEND,
 	.check = np_tune_check,
 	.synopsis = "mpirun -np N nccl-probe tune --try VAR=V1,V2 [--try ...] [options]",
 	.about = "Measure each candidate setting against the environment as launched, in\n"

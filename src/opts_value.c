@@ -23,15 +23,28 @@ enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err)
 
 	if (!*s || !isdigit((unsigned char)*s))
 		return np_fail(err, NP_EUSAGE,
-			       "invalid size '%s'; give bytes or a number with K, M, G or T (e.g. 128M)", s);
+			       "invalid size '%s'; give bytes or a number with K, M, G or T (e.g. 128M)",
+			       s);
 	if (!np_scan_u64(&end, 10, 0, UINT64_MAX, &v)) /* a digit first: beyond 2^64 - 1 */
 		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is %lluT", s,
 			       (unsigned long long)(NP_SIZE_MAX >> 40));
 	switch (toupper((unsigned char)*end)) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	case 'T':
+		shift = 40;
+		end++;
+		break;
 	default: break;
 	}
 	if (shift && toupper((unsigned char)end[0]) == 'I' && toupper((unsigned char)end[1]) == 'B')
@@ -40,10 +53,11 @@ enum np_status np_parse_size(const char *s, uint64_t *out, struct np_err *err)
 		end++;
 	if (*end)
 		return np_fail(err, NP_EUSAGE,
-			       "invalid size '%s'; give bytes or a number with K, M, G or T (e.g. 128M)", s);
+			       "invalid size '%s'; give bytes or a number with K, M, G or T (e.g. 128M)",
+			       s);
 	if (v > (NP_SIZE_MAX >> shift)) /* headroom: send + recv buffers still fit */
-		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is %lluT",
-			       s, (unsigned long long)(NP_SIZE_MAX >> 40));
+		return np_fail(err, NP_EUSAGE, "size '%s' is too large; the largest is %lluT", s,
+			       (unsigned long long)(NP_SIZE_MAX >> 40));
 	*out = (uint64_t)v << shift;
 	return NP_OK;
 }
@@ -75,8 +89,8 @@ bool np_plain_number(const char *s, bool real)
 	return *p == '\0';
 }
 
-enum np_status np_parse_double(const char *name, const char *s, double lo, double hi,
-				   double *out, struct np_err *err)
+enum np_status np_parse_double(const char *name, const char *s, double lo, double hi, double *out,
+			       struct np_err *err)
 {
 	char *end;
 	double v;
@@ -84,14 +98,14 @@ enum np_status np_parse_double(const char *name, const char *s, double lo, doubl
 	errno = 0;
 	v = np_plain_number(s, true) ? strtod(s, &end) : NAN;
 	if (!isfinite(v) || errno == ERANGE || v < lo || v > hi)
-		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a number from %g to %g", name, s,
-			       lo, hi);
+		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a number from %g to %g",
+			       name, s, lo, hi);
 	*out = v;
 	return NP_OK;
 }
 
 enum np_status np_parse_int(const char *name, const char *s, long lo, long hi, int *out,
-				struct np_err *err)
+			    struct np_err *err)
 {
 	int32_t v;
 
@@ -132,7 +146,8 @@ enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *e
 		if (*p == ':') {
 			if (n == 3)
 				return np_fail(err, NP_EUSAGE,
-					       "invalid --sweep '%s'; use MIN:MAX[:xFACTOR|:+STEP]", s);
+					       "invalid --sweep '%s'; use MIN:MAX[:xFACTOR|:+STEP]",
+					       s);
 			*p = '\0';
 			parts[n++] = p + 1;
 		}
@@ -147,10 +162,12 @@ enum np_status np_parse_sweep(const char *s, struct np_opts *o, struct np_err *e
 			       "invalid --sweep '%s': bad maximum '%s'; use MIN:MAX[:xFACTOR|:+STEP], e.g. 128M:8G",
 			       s, parts[1]);
 	if (lo == 0)
-		return np_fail(err, NP_EUSAGE, "invalid --sweep '%s': the minimum must be at least 1 byte", s);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --sweep '%s': the minimum must be at least 1 byte", s);
 	if (lo > hi)
 		return np_fail(err, NP_EUSAGE,
-			       "invalid --sweep '%s': minimum is larger than maximum; swap them", s);
+			       "invalid --sweep '%s': minimum is larger than maximum; swap them",
+			       s);
 	if (n == 3) {
 		if (parts[2][0] == 'x' || parts[2][0] == '*') {
 			o->step_kind = NP_STEP_FACTOR;
@@ -199,7 +216,8 @@ enum np_status np_parse_colls(const char *s, struct np_opts *o, struct np_err *e
 	bool any = false;
 
 	if (strlen(s) >= sizeof(buf) || !*s)
-		return np_fail(err, NP_EUSAGE, "invalid --coll '%s'; give a comma-separated list or 'all'", s);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --coll '%s'; give a comma-separated list or 'all'", s);
 	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
 		return np_fail(err, NP_EUSAGE,
 			       "invalid --coll '%s': a name between commas is empty; give names separated by single commas, e.g. allreduce,alltoall",
@@ -217,14 +235,16 @@ enum np_status np_parse_colls(const char *s, struct np_opts *o, struct np_err *e
 		c = coll_spelled(tok);
 		if (!c) {
 			char names[256];
-			return np_fail(err, NP_EUSAGE, "unknown collective '%s' in --coll; use %s or all",
-				       tok, np_names_join(0, ", ", names, sizeof(names)));
+			return np_fail(err, NP_EUSAGE,
+				       "unknown collective '%s' in --coll; use %s or all", tok,
+				       np_names_join(0, ", ", names, sizeof(names)));
 		}
 		o->colls[c->id] = true;
 		any = true;
 	}
 	if (!any)
-		return np_fail(err, NP_EUSAGE, "invalid --coll '%s'; give a comma-separated list or 'all'", s);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --coll '%s'; give a comma-separated list or 'all'", s);
 	return NP_OK;
 }
 
@@ -233,18 +253,21 @@ enum np_status np_check_gpu_map(const char *s, struct np_err *err)
 	const char *p = s;
 
 	if (!*s)
-		return np_fail(err, NP_EUSAGE, "invalid --gpu-map ''; give GPU indices, e.g. 0,1,2,3");
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --gpu-map ''; give GPU indices, e.g. 0,1,2,3");
 	while (*p) {
 		if (!isdigit((unsigned char)*p))
 			return np_fail(err, NP_EUSAGE,
-				       "invalid --gpu-map '%s'; give comma-separated GPU indices, e.g. 0,1,2,3", s);
+				       "invalid --gpu-map '%s'; give comma-separated GPU indices, e.g. 0,1,2,3",
+				       s);
 		while (isdigit((unsigned char)*p))
 			p++;
 		if (*p == ',' && p[1])
 			p++;
 		else if (*p)
 			return np_fail(err, NP_EUSAGE,
-				       "invalid --gpu-map '%s'; give comma-separated GPU indices, e.g. 0,1,2,3", s);
+				       "invalid --gpu-map '%s'; give comma-separated GPU indices, e.g. 0,1,2,3",
+				       s);
 	}
 	return NP_OK;
 }
@@ -278,13 +301,15 @@ static bool percent_number(const char *val, double *out, bool *sign)
 }
 
 /* A percentage from 0 to below 100 for option NAME, as a fraction. */
-enum np_status np_parse_pct(const char *name, const char *val, const char *eg, double *out, struct np_err *err)
+enum np_status np_parse_pct(const char *name, const char *val, const char *eg, double *out,
+			    struct np_err *err)
 {
 	double pct = NAN;
 
 	if (!percent_number(val, &pct, NULL) || !(pct >= 0 && pct < 100))
-		return np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give a percentage from 0 to below 100, e.g. %s", name,
-			       val, eg);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid --%s '%s'; give a percentage from 0 to below 100, e.g. %s",
+			       name, val, eg);
 	*out = pct / 100.0;
 	return NP_OK;
 }
@@ -295,8 +320,8 @@ enum { TV_OK, TV_BAD, TV_FRACTION };
  * '%', where a value between 0 and 1 without '%' is taken for a fraction
  * and refused with its own message) or a rate (a plain number). TV_BAD:
  * not a number in range, the caller says what is expected. */
-static int threshold_value(const char *opt, const char *val, const char *v_text, double hi, double div,
-			   double *out, struct np_err *err)
+static int threshold_value(const char *opt, const char *val, const char *v_text, double hi,
+			   double div, double *out, struct np_err *err)
 {
 	bool sign = false;
 	double v = NAN;
@@ -325,8 +350,8 @@ static int threshold_value(const char *opt, const char *val, const char *v_text,
  * separated by commas, each collective once; values are scaled by 1/div
  * into the fields. */
 enum np_status np_parse_threshold(const char *opt, const char *val, double hi, double div,
-				      const char *unit, struct np_opts *o, double *all,
-				      double *per, struct np_err *err)
+				  const char *unit, struct np_opts *o, double *all, double *per,
+				  struct np_err *err)
 {
 	char buf[512], *save = NULL;
 	bool seen[NP_COLL_COUNT] = { false };
@@ -335,9 +360,12 @@ enum np_status np_parse_threshold(const char *opt, const char *val, double hi, d
 
 	if (!strchr(val, '=')) {
 		if ((tv = threshold_value(opt, val, val, hi, div, &v, err)))
-			return tv == TV_FRACTION ? NP_EUSAGE : np_fail(err, NP_EUSAGE, "invalid --%s '%s'; give %s from 0 to %g, e.g. %s or allreduce=%s,alltoall=%s",
-				       opt, val, unit, hi, div > 1 ? "80" : "150", div > 1 ? "80" : "150",
-				       div > 1 ? "70" : "90");
+			return tv == TV_FRACTION
+				       ? NP_EUSAGE
+				       : np_fail(err, NP_EUSAGE,
+						 "invalid --%s '%s'; give %s from 0 to %g, e.g. %s or allreduce=%s,alltoall=%s",
+						 opt, val, unit, hi, div > 1 ? "80" : "150",
+						 div > 1 ? "80" : "150", div > 1 ? "70" : "90");
 		*all = v / div;
 		for (int c = 0; c < NP_COLL_COUNT; c++)
 			per[c] = v / div;
@@ -355,20 +383,27 @@ enum np_status np_parse_threshold(const char *opt, const char *val, double hi, d
 		char *eq = strchr(tok, '=');
 		const struct np_coll *c;
 		if (!eq)
-			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': '%s' has no '='; give COLL=VALUE pairs, e.g. allreduce=%s,alltoall=%s",
-				       opt, val, tok, div > 1 ? "80" : "150", div > 1 ? "70" : "90");
+			return np_fail(err, NP_EUSAGE,
+				       "invalid --%s '%s': '%s' has no '='; give COLL=VALUE pairs, e.g. allreduce=%s,alltoall=%s",
+				       opt, val, tok, div > 1 ? "80" : "150",
+				       div > 1 ? "70" : "90");
 		*eq = '\0';
 		c = np_coll_find(tok);
 		if (!c)
-			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': unknown collective '%s' (see --coll)",
+			return np_fail(err, NP_EUSAGE,
+				       "invalid --%s '%s': unknown collective '%s' (see --coll)",
 				       opt, val, tok);
 		if (seen[c->id])
-			return np_fail(err, NP_EUSAGE, "invalid --%s '%s': %s is given twice; give each collective once",
+			return np_fail(err, NP_EUSAGE,
+				       "invalid --%s '%s': %s is given twice; give each collective once",
 				       opt, val, c->name);
 		seen[c->id] = true;
 		if ((tv = threshold_value(opt, val, eq + 1, hi, div, &v, err)))
-			return tv == TV_FRACTION ? NP_EUSAGE : np_fail(err, NP_EUSAGE, "invalid --%s '%s': '%s' is not %s from 0 to %g",
-				       opt, val, eq + 1, unit, hi);
+			return tv == TV_FRACTION
+				       ? NP_EUSAGE
+				       : np_fail(err, NP_EUSAGE,
+						 "invalid --%s '%s': '%s' is not %s from 0 to %g",
+						 opt, val, eq + 1, unit, hi);
 		per[c->id] = v / div;
 		o->coll_named_by[c->id] = opt;
 	}

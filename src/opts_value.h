@@ -15,8 +15,8 @@
  * exponent; no sign, blank, hexadecimal, inf or nan. */
 bool np_plain_number(const char *s, bool real);
 /* A plain number in [lo, hi] for option --NAME. */
-enum np_status np_parse_double(const char *name, const char *s, double lo, double hi,
-			       double *out, struct np_err *err);
+enum np_status np_parse_double(const char *name, const char *s, double lo, double hi, double *out,
+			       struct np_err *err);
 enum np_status np_parse_int(const char *name, const char *s, long lo, long hi, int *out,
 			    struct np_err *err);
 /* A step factor above 1, at most 1024; NP_EUSAGE without a message. */

@@ -47,10 +47,7 @@ static int stream_fd(const char *path)
 	return num && np_parse_i32(num, 10, 0, INT32_MAX, &v) ? (int)v : -1;
 }
 
-bool np_outfile_is_stream(const char *path)
-{
-	return stream_fd(path) != -1;
-}
+bool np_outfile_is_stream(const char *path) { return stream_fd(path) != -1; }
 
 const char *np_file_type_str(mode_t m)
 {
@@ -78,9 +75,11 @@ static enum np_status check_target(const char *path, const char *what, struct np
 		if (errno == ENOENT)
 			return NP_OK;
 		if (errno == ENAMETOOLONG)
-			return np_fail(err, NP_EUSAGE, "invalid %s '%.60s...': the path is too long; give a shorter one",
+			return np_fail(err, NP_EUSAGE,
+				       "invalid %s '%.60s...': the path is too long; give a shorter one",
 				       what, path);
-		return np_fail(err, NP_EUSAGE, "cannot write %s '%s': %s; choose a file in a directory you may write",
+		return np_fail(err, NP_EUSAGE,
+			       "cannot write %s '%s': %s; choose a file in a directory you may write",
 			       what, path, strerror(errno));
 	}
 	if (S_ISLNK(st.st_mode))
@@ -88,8 +87,9 @@ static enum np_status check_target(const char *path, const char *what, struct np
 			       "%s '%s' is a symbolic link, and nccl-probe does not write through links: give the path it points to, or remove the link",
 			       what, path);
 	if (S_ISDIR(st.st_mode))
-		return np_fail(err, NP_EUSAGE, "cannot write %s '%s': it is a directory; give a file name",
-			       what, path);
+		return np_fail(err, NP_EUSAGE,
+			       "cannot write %s '%s': it is a directory; give a file name", what,
+			       path);
 	if (!S_ISREG(st.st_mode))
 		return np_fail(err, NP_EUSAGE,
 			       "%s '%s' is a %s, not a regular file, and would be replaced: give a file name, or '-' for standard output",
@@ -110,8 +110,8 @@ enum np_status np_outfile_check(const char *path, const char *what, struct np_er
 	enum np_status rc;
 
 	if (!*path)
-		return np_fail(err, NP_EUSAGE, "invalid %s ''; give a file name, or '-' for standard output",
-			       what);
+		return np_fail(err, NP_EUSAGE,
+			       "invalid %s ''; give a file name, or '-' for standard output", what);
 	if (stream_fd(path) != -1)
 		return NP_OK;
 	if (len + sizeof(TMP_SUFFIX) > PATH_MAX)
@@ -119,12 +119,14 @@ enum np_status np_outfile_check(const char *path, const char *what, struct np_er
 			       "invalid %s '%.60s...': the path is %zu characters, the longest is %zu; give a shorter one",
 			       what, path, len, (size_t)PATH_MAX - sizeof(TMP_SUFFIX));
 	if (!*base)
-		return np_fail(err, NP_EUSAGE, "cannot write %s '%s': it names a directory; give a file name",
-			       what, path);
+		return np_fail(err, NP_EUSAGE,
+			       "cannot write %s '%s': it names a directory; give a file name", what,
+			       path);
 	if (strlen(base) + sizeof(TMP_SUFFIX) - 1 > NAME_MAX)
 		return np_fail(err, NP_EUSAGE,
 			       "invalid %s '%.60s...': the file name is %zu characters, the longest is %zu; give a shorter one",
-			       what, path, strlen(base), (size_t)NAME_MAX - (sizeof(TMP_SUFFIX) - 1));
+			       what, path, strlen(base),
+			       (size_t)NAME_MAX - (sizeof(TMP_SUFFIX) - 1));
 	if ((rc = check_target(path, what, err)))
 		return rc;
 	if (slash) {
@@ -137,10 +139,13 @@ enum np_status np_outfile_check(const char *path, const char *what, struct np_er
 		strcpy(dir, ".");
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return np_fail(err, NP_EUSAGE, "cannot write %s '%s': directory '%s' %s; choose a writable directory",
-			       what, path, dir, errno == ENOENT ? "does not exist" : "is not a directory");
+		return np_fail(err, NP_EUSAGE,
+			       "cannot write %s '%s': directory '%s' %s; choose a writable directory",
+			       what, path, dir,
+			       errno == ENOENT ? "does not exist" : "is not a directory");
 	if (access(dir, W_OK | X_OK) != 0)
-		return np_fail(err, NP_EUSAGE, "cannot write %s '%s': directory '%s' is not writable; choose a writable directory",
+		return np_fail(err, NP_EUSAGE,
+			       "cannot write %s '%s': directory '%s' is not writable; choose a writable directory",
 			       what, path, dir);
 	return NP_OK;
 }
@@ -163,7 +168,8 @@ static void randomize(char *tmp)
 	/* without /dev/urandom: O_EXCL still makes the name safe, the clock
 	 * only makes it hard to take first */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	z = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^ ++counter;
+	z = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^
+	    ++counter;
 	for (size_t i = 0; i < sizeof(rnd); i++) {
 		z += 0x9e3779b97f4a7c15ull;
 		uint64_t m = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -203,12 +209,14 @@ enum np_status np_outfile_open(struct np_outfile *of, const char *path, const ch
 			return np_fail(err, NP_EUSAGE,
 				       "cannot write %s '%s': descriptor %d is not open for writing here; give a file name",
 				       what, path, k);
-		fd = k >= 0 ? fcntl(k, F_DUPFD_CLOEXEC, 3) : open("/dev/null", O_WRONLY | O_CLOEXEC);
+		fd = k >= 0 ? fcntl(k, F_DUPFD_CLOEXEC, 3)
+			    : open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || !(of->f = fdopen(fd, "w"))) {
 			int e = errno;
 			if (fd >= 0)
 				close(fd);
-			return np_fail(err, NP_ESYS, "cannot write %s '%s': %s", what, path, strerror(e));
+			return np_fail(err, NP_ESYS, "cannot write %s '%s': %s", what, path,
+				       strerror(e));
 		}
 		of->own_stream = true;
 		return NP_OK;
@@ -227,8 +235,8 @@ enum np_status np_outfile_open(struct np_outfile *of, const char *path, const ch
 		int e = errno;
 		char dir[PATH_MAX];
 		const char *slash = strrchr(path, '/');
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-			 slash ? path : ".");
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
 		of->tmp[0] = '\0';
 		return np_fail(err, NP_ESYS,
 			       "cannot write %s '%s': creating a file in '%s' failed: %s; choose a writable directory",
@@ -315,7 +323,8 @@ static enum np_status finish_one(struct np_outfile *of, struct np_err *err)
 			unlink(of->tmp);
 			forget_tmp(of);
 		}
-		return np_fail(err, NP_ESYS, "cannot write %s '%s': %s; check the disk and the directory",
+		return np_fail(err, NP_ESYS,
+			       "cannot write %s '%s': %s; check the disk and the directory",
 			       of->what, of->path, strerror(e ? e : EIO));
 	}
 	of->written = of->tmp[0] != '\0';
@@ -373,7 +382,8 @@ enum np_status np_outfile_commit_all(struct np_outfile *const *ofs, int n, struc
 		how[done] = put_in_place(of);
 		if (how[done] == PUT_FAILED) {
 			e = errno;
-			rc = np_fail(err, NP_ESYS, "cannot write %s '%s': renaming the temporary file failed: %s",
+			rc = np_fail(err, NP_ESYS,
+				     "cannot write %s '%s': renaming the temporary file failed: %s",
 				     of->what, of->path, strerror(e));
 			break;
 		}
@@ -385,7 +395,8 @@ enum np_status np_outfile_commit_all(struct np_outfile *const *ofs, int n, struc
 			struct np_outfile *of = ofs[i];
 #ifdef RENAME_EXCHANGE
 			if (how[i] == PUT_SWAPPED)
-				(void)renameat2(AT_FDCWD, of->tmp, AT_FDCWD, of->path, RENAME_EXCHANGE);
+				(void)renameat2(AT_FDCWD, of->tmp, AT_FDCWD, of->path,
+						RENAME_EXCHANGE);
 #endif
 			if (how[i] == PUT_NEW)
 				(void)unlink(of->path);
@@ -400,7 +411,8 @@ enum np_status np_outfile_commit_all(struct np_outfile *const *ofs, int n, struc
 					kept = ofs[i]->path;
 			if (kept)
 				snprintf(err->msg + l, sizeof(err->msg) - l,
-					 " ('%s' was replaced already: its file system cannot swap names)", kept);
+					 " ('%s' was replaced already: its file system cannot swap names)",
+					 kept);
 			else
 				snprintf(err->msg + l, sizeof(err->msg) - l,
 					 " (no output file of this run was replaced)");

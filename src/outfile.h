@@ -32,13 +32,13 @@
 #define NP_OUTFILE_GROUP_MAX 8 /* outputs in one np_outfile_commit_all */
 
 struct np_outfile {
-	FILE *f;            /* write the contents here */
-	const char *what;   /* the option, for messages: "--output" */
-	const char *path;   /* as given */
-	char tmp[4096];     /* the temporary, "" when writing to a stream */
-	int cleanup;        /* np_cleanup slot of tmp, -1 none */
-	bool own_stream;    /* f is a stream this writer opened (fclose it) */
-	bool written;       /* closed, fsync'ed, waiting for its rename */
+	FILE *f;          /* write the contents here */
+	const char *what; /* the option, for messages: "--output" */
+	const char *path; /* as given */
+	char tmp[4096];   /* the temporary, "" when writing to a stream */
+	int cleanup;      /* np_cleanup slot of tmp, -1 none */
+	bool own_stream;  /* f is a stream this writer opened (fclose it) */
+	bool written;     /* closed, fsync'ed, waiting for its rename */
 };
 
 /* Whether path may be written as what (an option name): NP_EUSAGE with a

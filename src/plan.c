@@ -18,8 +18,9 @@ uint64_t np_plan_need(const struct np_layout *lay, bool inplace)
 static bool point_fits(const struct np_plan_limits *lim, bool inplace, const struct np_coll *coll,
 		       uint64_t size, const struct np_layout *lay)
 {
-	struct np_plan_skipped sk = { .coll = coll, .size = size, .lay = lay, .mem = lim->mem,
-				      .max_count = lim->max_count };
+	struct np_plan_skipped sk = {
+		.coll = coll, .size = size, .lay = lay, .mem = lim->mem, .max_count = lim->max_count
+	};
 
 	if (lay->count == 0)
 		sk.why = NP_PLAN_NO_ELEMENT;
@@ -34,7 +35,8 @@ static bool point_fits(const struct np_plan_limits *lim, bool inplace, const str
 	return false;
 }
 
-static void grow_buffers(const struct np_layout *lay, bool inplace, size_t *max_send, size_t *max_recv)
+static void grow_buffers(const struct np_layout *lay, bool inplace, size_t *max_send,
+			 size_t *max_recv)
 {
 	size_t s = inplace ? 0 : lay->send_bytes;
 	size_t r = inplace ? (size_t)np_plan_need(lay, true) : lay->recv_bytes;
@@ -78,8 +80,10 @@ struct np_plan_point *np_plan(const struct np_opts *o, const struct np_plan_limi
 			size_t last = both && np > 1 && pts[np - 1].inplace ? np - 2 : np - 1;
 			if (np > 0 && pts[last].coll == coll && pts[last].lay.size == lay.size) {
 				/* a step below the collective's granularity: one point */
-				struct np_plan_skipped sk = { .why = NP_PLAN_SAME_SIZE, .coll = coll,
-							      .size = sizes[i], .lay = &lay };
+				struct np_plan_skipped sk = { .why = NP_PLAN_SAME_SIZE,
+							      .coll = coll,
+							      .size = sizes[i],
+							      .lay = &lay };
 				if (lim->skip)
 					lim->skip(lim->ctx, &sk);
 				continue;

@@ -32,8 +32,8 @@ struct np_plan_skipped {
 	const struct np_coll *coll;
 	uint64_t size;               /* the size asked for; 0 for NP_PLAN_NO_INPLACE (every size) */
 	const struct np_layout *lay; /* NULL for NP_PLAN_NO_INPLACE */
-	uint64_t need, mem;          /* NP_PLAN_MEMORY: buffer bytes per rank, and the memory given */
-	uint64_t max_count;          /* NP_PLAN_COUNT: the backend's largest count */
+	uint64_t need, mem; /* NP_PLAN_MEMORY: buffer bytes per rank, and the memory given */
+	uint64_t max_count; /* NP_PLAN_COUNT: the backend's largest count */
 };
 
 struct np_plan_limits {

@@ -57,8 +57,7 @@ void np_metric_format(const struct np_metric *m, const struct np_value *v, bool 
 		if (human) {
 			double x = v->d * m->scale;
 			snprintf(buf, len, "%.*f", np_fig_decimals(x, m->prec), x);
-		}
-		else
+		} else
 			snprintf(buf, len, "%.10g", v->d);
 		break;
 	}

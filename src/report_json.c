@@ -58,13 +58,15 @@ static void json_clocks(struct np_json *j, const struct np_gpu_clocks *c)
 	ll_or_null(j, "clock_event_reasons", c->reasons);
 	np_json_obj_begin(j, "below_app_clocks_ms");
 	for (int v = 0; v < NP_VIOL_COUNT; v++)
-		ll_or_null(j, np_viol_str((enum np_viol)v), c->viol_ns[v] == NP_HX ? NP_HX : c->viol_ns[v] / 1000000);
+		ll_or_null(j, np_viol_str((enum np_viol)v),
+			   c->viol_ns[v] == NP_HX ? NP_HX : c->viol_ns[v] / 1000000);
 	np_json_obj_end(j);
 	np_json_obj_end(j);
 }
 
 /* The options that shaped the run */
-static void json_options(struct np_json *j, const struct np_opts *o, const struct np_sweep_report *rep)
+static void json_options(struct np_json *j, const struct np_opts *o,
+			 const struct np_sweep_report *rep)
 {
 	np_json_obj_begin(j, "options");
 	np_json_uint(j, "min_bytes", o->min_bytes);
@@ -204,7 +206,8 @@ void np_report_json(FILE *f, const struct np_sweep_report *rep)
 		np_json_null(&j, "gpu_rank");
 	opt_num_or_null(&j, "proto_gbps", rep->bw.proto_gbps > 0, rep->bw.proto_gbps);
 	opt_num_or_null(&j, "node_gbps", rep->bw.node_gbps > 0, rep->bw.node_gbps);
-	np_json_str(&j, "node_evidence", rep->bw_known && rep->bw.node_src[0] ? rep->bw.node_src : NULL);
+	np_json_str(&j, "node_evidence",
+		    rep->bw_known && rep->bw.node_src[0] ? rep->bw.node_src : NULL);
 	opt_num_or_null(&j, "nic_gbps", rep->bw.nic_gbps > 0, rep->bw.nic_gbps);
 	np_json_obj_end(&j);
 

@@ -109,11 +109,13 @@ static bool line_of(const struct np_sweep_report *rep, size_t i, const struct np
 	const struct np_result *r = &rep->rows[i], *prev = i ? &rep->rows[i - 1] : NULL;
 	const struct np_result *next = i + 1 < rep->nrows ? &rep->rows[i + 1] : NULL;
 
-	if (r->inplace && prev && !prev->inplace && prev->coll == r->coll && prev->lay.size == r->lay.size)
+	if (r->inplace && prev && !prev->inplace && prev->coll == r->coll &&
+	    prev->lay.size == r->lay.size)
 		return false;
 	*oop = r->inplace ? NULL : r;
 	*ip = r->inplace ? r : NULL;
-	if (!r->inplace && next && next->inplace && next->coll == r->coll && next->lay.size == r->lay.size)
+	if (!r->inplace && next && next->inplace && next->coll == r->coll &&
+	    next->lay.size == r->lay.size)
 		*ip = next;
 	return true;
 }
@@ -144,7 +146,8 @@ static void forms_line(FILE *f, const struct np_opts *o, const struct np_coll *c
 	if (o->inplace)
 		fprintf(f, "# in place only (--inplace): the out-of-place columns are N/A\n");
 	else if (!(coll->flags & NP_COLL_F_INPLACE))
-		fprintf(f, "# %s has no in-place form here: the in-place columns are N/A\n", coll->name);
+		fprintf(f, "# %s has no in-place form here: the in-place columns are N/A\n",
+			coll->name);
 }
 
 void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
@@ -159,26 +162,28 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 
 		if (!coll_has_rows(rep, coll))
 			continue;
-		fprintf(f, "# nccl-probe %s in nccl-tests' format (2.19): %s, backend %s\n", PACKAGE_VERSION,
-			rep->info.library, rep->backend);
+		fprintf(f, "# nccl-probe %s in nccl-tests' format (2.19): %s, backend %s\n",
+			PACKAGE_VERSION, rep->info.library, rep->backend);
 		fprintf(f, "# Collective test starting: %s\n", prog);
-		fprintf(f, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: %d unalign: 0\n",
+		fprintf(f,
+			"# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: %d unalign: 0\n",
 			(unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
 			o->step_kind == NP_STEP_FACTOR ? (unsigned long long)o->step_factor
 						       : (unsigned long long)o->step_bytes,
-			o->step_kind == NP_STEP_FACTOR ? "factor" : "bytes", o->warmup, o->iters, o->check ? 1 : 0,
-			o->graph ? 1 : 0);
+			o->step_kind == NP_STEP_FACTOR ? "factor" : "bytes", o->warmup, o->iters,
+			o->check ? 1 : 0, o->graph ? 1 : 0);
 		forms_line(f, o, coll);
 		fprintf(f, "#\n# Using devices\n");
 		for (int r = 0; r < w->size && rep->ranks; r++) {
 			const struct np_rank_info *ri = &rep->ranks[r];
 			char hex[32];
 			device_hex(ri->bus_id, hex, sizeof(hex));
-			fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n", ri->rank, 0, ri->pid,
-				ri->host, ri->device, hex, ri->device_name);
+			fprintf(f, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n",
+				ri->rank, 0, ri->pid, ri->host, ri->device, hex, ri->device_name);
 		}
 		fprintf(f, "#\n");
-		fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
+		fprintf(f,
+			"# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
 			"", "", "", "", "");
 		heading(f, false);
 		heading(f, true);
@@ -195,13 +200,16 @@ void np_report_nccltests(FILE *f, const struct np_sweep_report *rep)
 		if (rep->interrupted) {
 			/* no clean end's footer: a reader finds no "OK" and no
 			 * "concluded" in a run that did not finish */
-			fprintf(f, "# interrupted: the rows above are complete, the rest did not run (exit %d)\n",
+			fprintf(f,
+				"# interrupted: the rows above are complete, the rest did not run (exit %d)\n",
 				rep->exit_code);
 			continue;
 		}
 		mark = np_sweep_avg_mark(rep, coll);
-		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", sum.errors, sum.errors ? "FAILED" : "OK");
-		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", sum.n ? sum.bw / sum.n : 0.0, mark ? mark : "");
+		fprintf(f, "# %-20s : %d %s\n", "Out of bounds values", sum.errors,
+			sum.errors ? "FAILED" : "OK");
+		fprintf(f, "# %-20s : %g %s\n", "Avg bus bandwidth", sum.n ? sum.bw / sum.n : 0.0,
+			mark ? mark : "");
 		fprintf(f, "#\n");
 		fprintf(f, "# Collective test concluded: %s\n", prog);
 	}
@@ -227,7 +235,8 @@ static void json_body(struct np_json *j, const char *key, const struct np_result
 			np_json_null(j, m->nccl.json);
 		else
 			np_json_num(j, m->nccl.json,
-				    (m->type == NP_MT_UINT ? (double)v.u : v.d) * (c->scale ? c->scale : 1));
+				    (m->type == NP_MT_UINT ? (double)v.u : v.d) *
+					    (c->scale ? c->scale : 1));
 	}
 	np_json_obj_end(j);
 }
@@ -270,8 +279,10 @@ static bool iso_parse(const char *iso, struct tm *tm)
 	static const struct {
 		int64_t lo, hi;
 		char sep;
-	} f[6] = { { 0, 9999, '-' }, { 1, 12, '-' }, { 1, 31, 'T' }, { 0, 23, ':' }, { 0, 59, ':' }, { 0, 60, 'Z' } };
-	int *out[6] = { &tm->tm_year, &tm->tm_mon, &tm->tm_mday, &tm->tm_hour, &tm->tm_min, &tm->tm_sec };
+	} f[6] = { { 0, 9999, '-' }, { 1, 12, '-' }, { 1, 31, 'T' },
+		   { 0, 23, ':' },   { 0, 59, ':' }, { 0, 60, 'Z' } };
+	int *out[6] = { &tm->tm_year, &tm->tm_mon, &tm->tm_mday,
+			&tm->tm_hour, &tm->tm_min, &tm->tm_sec };
 	const char *p = iso;
 	int64_t v;
 
@@ -308,8 +319,8 @@ static int nccl_version_code(const char *library)
 	if (strncmp(p, "NCCL ", 5))
 		return 0;
 	p += 5;
-	if (!np_scan_i64(&p, 10, 0, 9999, &a) || *p++ != '.' || !np_scan_i64(&p, 10, 0, 99, &b) || *p++ != '.' ||
-	    !np_scan_i64(&p, 10, 0, 99, &c) || (*p && *p != ' '))
+	if (!np_scan_i64(&p, 10, 0, 9999, &a) || *p++ != '.' || !np_scan_i64(&p, 10, 0, 99, &b) ||
+	    *p++ != '.' || !np_scan_i64(&p, 10, 0, 99, &c) || (*p && *p != ' '))
 		return 0;
 	return (int)(a * 10000 + b * 100 + c);
 }
@@ -406,15 +417,19 @@ void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep)
 		/* "unchecked" without a threshold, as nccl-tests */
 		const struct np_coll *c = rep->nrows ? rep->rows[0].coll : NULL;
 		const char *mark = c ? np_sweep_avg_mark(rep, c) : NULL;
-		np_json_str(&j, "okay", !mark ? "unchecked" : !strcmp(mark, "OK") ? "true" : "false");
+		np_json_str(&j, "okay",
+			    !mark                 ? "unchecked"
+			    : !strcmp(mark, "OK") ? "true"
+						  : "false");
 	}
 	np_json_obj_end(&j);
 	/* nccl-tests' last NCCL error; here what stopped a run early */
 	np_json_arr_begin(&j, "errors");
 	if (rep->interrupted) {
 		char why[128];
-		snprintf(why, sizeof(why), "interrupted: %zu rows finished, the rest did not run (exit %d)", rep->nrows,
-			 rep->exit_code);
+		snprintf(why, sizeof(why),
+			 "interrupted: %zu rows finished, the rest did not run (exit %d)",
+			 rep->nrows, rep->exit_code);
 		np_json_str(&j, NULL, why);
 	}
 	np_json_arr_end(&j);

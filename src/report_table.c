@@ -51,7 +51,12 @@ static void sizes_line(FILE *f, const struct np_opts *o)
 		fprintf(f, " %s%s", b, i + 1 < n ? "," : "");
 	}
 	fprintf(f, " (%zu size%s, %s%s)\n", n, n == 1 ? "" : "s", step,
-		n > 1 && v[n - 1] != v[n - 2] && (o->step_kind == NP_STEP_FACTOR ? (double)v[n - 2] * o->step_factor != (double)v[n - 1] : v[n - 2] + o->step_bytes != v[n - 1]) ? ", the last step shorter" : "");
+		n > 1 && v[n - 1] != v[n - 2] &&
+				(o->step_kind == NP_STEP_FACTOR
+					 ? (double)v[n - 2] * o->step_factor != (double)v[n - 1]
+					 : v[n - 2] + o->step_bytes != v[n - 1])
+			? ", the last step shorter"
+			: "");
 	free(v);
 }
 
@@ -81,21 +86,24 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 	fputs("\n", f);
 	fprintf(f, "# %d rank%s on %d node%s (%s%d per node)%s; %d host%s\n", w->size,
 		w->size == 1 ? "" : "s", w->nnodes, w->nnodes == 1 ? "" : "s",
-		w->ranks_per_node ? "" : "uneven, ", w->ranks_per_node ? w->ranks_per_node : w->local_size,
+		w->ranks_per_node ? "" : "uneven, ",
+		w->ranks_per_node ? w->ranks_per_node : w->local_size,
 		w->virtual_nodes ? " [virtual nodes]" : "", w->real_nnodes,
 		w->real_nnodes == 1 ? "" : "s");
 	sizes_line(f, o);
-	fprintf(f, "# data: %s, %s, %s; warmup %d; check %s%s\n", np_dtype_str(o->dtype), np_redop_str(o->op),
-		o->inplace ? "in place" : "out of place", o->warmup, o->check ? "on" : "off",
-		o->graph ? "; CUDA graphs" : "");
+	fprintf(f, "# data: %s, %s, %s; warmup %d; check %s%s\n", np_dtype_str(o->dtype),
+		np_redop_str(o->op), o->inplace ? "in place" : "out of place", o->warmup,
+		o->check ? "on" : "off", o->graph ? "; CUDA graphs" : "");
 	if (o->iters)
 		fprintf(f, "# iters: %d x %d samples\n", o->iters, o->samples);
 	else
-		fprintf(f, "# iters: auto, to 1%% of the median or noise-bound; %g s per judged size, a tenth below;\n"
+		fprintf(f,
+			"# iters: auto, to 1%% of the median or noise-bound; %g s per judged size, a tenth below;\n"
 			"#   batches of the steady state: doubled from 2 ms while the time per collective fell\n",
 			o->budget);
 	np_human_size(rep->judge_from, lo, sizeof(lo));
-	fprintf(f, "# judged: rows from %s up%s\n", lo, o->judge_from ? " (--judge-from)" : " (the largest quarter of the sizes)");
+	fprintf(f, "# judged: rows from %s up%s\n", lo,
+		o->judge_from ? " (--judge-from)" : " (the largest quarter of the sizes)");
 	if (rep->bw_known) {
 		const struct np_bw_facts *bw = &rep->bw;
 		char g[48] = "unknown", n[48] = "unknown";
@@ -105,9 +113,11 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 			snprintf(n, sizeof(n), "%.1f GB/s", bw->node_gbps);
 		char line[512], proto[64] = "";
 		if (bw->proto_gbps > 0)
-			snprintf(proto, sizeof(proto), ", NCCL protocol ceiling %.1f GB/s", bw->proto_gbps);
-		snprintf(line, sizeof(line), "B_gpu %s (%s, rank %d)%s; B_node %s (%s)", g, bw->gpu_src,
-			 rep->bw_gpu_rank, proto, n, bw->node_src[0] ? bw->node_src : "no NIC");
+			snprintf(proto, sizeof(proto), ", NCCL protocol ceiling %.1f GB/s",
+				 bw->proto_gbps);
+		snprintf(line, sizeof(line), "B_gpu %s (%s, rank %d)%s; B_node %s (%s)", g,
+			 bw->gpu_src, rep->bw_gpu_rank, proto, n,
+			 bw->node_src[0] ? bw->node_src : "no NIC");
 		wrapped(f, "# limits: ", line);
 	}
 	for (int i = 0; i < rep->notes.n; i++)
@@ -123,7 +133,8 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 		else
 			strcpy(dev, "-");
 		fprintf(f, "# %5d  %-20s %8d %5d %4d %6s  %-14s %s\n", ri->rank,
-			np_printable(host, sizeof(host), ri->host), ri->pid, ri->local_rank, ri->node, dev,
+			np_printable(host, sizeof(host), ri->host), ri->pid, ri->local_rank,
+			ri->node, dev,
 			ri->bus_id[0] ? np_printable(bus, sizeof(bus), ri->bus_id) : "-",
 			np_printable(name, sizeof(name), ri->device_name));
 	}
@@ -183,8 +194,8 @@ static void narrow_heading_line(FILE *f, bool units)
 		const struct np_col *c = &np_metrics[i].table;
 		if (!c->head)
 			continue;
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%*s", n > 1 ? " " : "", c->width,
-				      units ? (c->unit ? c->unit : "") : c->head);
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%*s", n > 1 ? " " : "",
+				      c->width, units ? (c->unit ? c->unit : "") : c->head);
 		if (n >= sizeof(line))
 			n = sizeof(line) - 1;
 	}
@@ -198,8 +209,9 @@ static void narrow_heading(FILE *f, bool first, const struct np_result *r)
 {
 	bool has_op = r->coll->flags & NP_COLL_F_REDUCE;
 
-	fprintf(f, "%s# %s, %s%s%s, %s\n", first ? "" : "#\n", r->coll->name, np_dtype_str(r->dtype),
-		has_op ? ", " : "", has_op ? np_redop_str(r->op) : "", r->inplace ? "in place" : "out of place");
+	fprintf(f, "%s# %s, %s%s%s, %s\n", first ? "" : "#\n", r->coll->name,
+		np_dtype_str(r->dtype), has_op ? ", " : "", has_op ? np_redop_str(r->op) : "",
+		r->inplace ? "in place" : "out of place");
 	narrow_heading_line(f, false);
 	narrow_heading_line(f, true);
 }
@@ -291,8 +303,10 @@ static void slowest_footer(FILE *f, const struct np_sweep_report *rep)
 		struct np_stats st;
 		char host[4 * sizeof(rep->ranks[0].host)];
 		np_stats_compute(ex, k, &st);
-		fprintf(f, "# slowest rank: %d (%s, node %d) in %d of %d rows, %.1f%% over the median rank (largest %.1f%%)\n",
-			best, rep->ranks ? np_printable(host, sizeof(host), rep->ranks[best].host) : "?",
+		fprintf(f,
+			"# slowest rank: %d (%s, node %d) in %d of %d rows, %.1f%% over the median rank (largest %.1f%%)\n",
+			best,
+			rep->ranks ? np_printable(host, sizeof(host), rep->ranks[best].host) : "?",
 			rep->ranks ? rep->ranks[best].node : -1, cnt[best], rows, st.median * 100,
 			st.max * 100);
 	}
@@ -300,10 +314,12 @@ static void slowest_footer(FILE *f, const struct np_sweep_report *rep)
 	 * power shows here, against the other ranks' */
 	if (rep->clocks && rep->ranks && rep->ranks[best].bus_id[0]) {
 		char ev[512];
-		np_gpu_clocks_str(&rep->clocks[best], np_gpu_clocks_median_sm(rep->clocks, w->size, best), ev,
+		np_gpu_clocks_str(&rep->clocks[best],
+				  np_gpu_clocks_median_sm(rep->clocks, w->size, best), ev,
 				  sizeof(ev));
 		char bus[4 * sizeof(rep->ranks[0].bus_id)];
-		fprintf(f, "#   its GPU %s: %s\n", np_printable(bus, sizeof(bus), rep->ranks[best].bus_id), ev);
+		fprintf(f, "#   its GPU %s: %s\n",
+			np_printable(bus, sizeof(bus), rep->ranks[best].bus_id), ev);
 	}
 out_free:
 	free(cnt);
@@ -325,9 +341,11 @@ static void summary_line(FILE *f, const struct np_sweep_report *rep, const struc
 	}
 	fprintf(f, "#   %s: %.2f GB/s at %s", sm->coll->name, sm->last_busbw, b);
 	if (sm->last_limit > 0 && isfinite(sm->last_eff)) {
-		bool gpu = rep->bw_known && fabs(sm->last_limit - rep->bw.gpu_gbps) <= 1e-9 * sm->last_limit;
-		fprintf(f, ", %.*f%% of %.1f GB/s (%s: %s)", np_fig_decimals(sm->last_eff * 100, 0), sm->last_eff * 100,
-			sm->last_limit, gpu ? "GPU links" : "network", gpu ? rep->bw.gpu_src : rep->bw.node_src);
+		bool gpu = rep->bw_known &&
+			   fabs(sm->last_limit - rep->bw.gpu_gbps) <= 1e-9 * sm->last_limit;
+		fprintf(f, ", %.*f%% of %.1f GB/s (%s: %s)", np_fig_decimals(sm->last_eff * 100, 0),
+			sm->last_eff * 100, sm->last_limit, gpu ? "GPU links" : "network",
+			gpu ? rep->bw.gpu_src : rep->bw.node_src);
 	} else {
 		fprintf(f, ", limit unknown (see limits above)");
 	}
@@ -352,7 +370,8 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 	fprintf(f, "#\n");
 	for (size_t i = 0; i < rep->nrows; i++)
 		if (rep->rows[i].eff > 1) {
-			fprintf(f, "# eff above 100%%: NVLS, SHARP or tree algorithms can beat the flat link model; the figure is not clipped\n");
+			fprintf(f,
+				"# eff above 100%%: NVLS, SHARP or tree algorithms can beat the flat link model; the figure is not clipped\n");
 			break;
 		}
 	{
@@ -363,10 +382,12 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 			unsteady += rep->rows[i].stop == NP_STOP_UNSTEADY;
 		}
 		if (noise || budget)
-			fprintf(f, "# not converged to 1%%: %d row%s noise-bound, %d out of budget (--wide shows ci%%; see SAMPLING)\n",
+			fprintf(f,
+				"# not converged to 1%%: %d row%s noise-bound, %d out of budget (--wide shows ci%%; see SAMPLING)\n",
 				noise, noise == 1 ? "" : "s", budget);
 		if (unsteady)
-			fprintf(f, "# unsteady: %d row%s: the budget ended before batches long enough for the steady\n"
+			fprintf(f,
+				"# unsteady: %d row%s: the budget ended before batches long enough for the steady\n"
 				"#   state; time is an upper bound, busbw a lower bound (raise --budget; see SAMPLING)\n",
 				unsteady, unsteady == 1 ? "" : "s");
 	}
@@ -375,7 +396,8 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 		fprintf(f, "# interrupted: the rows above are complete, the rest did not run\n");
 	fprintf(f, "# wall time %.1f s\n", rep->wall_seconds);
 	if (n && rep->world->size == 1)
-		fprintf(f, "# summary: one rank, so busbw is 0 (nothing crosses a link): run 2 or more ranks\n");
+		fprintf(f,
+			"# summary: one rank, so busbw is 0 (nothing crosses a link): run 2 or more ranks\n");
 	else if (n)
 		fprintf(f, "# summary: busbw at the largest size (GB = 1e9 bytes)\n");
 	for (int i = 0; i < n; i++)
@@ -384,9 +406,9 @@ void np_report_table_footer(FILE *f, const struct np_sweep_report *rep)
 		char line[600];
 		snprintf(line, sizeof(line), "ok (judged %s)", rep->judged);
 		wrapped(f, "# verdict: ", line);
-	}
-	else if (rep->exit_code == 0)
-		fprintf(f, "# verdict: not judged: no threshold (--min-eff PCT or --min-busbw GBPS)%s\n",
+	} else if (rep->exit_code == 0)
+		fprintf(f,
+			"# verdict: not judged: no threshold (--min-eff PCT or --min-busbw GBPS)%s\n",
 			rep->opts->check ? "; 0 wrong elements" : "");
 	for (int i = 0; i < rep->verdict.n; i++)
 		wrapped(f, "# verdict: ", rep->verdict.v[i]);

@@ -21,7 +21,7 @@
 /* A size or collective that was not run, and why. */
 struct np_skip {
 	const struct np_coll *coll;
-	uint64_t size;  /* 0 = the whole collective */
+	uint64_t size; /* 0 = the whole collective */
 	char reason[192];
 };
 
@@ -52,30 +52,30 @@ struct np_sweep_report {
 	const struct np_opts *opts;
 	const struct np_world *world;
 	struct np_run_record run;
-	const char *backend;        /* "mpi" or "nccl" */
+	const char *backend; /* "mpi" or "nccl" */
 	char backend_why[192];
-	struct np_backend_info info; /* rank 0's */
-	struct np_rank_info *ranks;  /* world->size entries (rank 0 only) */
+	struct np_backend_info info;  /* rank 0's */
+	struct np_rank_info *ranks;   /* world->size entries (rank 0 only) */
 	struct np_gpu_clocks *clocks; /* world->size entries (rank 0 only): each rank's GPU
-				      * over the sweep; NULL when it did not end normally */
-	char **nccl_env;             /* NCCL_* variables in effect, NULL-terminated */
+				       * over the sweep; NULL when it did not end normally */
+	char **nccl_env;              /* NCCL_* variables in effect, NULL-terminated */
 	struct np_result *rows;
 	size_t nrows, rows_cap;
 	struct np_skip *skips;
 	size_t nskips, skips_cap;
-	struct np_bw_facts bw;       /* the world's link limits: min over ranks */
-	bool bw_known;               /* discovery ran (bw may still hold zeros) */
-	int bw_gpu_rank;             /* rank whose GPU link is the slowest */
-	struct np_notes notes;       /* header notes (e.g. hosts that look alike) */
-	uint64_t judge_from;         /* rows of this size and above are judged */
-	bool complete;               /* every planned row ran */
-	bool interrupted;            /* stopped by a signal */
-	int exit_code;               /* verdict */
+	struct np_bw_facts bw; /* the world's link limits: min over ranks */
+	bool bw_known;         /* discovery ran (bw may still hold zeros) */
+	int bw_gpu_rank;       /* rank whose GPU link is the slowest */
+	struct np_notes notes; /* header notes (e.g. hosts that look alike) */
+	uint64_t judge_from;   /* rows of this size and above are judged */
+	bool complete;         /* every planned row ran */
+	bool interrupted;      /* stopped by a signal */
+	int exit_code;         /* verdict */
 	/* what the verdict judged, "from 8 MiB up: allreduce busbw >= 100
 	 * GB/s; ..." ("" when no threshold or baseline judged anything: the
 	 * verdict is then "not judged", whatever the exit code) */
 	char judged[512];
-	struct np_notes verdict;     /* reasons for a non-zero verdict */
+	struct np_notes verdict;           /* reasons for a non-zero verdict */
 	struct np_verdict_detail *details; /* each failing row or reason */
 	size_t ndetails, details_cap;
 	double wall_seconds;

@@ -7,10 +7,10 @@
 /* What pairs one run's files with another's: a random id, the start on
  * the wall clock and the command line (rank 0's). */
 struct np_run_record {
-	char id[33];          /* 128 random bits, 32 lowercase hex digits */
-	char start_time[32];  /* ISO 8601 UTC, e.g. "2026-05-04T09:41:07Z" */
+	char id[33];         /* 128 random bits, 32 lowercase hex digits */
+	char start_time[32]; /* ISO 8601 UTC, e.g. "2026-05-04T09:41:07Z" */
 	int argc;
-	char *const *argv;    /* the process's own, argc entries */
+	char *const *argv; /* the process's own, argc entries */
 };
 
 /* Fills rec: the id from /dev/urandom (else from the clock, pid and host). */

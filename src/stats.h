@@ -56,12 +56,12 @@ struct np_shift_stratum {
 };
 
 struct np_shift {
-	double est;    /* Hodges-Lehmann estimate of y - x */
-	double lo, hi; /* 1 - alpha interval; -inf, +inf when the samples
-			* are too few to reach that level */
-	bool exact;    /* U's exact null distribution (one stratum, m n <= 2500),
-			* else its normal approximation with continuity correction */
-	long long k;   /* the interval's order statistics are D(k), D(N+1-k) */
+	double est;      /* Hodges-Lehmann estimate of y - x */
+	double lo, hi;   /* 1 - alpha interval; -inf, +inf when the samples
+			  * are too few to reach that level */
+	bool exact;      /* U's exact null distribution (one stratum, m n <= 2500),
+			  * else its normal approximation with continuity correction */
+	long long k;     /* the interval's order statistics are D(k), D(N+1-k) */
 	long long pairs; /* N */
 };
 

@@ -24,9 +24,9 @@
 #include "sweep_verdict.h"
 #include "watchdog.h"
 
-#define CI_TARGET 0.01         /* 95% CI half-width of the median, relative */
-#define SMALL_BUDGET 0.1       /* share of --budget for sizes below --judge-from */
-#define NOISE_MIN_JUDGED 12    /* judged sizes: the interval leaves out the extremes */
+#define CI_TARGET 0.01      /* 95% CI half-width of the median, relative */
+#define SMALL_BUDGET 0.1    /* share of --budget for sizes below --judge-from */
+#define NOISE_MIN_JUDGED 12 /* judged sizes: the interval leaves out the extremes */
 
 extern char **environ;
 
@@ -60,10 +60,7 @@ static _Noreturn void fail_all(struct sweep *s, enum np_status st)
 	np_exit(np_status_exit(st));
 }
 
-static _Noreturn void sweep_fail(void *arg, enum np_status st)
-{
-	fail_all(arg, st ? st : NP_EMPI);
-}
+static _Noreturn void sweep_fail(void *arg, enum np_status st) { fail_all(arg, st ? st : NP_EMPI); }
 
 void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const char *fmt, ...)
 {
@@ -168,10 +165,13 @@ static void default_range(struct sweep *s)
 	np_human_size(o->max_bytes, a, sizeof(a));
 	np_human_size(mem, b, sizeof(b));
 	if (device)
-		np_notes_add(&s->rep.notes, "default sizes up to %s: the largest up to 8 GiB whose buffers fit in the tightest rank's free memory (%s), so the links reach saturation; --sweep MIN:MAX to choose",
-			 a, b);
+		np_notes_add(&s->rep.notes,
+			     "default sizes up to %s: the largest up to 8 GiB whose buffers fit in the tightest rank's free memory (%s), so the links reach saturation; --sweep MIN:MAX to choose",
+			     a, b);
 	else
-		np_notes_add(&s->rep.notes, "default sizes up to %s on host memory (GPUs: up to 8 GiB); --sweep MIN:MAX to choose", a);
+		np_notes_add(&s->rep.notes,
+			     "default sizes up to %s on host memory (GPUs: up to 8 GiB); --sweep MIN:MAX to choose",
+			     a);
 }
 
 /* What the backend cannot do with these options: a usage error on every
@@ -185,8 +185,9 @@ static void backend_fit(struct sweep *s)
 	if (!all) {
 		if (s->w->rank == 0)
 			np_error("--dtype %s: %s; choose another type", np_dtype_str(o->dtype),
-				 s->be.info.dtype_why[0] ? s->be.info.dtype_why
-							 : "the backend's library has no such type");
+				 s->be.info.dtype_why[0]
+					 ? s->be.info.dtype_why
+					 : "the backend's library has no such type");
 		fail_all(s, NP_EUSAGE);
 	}
 	ok = !!(s->be.info.ops_ok[o->dtype] & (1u << o->op));
@@ -205,7 +206,9 @@ static void backend_fit(struct sweep *s)
 		fail_all(s, NP_EUSAGE);
 	}
 	if (o->graph && !(s->be.ops->caps & NP_CAP_GRAPHS))
-		np_notes_add(&s->rep.notes, "--graph has no effect: the %s backend has no CUDA graphs", s->be.ops->name);
+		np_notes_add(&s->rep.notes,
+			     "--graph has no effect: the %s backend has no CUDA graphs",
+			     s->be.ops->name);
 	if (s->be.info.calls[0])
 		np_notes_add(&s->rep.notes, "%s", s->be.info.calls);
 }
@@ -253,8 +256,8 @@ static void clocks_end(struct sweep *s)
 			np_abort(NP_EXIT_RUNTIME, "out of memory");
 	}
 	np_watchdog_arrive(s->w->comm, "gathering GPU clocks");
-	MPI_Gather(&span, (int)sizeof(span), MPI_BYTE, s->rep.clocks, (int)sizeof(span), MPI_BYTE, 0,
-		   s->w->comm);
+	MPI_Gather(&span, (int)sizeof(span), MPI_BYTE, s->rep.clocks, (int)sizeof(span), MPI_BYTE,
+		   0, s->w->comm);
 }
 
 /* An NCCL_ variable the user set for NCCL (not the log settings
@@ -287,21 +290,26 @@ static void host_notes(struct sweep *s)
 	const struct np_world *w = s->w;
 
 	if (w->virtual_nodes)
-		np_notes_add(&s->rep.notes, "virtual nodes: every %d consecutive ranks count as one node (--ranks-per-node)",
-			 w->ranks_per_node);
-	if (getenv("NCCL_TESTS_MIN_BW") && *getenv("NCCL_TESTS_MIN_BW") && s->o->format != NP_FMT_NCCLTESTS)
-		np_notes_add(&s->rep.notes, "NCCL_TESTS_MIN_BW is not judged: it checks the Avg bus bandwidth line of --format nccl-tests; use --min-busbw");
+		np_notes_add(&s->rep.notes,
+			     "virtual nodes: every %d consecutive ranks count as one node (--ranks-per-node)",
+			     w->ranks_per_node);
+	if (getenv("NCCL_TESTS_MIN_BW") && *getenv("NCCL_TESTS_MIN_BW") &&
+	    s->o->format != NP_FMT_NCCLTESTS)
+		np_notes_add(&s->rep.notes,
+			     "NCCL_TESTS_MIN_BW is not judged: it checks the Avg bus bandwidth line of --format nccl-tests; use --min-busbw");
 	if (s->o->gpu_map && !(s->be.ops->caps & NP_CAP_DEVICE))
-		np_notes_add(&s->rep.notes, "--gpu-map %s is not used: the %s backend runs on host memory, no GPU", s->o->gpu_map,
-			 s->be.ops->name);
+		np_notes_add(&s->rep.notes,
+			     "--gpu-map %s is not used: the %s backend runs on host memory, no GPU",
+			     s->o->gpu_map, s->be.ops->name);
 	if (!w->virtual_nodes && w->nnodes > 1) {
 		bool same = true;
 		for (int r = 1; r < w->size; r++)
 			if (strcmp(w->hosts[r], w->hosts[0]))
 				same = false;
 		if (same)
-			np_notes_add(&s->rep.notes, "%d nodes but every rank reports host '%s': check hostnames (containers?) before trusting per-node results",
-				 w->nnodes, w->hosts[0]);
+			np_notes_add(&s->rep.notes,
+				     "%d nodes but every rank reports host '%s': check hostnames (containers?) before trusting per-node results",
+				     w->nnodes, w->hosts[0]);
 	}
 	if (!w->ranks_per_node && s->node_L) {
 		int lo = w->size, hi = 0, k = s->worst;
@@ -309,12 +317,16 @@ static void host_notes(struct sweep *s)
 			lo = s->node_L[j] < lo ? s->node_L[j] : lo;
 			hi = s->node_L[j] > hi ? s->node_L[j] : hi;
 		}
-		np_notes_add(&s->rep.notes, "nodes have %d to %d ranks; each row's limit is the least over nodes, each with its own rank count and B_node (the worst: node %d, %d ranks, B_node %.1f GB/s)",
-			 lo, hi, k, s->node_L[k], s->node_B[k]);
+		np_notes_add(&s->rep.notes,
+			     "nodes have %d to %d ranks; each row's limit is the least over nodes, each with its own rank count and B_node (the worst: node %d, %d ranks, B_node %.1f GB/s)",
+			     lo, hi, k, s->node_L[k], s->node_B[k]);
 	}
 	if (w->virtual_nodes && (s->be.ops->caps & NP_CAP_HOSTID_VNODES))
-		np_notes_add(&s->rep.notes, "virtual nodes on the NCCL backend: each has its own NCCL host id (NCCL_HOSTID, e.g. '%s'), so NCCL moves data between them with its network transport (%s); B_node is that transport, not this host's NICs",
-			 s->be.info.host_id, s->be.info.transport[0] ? s->be.info.transport : "transport not reported");
+		np_notes_add(&s->rep.notes,
+			     "virtual nodes on the NCCL backend: each has its own NCCL host id (NCCL_HOSTID, e.g. '%s'), so NCCL moves data between them with its network transport (%s); B_node is that transport, not this host's NICs",
+			     s->be.info.host_id,
+			     s->be.info.transport[0] ? s->be.info.transport
+						     : "transport not reported");
 }
 
 /* The report of the rows that finished, marked interrupted (rank 0, the
@@ -329,8 +341,8 @@ static void end_report(struct sweep *s, int code, const char *why)
 	s->rep.wall_seconds = np_now_s() - s->t0;
 	np_sweep_verdict(&s->rep);
 	if (code != NP_EXIT_INTERRUPTED) {
-		np_sweep_add_verdict(&s->rep, "%s: the report holds the %zu row%s that finished", why, s->rep.nrows,
-				     s->rep.nrows == 1 ? "" : "s");
+		np_sweep_add_verdict(&s->rep, "%s: the report holds the %zu row%s that finished",
+				     why, s->rep.nrows, s->rep.nrows == 1 ? "" : "s");
 		s->rep.exit_code = code;
 	}
 	sweep_finish_output(s);
@@ -419,7 +431,8 @@ static void start_backend(struct sweep *s, struct np_run *run)
 	if (w->size == 1)
 		for (int c = 0; c < NP_COLL_COUNT; c++)
 			if (o->colls[c] && o->coll_min_busbw[c] > 0) {
-				np_notes_add(&s->rep.notes, "--min-busbw is not judged on one rank: busbw is 0 by definition there (no data crosses a bus); run 2 or more ranks to judge busbw");
+				np_notes_add(&s->rep.notes,
+					     "--min-busbw is not judged on one rank: busbw is 0 by definition there (no data crosses a bus); run 2 or more ranks to judge busbw");
 				break;
 			}
 	if (w->rank == 0 && s->stream) {
@@ -439,7 +452,8 @@ static void start_measure(struct sweep *s, size_t npts, size_t max_send, size_t 
 		np_outfile_discard(&s->of);
 		np_outfile_discard(&s->json_of);
 		np_outfile_discard(&s->csv_of);
-		np_die(NP_EXIT_USAGE, "nothing to run: every size of the sweep was skipped (see the notes above); choose other sizes or collectives");
+		np_die(NP_EXIT_USAGE,
+		       "nothing to run: every size of the sweep was skipped (see the notes above); choose other sizes or collectives");
 	}
 	step(s, "allocating buffers");
 	rc = s->be.ops->alloc(&s->be, max_send, max_recv);
@@ -468,8 +482,12 @@ static void run_points(struct sweep *s, const struct np_plan_point *pts, size_t 
 	const struct np_opts *o = s->o;
 
 	for (size_t i = 0; i < npts; i++) {
-		struct np_bench b = { .coll = pts[i].coll, .dtype = o->dtype, .op = o->op,
-				      .root = o->root, .inplace = pts[i].inplace, .lay = pts[i].lay };
+		struct np_bench b = { .coll = pts[i].coll,
+				      .dtype = o->dtype,
+				      .op = o->op,
+				      .root = o->root,
+				      .inplace = pts[i].inplace,
+				      .lay = pts[i].lay };
 		struct np_result res;
 		bool whole, judged = pts[i].lay.size >= s->rep.judge_from;
 
@@ -558,15 +576,16 @@ int cmd_sweep(struct np_run *run)
 	sweep_finish_output(s);
 	if (cmp_text) {
 		/* beside the table when it is on standard output, else on stderr */
-		bool table_out = o->format == NP_FMT_TABLE && (!o->output || !strcmp(o->output, "-"));
+		bool table_out =
+			o->format == NP_FMT_TABLE && (!o->output || !strcmp(o->output, "-"));
 		fflush(stdout);
 		fputs(cmp_text, table_out ? stdout : stderr);
 		free(cmp_text);
 	}
 	if (s->rep.interrupted && s->w->rank == 0)
 		np_error("interrupted by signal %d%s after %zu of %d rows; the report holds the rows that finished",
-			 np_signal ? (int)np_signal : s->meas.stop_sig, np_signal ? "" : " on another rank",
-			 s->rep.nrows, s->planned);
+			 np_signal ? (int)np_signal : s->meas.stop_sig,
+			 np_signal ? "" : " on another rank", s->rep.nrows, s->planned);
 	s->be.ops->finalize(&s->be);
 	free(pts);
 	sweep_release(s);

@@ -79,7 +79,10 @@ void sweep_gather_limits(struct sweep *s)
 {
 	struct np_bw_facts f;
 	struct np_err err = { 0 };
-	struct { double v; int rank; } in[2], out[2];
+	struct {
+		double v;
+		int rank;
+	} in[2], out[2];
 	struct rank_bw me, *all;
 	int k;
 

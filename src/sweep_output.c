@@ -109,36 +109,34 @@ void sweep_finish_output(struct sweep *s)
 		/* -q drops the header and progress, never the summary and verdict */
 		np_report_table_footer(s->out, &s->rep);
 		break;
-	case NP_FMT_JSON:
-		np_report_json(s->out, &s->rep);
-		break;
-	case NP_FMT_CSV:
-		np_report_csv(s->out, &s->rep);
-		break;
-	case NP_FMT_NCCLTESTS:
-		np_report_nccltests(s->out, &s->rep);
-		break;
+	case NP_FMT_JSON: np_report_json(s->out, &s->rep); break;
+	case NP_FMT_CSV: np_report_csv(s->out, &s->rep); break;
+	case NP_FMT_NCCLTESTS: np_report_nccltests(s->out, &s->rep); break;
 	}
 	/* the files' temporaries, made now */
 	if (s->out_mem) {
 		if (fflush(s->out) || ferror(s->out))
-			np_fail(&err, NP_ENOMEM, "out of memory for the report of --output '%s'", s->o->output);
+			np_fail(&err, NP_ENOMEM, "out of memory for the report of --output '%s'",
+				s->o->output);
 		else if (!np_outfile_open(&s->of, s->o->output, "--output", &err) &&
 			 fwrite(s->out_buf, 1, s->out_len, s->of.f) != s->out_len)
-			np_fail(&err, NP_ESYS, "cannot write --output '%s': %s", s->o->output, strerror(errno));
+			np_fail(&err, NP_ESYS, "cannot write --output '%s': %s", s->o->output,
+				strerror(errno));
 		fclose(s->out);
 		free(s->out_buf);
 		s->out_buf = NULL;
 		s->out = NULL;
 		s->out_mem = false;
 	}
-	if (!err.status && s->o->json_file && !np_outfile_open(&s->json_of, s->o->json_file, "--json", &err)) {
+	if (!err.status && s->o->json_file &&
+	    !np_outfile_open(&s->json_of, s->o->json_file, "--json", &err)) {
 		if (s->o->format == NP_FMT_NCCLTESTS)
 			np_report_nccltests_json(s->json_of.f, &s->rep);
 		else
 			np_report_json(s->json_of.f, &s->rep);
 	}
-	if (!err.status && s->o->csv_file && !np_outfile_open(&s->csv_of, s->o->csv_file, "--csv", &err))
+	if (!err.status && s->o->csv_file &&
+	    !np_outfile_open(&s->csv_of, s->o->csv_file, "--csv", &err))
 		np_report_csv(s->csv_of.f, &s->rep);
 	if (err.status) {
 		np_outfile_discard(&s->of);
@@ -156,7 +154,8 @@ void sweep_finish_output(struct sweep *s)
 			files[n++] = &s->json_of;
 		if (s->o->csv_file)
 			files[n++] = &s->csv_of;
-		if (s->o->metrics_file && np_openmetrics_sweep(&mof, s->o->metrics_file, &s->rep, &err)) {
+		if (s->o->metrics_file &&
+		    np_openmetrics_sweep(&mof, s->o->metrics_file, &s->rep, &err)) {
 			while (n > 0)
 				np_outfile_discard(files[--n]);
 		} else if (s->o->metrics_file) {
@@ -183,26 +182,32 @@ char *sweep_compare_baseline(struct sweep *s)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *to = open_memstream(&text, &len);
-	int code = np_compare_report(s->o->baseline, &s->rep, "this run", s->o->max_regression, s->o->min_change,
-				     s->o->quiet, to ? to : stderr);
+	int code = np_compare_report(s->o->baseline, &s->rep, "this run", s->o->max_regression,
+				     s->o->min_change, s->o->quiet, to ? to : stderr);
 
 	if (to)
 		fclose(to);
 	if (code == 0 || code == NP_EXIT_VERDICT || code == NP_EXIT_INCONCLUSIVE) {
 		size_t n = strlen(s->rep.judged);
-		snprintf(s->rep.judged + n, sizeof(s->rep.judged) - n, "%sno regression beyond %g%% against --baseline '%s'",
-			 n ? "; " : "", s->o->max_regression * 100, s->o->baseline);
+		snprintf(s->rep.judged + n, sizeof(s->rep.judged) - n,
+			 "%sno regression beyond %g%% against --baseline '%s'", n ? "; " : "",
+			 s->o->max_regression * 100, s->o->baseline);
 	}
 	if (code == NP_EXIT_VERDICT)
-		np_sweep_add_verdict(&s->rep, "significantly slower than --baseline '%s' by more than %g%% (the rows are named above)",
+		np_sweep_add_verdict(&s->rep,
+				     "significantly slower than --baseline '%s' by more than %g%% (the rows are named above)",
 				     s->o->baseline, s->o->max_regression * 100);
 	else if (code == NP_EXIT_INCONCLUSIVE)
-		np_sweep_add_verdict(&s->rep, "inconclusive against --baseline '%s': a row's interval reaches a slowdown beyond %g%% (named above); measure longer or on a quieter fabric",
+		np_sweep_add_verdict(&s->rep,
+				     "inconclusive against --baseline '%s': a row's interval reaches a slowdown beyond %g%% (named above); measure longer or on a quieter fabric",
 				     s->o->baseline, s->o->max_regression * 100);
 	else if (code)
-		np_sweep_add_verdict(&s->rep, "not compared with --baseline '%s' (see the error above)", s->o->baseline);
+		np_sweep_add_verdict(&s->rep,
+				     "not compared with --baseline '%s' (see the error above)",
+				     s->o->baseline);
 	/* a regression outranks an inconclusive row of the sweep's own */
-	if (code && (!s->rep.exit_code || (s->rep.exit_code == NP_EXIT_INCONCLUSIVE && code == NP_EXIT_VERDICT)))
+	if (code && (!s->rep.exit_code ||
+		     (s->rep.exit_code == NP_EXIT_INCONCLUSIVE && code == NP_EXIT_VERDICT)))
 		s->rep.exit_code = code;
 	return text;
 }

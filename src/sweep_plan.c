@@ -45,7 +45,8 @@ static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
 		sweep_skip(s, sk->coll, 0, "has no in-place form; run it without --inplace");
 		break;
 	case NP_PLAN_NO_ELEMENT:
-		sweep_skip(s, sk->coll, sk->size, "rounds to 0 %s elements per rank on %d ranks; use a larger size",
+		sweep_skip(s, sk->coll, sk->size,
+			   "rounds to 0 %s elements per rank on %d ranks; use a larger size",
 			   np_dtype_str(s->o->dtype), s->w->size);
 		break;
 	case NP_PLAN_COUNT:
@@ -61,18 +62,22 @@ static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
 	case NP_PLAN_MEMORY:
 		np_human_size(sk->need, a, sizeof(a));
 		np_human_size(sk->mem, m, sizeof(m));
-		sweep_skip(s, sk->coll, sk->size, "needs %s of buffers per rank, %s available on the tightest rank", a,
-			   m);
+		sweep_skip(s, sk->coll, sk->size,
+			   "needs %s of buffers per rank, %s available on the tightest rank", a, m);
 		break;
 	}
 }
 
 /* Lay out every point (plan.c) under the tightest rank's memory; skip
  * what cannot run; returns the points to run. */
-struct np_plan_point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, size_t *max_recv)
+struct np_plan_point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send,
+				 size_t *max_recv)
 {
-	struct np_plan_limits lim = { .nranks = s->w->size, .mem = s->be.info.mem_avail,
-				      .max_count = s->be.info.max_count, .skip = plan_skip, .ctx = s };
+	struct np_plan_limits lim = { .nranks = s->w->size,
+				      .mem = s->be.info.mem_avail,
+				      .max_count = s->be.info.max_count,
+				      .skip = plan_skip,
+				      .ctx = s };
 
 	np_watchdog_arrive(s->w->comm, "planning the sweep");
 	MPI_Allreduce(MPI_IN_PLACE, &lim.mem, 1, MPI_UINT64_T, MPI_MIN, s->w->comm);

@@ -28,25 +28,25 @@ struct sweep {
 	pthread_mutex_t rep_lock;
 	struct np_outfile of;
 	struct np_outfile json_of, csv_of; /* rank 0: -J/--json and --csv files */
-	FILE *out;            /* rank 0: where the report goes (a memory stream for
-				 an --output file, written at the end) */
-	bool out_mem;         /* out is that memory stream */
-	char *out_buf;        /* its text */
+	FILE *out;                         /* rank 0: where the report goes (a memory stream for
+					      an --output file, written at the end) */
+	bool out_mem;                      /* out is that memory stream */
+	char *out_buf;                     /* its text */
 	size_t out_len;
-	bool stream;          /* rank 0: table rows streamed to out */
+	bool stream;           /* rank 0: table rows streamed to out */
 	struct np_table table; /* rank 0: the streamed table's state */
-	bool progress;        /* rank 0: progress on stderr */
-	bool progress_tty;    /* rewritten in place (stderr is a terminal) */
+	bool progress;         /* rank 0: progress on stderr */
+	bool progress_tty;     /* rewritten in place (stderr is a terminal) */
 	double progress_every; /* seconds between lines off a terminal */
-	double progress_last; /* when the last line was written */
+	double progress_last;  /* when the last line was written */
 	struct np_meas meas;
-	int *node_L;          /* ranks of each node */
-	double *node_B;       /* B_node of each node, GB/s, 0 unknown */
-	int worst;            /* the node with the least B_node per rank */
+	int *node_L;    /* ranks of each node */
+	double *node_B; /* B_node of each node, GB/s, 0 unknown */
+	int worst;      /* the node with the least B_node per rank */
 	int planned, done;
-	double t0;            /* start of the run */
+	double t0;                 /* start of the run */
 	struct np_gpu_clocks clk0; /* this rank's GPU clocks before the first row */
-	char step[200];       /* this rank's step, for the watchdog */
+	char step[200];            /* this rank's step, for the watchdog */
 };
 
 /* sweep.c: a size or collective that will not run, and why (rank 0 says
@@ -59,7 +59,8 @@ void sweep_skip(struct sweep *s, const struct np_coll *c, uint64_t size, const c
 uint64_t sweep_judge_from(const struct np_opts *o);
 /* Every point laid out (the caller frees them), what cannot run skipped;
  * *max_send and *max_recv: the buffers the largest point needs. */
-struct np_plan_point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send, size_t *max_recv);
+struct np_plan_point *sweep_plan(struct sweep *s, size_t *npoints, size_t *max_send,
+				 size_t *max_recv);
 
 /* sweep_limits.c: the world's link limits into s->rep.bw, B_node and the
  * ranks of each node into s->node_B, s->node_L (all ranks, collective) */

@@ -49,8 +49,9 @@ static void add_detail(struct np_sweep_report *r, const char *code, const struct
  * a median below it with an interval reaching above is inconclusive. */
 static double best_of(const struct np_result *x, double v)
 {
-	return x->t_ci_lo > 0 && isfinite(x->t_ci_lo) && x->t_ci_lo < x->t_med ? v * x->t_med / x->t_ci_lo
-									      : v;
+	return x->t_ci_lo > 0 && isfinite(x->t_ci_lo) && x->t_ci_lo < x->t_med
+		       ? v * x->t_med / x->t_ci_lo
+		       : v;
 }
 
 /* The figure of a row's fastest batch. A row one of whose batches met a
@@ -60,7 +61,8 @@ static double best_of(const struct np_result *x, double v)
  * only when no batch met it. */
 static double fastest_of(const struct np_result *x, double v)
 {
-	return x->t_min > 0 && isfinite(x->t_min) && x->t_min < x->t_med ? v * x->t_med / x->t_min : v;
+	return x->t_min > 0 && isfinite(x->t_min) && x->t_min < x->t_med ? v * x->t_med / x->t_min
+									 : v;
 }
 
 /* 1: met; 0: below (its whole interval and every batch); -1:
@@ -74,8 +76,11 @@ static int against(const struct np_result *x, double v, double threshold)
 	 * short for the steady state): below only when the best the last
 	 * lengthening's fall allows is below too (measure.h, floor_rel) */
 	if (x->stop == NP_STOP_UNSTEADY)
-		return x->floor_rel > 0 && isfinite(v) && best_of(x, v) / x->floor_rel < threshold ? 0 : -1;
-	return isfinite(v) && (best_of(x, v) >= threshold || fastest_of(x, v) >= threshold) ? -1 : 0;
+		return x->floor_rel > 0 && isfinite(v) && best_of(x, v) / x->floor_rel < threshold
+			       ? 0
+			       : -1;
+	return isfinite(v) && (best_of(x, v) >= threshold || fastest_of(x, v) >= threshold) ? -1
+											    : 0;
 }
 
 /* A judged row against its collective's thresholds (its median's busbw
@@ -84,7 +89,8 @@ static int against(const struct np_result *x, double v, double threshold)
  * row is not judged (pass -1), never a fail. */
 void np_sweep_row_verdict(const struct np_sweep_report *r, struct np_result *res)
 {
-	double tb = r->opts->coll_min_busbw[res->coll->id], te = r->opts->coll_min_eff[res->coll->id];
+	double tb = r->opts->coll_min_busbw[res->coll->id],
+	       te = r->opts->coll_min_eff[res->coll->id];
 	bool busbw = tb > 0 && r->world->size > 1;
 	int vb = 1, ve = 1;
 
@@ -116,8 +122,8 @@ static void judged_add(struct np_sweep_report *r, int c, double busbw, double ef
 		return;
 	n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, "%s", np_colls[c].name);
 	if (n < sizeof(r->judged) && busbw > 0)
-		n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, " busbw >= %g GB/s%s", busbw,
-				      eff > 0 ? "," : "");
+		n += (size_t)snprintf(r->judged + n, sizeof(r->judged) - n, " busbw >= %g GB/s%s",
+				      busbw, eff > 0 ? "," : "");
 	if (n < sizeof(r->judged) && eff > 0)
 		snprintf(r->judged + n, sizeof(r->judged) - n, " eff >= %g%%", eff * 100);
 }
@@ -215,35 +221,42 @@ static void coll_verdict(struct np_sweep_report *r, int c)
 	if (!judged) {
 		add_detail(r, "not_judged", &np_colls[c], 0, NAN, (double)r->judge_from);
 		np_human_size(r->judge_from, sz, sizeof(sz));
-		np_sweep_add_verdict(r, "%s: no row at or above --judge-from %s ran, so its thresholds cannot be judged",
+		np_sweep_add_verdict(r,
+				     "%s: no row at or above --judge-from %s ran, so its thresholds cannot be judged",
 				     np_colls[c].name, sz);
 	}
 	if (wb) {
 		np_human_size(wb->lay.size, sz, sizeof(sz));
-		np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes (lowest %.2f GB/s at %s)",
+		np_sweep_add_verdict(r,
+				     "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes (lowest %.2f GB/s at %s)",
 				     np_colls[c].name, tb, nb, judged, wb->busbw, sz);
 	}
 	if (we) {
 		np_human_size(we->lay.size, sz, sizeof(sz));
-		np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes (lowest %.1f%% at %s)",
+		np_sweep_add_verdict(r,
+				     "%s eff below --min-eff %g%% at %d of %d judged sizes (lowest %.1f%% at %s)",
 				     np_colls[c].name, te * 100, ne, judged, we->eff * 100, sz);
 	}
 	if (unknown)
-		np_sweep_add_verdict(r, "%s eff is unknown (%s) at %d judged sizes, so --min-eff %g%% cannot be met",
+		np_sweep_add_verdict(r,
+				     "%s eff is unknown (%s) at %d judged sizes, so --min-eff %g%% cannot be met",
 				     np_colls[c].name,
-				     r->world->size == 1 ? "one rank moves no data over a bus" : "no link rate found",
+				     r->world->size == 1 ? "one rank moves no data over a bus"
+							 : "no link rate found",
 				     unknown, te * 100);
 	if (ib)
-		np_sweep_add_verdict(r, "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
+		np_sweep_add_verdict(r,
+				     "%s busbw below --min-busbw %g GB/s at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
 				     np_colls[c].name, tb, ib, judged);
 	if (ie)
-		np_sweep_add_verdict(r, "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
+		np_sweep_add_verdict(r,
+				     "%s eff below --min-eff %g%% at %d of %d judged sizes, but their 95%% intervals or fastest batches reach it, or their batches were too short for the steady state: inconclusive (more --budget, or a quieter node)",
 				     np_colls[c].name, te * 100, ie, judged);
-	if ((!judged || wb || we || unknown) && (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE))
+	if ((!judged || wb || we || unknown) &&
+	    (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE))
 		r->exit_code = NP_EXIT_VERDICT;
 	else if ((ib || ie) && !r->exit_code)
 		r->exit_code = NP_EXIT_INCONCLUSIVE;
-
 }
 
 void np_sweep_verdict(struct np_sweep_report *r)
@@ -261,7 +274,8 @@ void np_sweep_verdict(struct np_sweep_report *r)
 	}
 	r->exit_code = 0;
 	if (wrong) {
-		np_sweep_add_verdict(r, "wrong data: %llu wrong elements (exit 2)", (unsigned long long)wrong);
+		np_sweep_add_verdict(r, "wrong data: %llu wrong elements (exit 2)",
+				     (unsigned long long)wrong);
 		r->exit_code = NP_EXIT_WRONG;
 	}
 	for (int c = 0; c < NP_COLL_COUNT; c++)
@@ -272,8 +286,10 @@ void np_sweep_verdict(struct np_sweep_report *r)
 			ran = r->rows[i].coll == &np_colls[c];
 		if (!ran || !nt_min_bw_fails(r, &np_colls[c]))
 			continue;
-		np_sweep_add_verdict(r, "%s average busbw %.2f GB/s is below 0.9 x NCCL_TESTS_MIN_BW %g GB/s (nccl-tests' check of its Avg bus bandwidth)",
-				     np_colls[c].name, np_sweep_avg_busbw(r, &np_colls[c]), r->opts->nt_min_bw);
+		np_sweep_add_verdict(r,
+				     "%s average busbw %.2f GB/s is below 0.9 x NCCL_TESTS_MIN_BW %g GB/s (nccl-tests' check of its Avg bus bandwidth)",
+				     np_colls[c].name, np_sweep_avg_busbw(r, &np_colls[c]),
+				     r->opts->nt_min_bw);
 		if (!r->exit_code || r->exit_code == NP_EXIT_INCONCLUSIVE)
 			r->exit_code = NP_EXIT_VERDICT;
 	}

@@ -65,12 +65,14 @@ static void matrix_narrow(FILE *f, const struct np_topo *t)
 			fputc('\n', f);
 		fprintf(f, "%-6s", "");
 		for (int c = c0; c < c1; c++) {
-			snprintf(cell, sizeof(cell), c < t->ngpus ? "GPU%d" : "NIC%d", c < t->ngpus ? c : c - t->ngpus);
+			snprintf(cell, sizeof(cell), c < t->ngpus ? "GPU%d" : "NIC%d",
+				 c < t->ngpus ? c : c - t->ngpus);
 			fprintf(f, c + 1 < c1 ? "%-6s" : "%s", cell);
 		}
 		fputc('\n', f);
 		for (int r = 0; r < nrows; r++) {
-			snprintf(cell, sizeof(cell), r < t->ngpus ? "GPU%d" : "NIC%d", r < t->ngpus ? r : r - t->ngpus);
+			snprintf(cell, sizeof(cell), r < t->ngpus ? "GPU%d" : "NIC%d",
+				 r < t->ngpus ? r : r - t->ngpus);
 			fprintf(f, "%-6s", cell);
 			for (int c = c0; c < c1; c++) {
 				if (r < t->ngpus && c < t->ngpus)
@@ -80,7 +82,8 @@ static void matrix_narrow(FILE *f, const struct np_topo *t)
 				else if (c < t->ngpus)
 					path_cell(t, c, r - t->ngpus, false, cell, sizeof(cell));
 				else
-					snprintf(cell, sizeof(cell), "%s", np_path_str(t->nn[r - t->ngpus][c - t->ngpus]));
+					snprintf(cell, sizeof(cell), "%s",
+						 np_path_str(t->nn[r - t->ngpus][c - t->ngpus]));
 				fprintf(f, c + 1 < c1 ? "%-6s" : "%s", cell);
 			}
 			fputc('\n', f);
@@ -98,7 +101,8 @@ static void matrix_narrow(FILE *f, const struct np_topo *t)
 			continue;
 		for (int j = i; j < t->ngpus && n < sizeof(line) - 8; j++)
 			if (t->gpus[j].numa == t->gpus[i].numa)
-				n += (size_t)snprintf(line + n, sizeof(line) - n, "%sGPU%d", n ? "," : "", j);
+				n += (size_t)snprintf(line + n, sizeof(line) - n, "%sGPU%d",
+						      n ? "," : "", j);
 		if (t->gpus[i].numa >= 0)
 			fprintf(f, "%s%s: NUMA %d, CPUs %s\n", i ? "" : "\n", line, t->gpus[i].numa,
 				numa_cpus(t, t->gpus[i].numa));
@@ -172,27 +176,30 @@ static void legend(FILE *f, const struct np_topo *t)
 {
 	if (t->ngpus + t->nnics == 0)
 		return;
-	fprintf(f, "\nLegend:\n\n"
-		   "  X    = Self\n"
-		   "  SYS  = Connection traversing PCIe and the SMP interconnect between NUMA nodes (e.g. QPI/UPI)\n"
-		   "  NODE = Connection traversing PCIe and the interconnect between PCIe Host Bridges in a NUMA node\n"
-		   "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
-		   "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
-		   "  PIX  = Connection traversing at most a single PCIe bridge\n"
-		   "  NV#  = Connection traversing a bonded set of # NVLinks\n"
-		   "  ?    = Path unknown to this source\n");
+	fprintf(f,
+		"\nLegend:\n\n"
+		"  X    = Self\n"
+		"  SYS  = Connection traversing PCIe and the SMP interconnect between NUMA nodes (e.g. QPI/UPI)\n"
+		"  NODE = Connection traversing PCIe and the interconnect between PCIe Host Bridges in a NUMA node\n"
+		"  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+		"  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+		"  PIX  = Connection traversing at most a single PCIe bridge\n"
+		"  NV#  = Connection traversing a bonded set of # NVLinks\n"
+		"  ?    = Path unknown to this source\n");
 	for (int i = 0, shown = 0; i < t->ngpus && !shown; i++)
 		for (int j = 0; j < t->ngpus && !shown; j++)
 			if (gg_nv_unknown(t, i, j)) {
-				fprintf(f, "  PIX? = PCIe path PIX (and so on); whether NVLinks join the two GPUs is unknown\n");
+				fprintf(f,
+					"  PIX? = PCIe path PIX (and so on); whether NVLinks join the two GPUs is unknown\n");
 				shown = 1;
 			}
 	if (t->nnics) {
 		fprintf(f, "\nNIC Legend:\n\n");
 		for (int k = 0; k < t->nnics; k++) {
 			const struct np_nic *n = &t->nics[k];
-			const char *role = n->mgmt ? " (management port: no job traffic)"
-					 : n->rdma == NP_NO ? " (socket interface, no RDMA)" : "";
+			const char *role = n->mgmt            ? " (management port: no job traffic)"
+					   : n->rdma == NP_NO ? " (socket interface, no RDMA)"
+							      : "";
 			if (n->port != 1)
 				fprintf(f, "  NIC%d: %s port %d%s\n", k, n->name, n->port, role);
 			else
@@ -205,7 +212,8 @@ static void link_str(const struct np_pcie *l, char *buf, size_t len)
 {
 	if (l->gen_cur && l->width_cur) {
 		if (l->gen_max && l->width_max)
-			snprintf(buf, len, "Gen%d x%d/Gen%d x%d", l->gen_cur, l->width_cur, l->gen_max, l->width_max);
+			snprintf(buf, len, "Gen%d x%d/Gen%d x%d", l->gen_cur, l->width_cur,
+				 l->gen_max, l->width_max);
 		else
 			snprintf(buf, len, "Gen%d x%d", l->gen_cur, l->width_cur);
 	} else if (l->gen_max && l->width_max) { /* an NCCL file: the maximum only */
@@ -221,32 +229,36 @@ static void link_str(const struct np_pcie *l, char *buf, size_t len)
  * (a Broadcom switch it flattens, a root port it counts with the CPU). */
 static bool nccl_differs(const struct np_topo *t, int i)
 {
-	return t->near[i].n && t->near[i].nccl != t->near[i].path && t->near[i].nccl != NP_PATH_UNKNOWN &&
-	       t->near[i].path != NP_PATH_UNKNOWN;
+	return t->near[i].n && t->near[i].nccl != t->near[i].path &&
+	       t->near[i].nccl != NP_PATH_UNKNOWN && t->near[i].path != NP_PATH_UNKNOWN;
 }
 
 static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->ngpus) {
 		if (t->other_gpus && t->other_gpu_what[0])
-			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n  the first: %.86s\n",
+			fprintf(f,
+				"GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n  the first: %.86s\n",
 				t->other_gpus, t->other_gpu_vendor, t->other_gpu_what);
 		else if (t->other_gpus)
-			fprintf(f, "GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n", t->other_gpus,
-				t->other_gpu_vendor);
+			fprintf(f,
+				"GPUs: no NVIDIA GPU (%d GPU(s) of PCI vendor 0x%04x, which NCCL does not drive)\n",
+				t->other_gpus, t->other_gpu_vendor);
 		else if (t->unclassified)
-			fprintf(f, "GPUs: none the file names (%d device(s) it leaves unclassified: NCCL classifies them on the node)\n",
+			fprintf(f,
+				"GPUs: none the file names (%d device(s) it leaves unclassified: NCCL classifies them on the node)\n",
 				t->unclassified);
 		else
 			fprintf(f, "GPUs: none (no NVIDIA GPU found)\n");
 		return;
 	}
 	if (wide)
-		fprintf(f, "GPUs:\n  %-5s %-13s %-34s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
-			"PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR ATTR", "NEAREST NIC");
+		fprintf(f, "GPUs:\n  %-5s %-13s %-34s %-5s %-20s %-16s %-10s %-9s %s\n", "GPU",
+			"BUS ID", "NAME", "NUMA", "PCIE (CUR/MAX)", "NVLINK", "BAR1", "GDR ATTR",
+			"NEAREST NIC");
 	else
-		fprintf(f, "GPUs:\n  %-3s %-12s %-18s %-4s %-17s %-14s %-7s %s\n", "GPU", "BUS ID", "NAME", "NUMA",
-			"PCIE (CUR/MAX)", "NVLINK", "GDR", "NEAREST NIC");
+		fprintf(f, "GPUs:\n  %-3s %-12s %-18s %-4s %-17s %-14s %-7s %s\n", "GPU", "BUS ID",
+			"NAME", "NUMA", "PCIE (CUR/MAX)", "NVLINK", "GDR", "NEAREST NIC");
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct np_gpu *g = &t->gpus[i];
 		char numa[16], link[40], nv[32], bar[32], near[128];
@@ -264,34 +276,44 @@ static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
 			snprintf(bar, sizeof(bar), "unknown");
 		near[0] = '\0';
 		for (int k = 0; k < t->near[i].n && strlen(near) < sizeof(near) - 24; k++)
-			snprintf(near + strlen(near), sizeof(near) - strlen(near), "%sNIC%d", k ? "," : "", t->near[i].nics[k]);
+			snprintf(near + strlen(near), sizeof(near) - strlen(near), "%sNIC%d",
+				 k ? "," : "", t->near[i].nics[k]);
 		if (nccl_differs(t, i))
-			snprintf(near + strlen(near), sizeof(near) - strlen(near), wide ? " (%s, NCCL: %s)" : " (%s*)",
-				 np_path_str(t->near[i].path), np_path_str(t->near[i].nccl));
+			snprintf(near + strlen(near), sizeof(near) - strlen(near),
+				 wide ? " (%s, NCCL: %s)" : " (%s*)", np_path_str(t->near[i].path),
+				 np_path_str(t->near[i].nccl));
 		else if (t->near[i].n)
-			snprintf(near + strlen(near), sizeof(near) - strlen(near), " (%s)", np_path_str(t->near[i].path));
+			snprintf(near + strlen(near), sizeof(near) - strlen(near), " (%s)",
+				 np_path_str(t->near[i].path));
 		if (wide)
-			fprintf(f, "  %-5d %-13s %-34.34s %-5s %-20s %-16s %-10s %-9s %s\n", i, g->busid,
-				g->name[0] ? g->name : "unknown", numa, link, nv, bar, np_tri_str(g->gdr), near[0] ? near : "-");
+			fprintf(f, "  %-5d %-13s %-34.34s %-5s %-20s %-16s %-10s %-9s %s\n", i,
+				g->busid, g->name[0] ? g->name : "unknown", numa, link, nv, bar,
+				np_tri_str(g->gdr), near[0] ? near : "-");
 		else
 			fprintf(f, "  %-3d %-12s %-18.18s %-4s %-17s %-14s %-7s %s\n", i, g->busid,
-				g->name[0] ? short_name(g->name) : "unknown", numa, link, nv, np_tri_str(g->gdr),
-				near[0] ? near : "-");
+				g->name[0] ? short_name(g->name) : "unknown", numa, link, nv,
+				np_tri_str(g->gdr), near[0] ? near : "-");
 	}
 	/* the narrow table has no room for NCCL's class beside nvidia-smi's */
 	for (int i = 0, first = 1; i < t->ngpus && !wide; i++)
 		if (nccl_differs(t, i)) {
-			fprintf(f, "%s    GPU%d: %s (NCCL: %s)\n", first ? "  * nearest NIC's path as nvidia-smi classes it, and as NCCL does:\n" : "",
+			fprintf(f, "%s    GPU%d: %s (NCCL: %s)\n",
+				first ? "  * nearest NIC's path as nvidia-smi classes it, and as NCCL does:\n"
+				      : "",
 				i, np_path_str(t->near[i].path), np_path_str(t->near[i].nccl));
 			first = 0;
 		}
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->near[i].pxn >= 0)
-			fprintf(f, "  PXN: GPU%d sends through GPU%d (NVLink) to NIC%d, %s from GPU%d\n", i, t->near[i].pxn,
-				t->near[i].pxn_nic, np_path_str(t->gn_nccl[t->near[i].pxn][t->near[i].pxn_nic]), t->near[i].pxn);
+			fprintf(f,
+				"  PXN: GPU%d sends through GPU%d (NVLink) to NIC%d, %s from GPU%d\n",
+				i, t->near[i].pxn, t->near[i].pxn_nic,
+				np_path_str(t->gn_nccl[t->near[i].pxn][t->near[i].pxn_nic]),
+				t->near[i].pxn);
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->near[i].n && t->near[i].nccl == NP_PATH_P2C) {
-			fprintf(f, "  P2C: NCCL's class of a GPU with a C2C link to its CPU and a NIC on that CPU's PCIe\n");
+			fprintf(f,
+				"  P2C: NCCL's class of a GPU with a C2C link to its CPU and a NIC on that CPU's PCIe\n");
 			break;
 		}
 }
@@ -316,11 +338,13 @@ static void nic_table(FILE *f, const struct np_topo *t, bool wide)
 		return;
 	}
 	if (wide)
-		fprintf(f, "NICs:\n  %-5s %-20s %-4s %-8s %-7s %-6s %-22s %-10s %-5s %s\n", "NIC", "DEVICE", "PORT", "STATE",
-			"LINK", "ROLE", "RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
+		fprintf(f, "NICs:\n  %-5s %-20s %-4s %-8s %-7s %-6s %-22s %-10s %-5s %s\n", "NIC",
+			"DEVICE", "PORT", "STATE", "LINK", "ROLE", "RATE", "NETDEV", "NUMA",
+			"PCIE (CUR/MAX)");
 	else
-		fprintf(f, "NICs:\n  %-5s %-12s %-4s %-7s %-6s %-6s %-17s %-9s %-4s %s\n", "NIC", "DEVICE", "PORT", "STATE",
-			"LINK", "ROLE", "RATE", "NETDEV", "NUMA", "PCIE (CUR/MAX)");
+		fprintf(f, "NICs:\n  %-5s %-12s %-4s %-7s %-6s %-6s %-17s %-9s %-4s %s\n", "NIC",
+			"DEVICE", "PORT", "STATE", "LINK", "ROLE", "RATE", "NETDEV", "NUMA",
+			"PCIE (CUR/MAX)");
 	for (int k = 0; k < t->nnics; k++) {
 		const struct np_nic *n = &t->nics[k];
 		char id[16], rate[48], numa[16], link[40];
@@ -329,12 +353,14 @@ static void nic_table(FILE *f, const struct np_topo *t, bool wide)
 		snprintf(numa, sizeof(numa), n->numa >= 0 ? "%d" : "N/A", n->numa);
 		link_str(&n->pcie, link, sizeof(link));
 		if (wide)
-			fprintf(f, "  %-5s %-20.20s %-4d %-8s %-7s %-6s %-22s %-10.10s %-5s %s\n", id, n->name, n->port,
-				np_port_state_str(n->state), np_link_layer_str(n->ll), nic_role(n), rate,
+			fprintf(f, "  %-5s %-20.20s %-4d %-8s %-7s %-6s %-22s %-10.10s %-5s %s\n",
+				id, n->name, n->port, np_port_state_str(n->state),
+				np_link_layer_str(n->ll), nic_role(n), rate,
 				n->netdev[0] ? n->netdev : "-", numa, link);
 		else
-			fprintf(f, "  %-5s %-12.12s %-4d %-7s %-6s %-6s %-17s %-9.9s %-4s %s\n", id, n->name, n->port,
-				np_port_state_str(n->state), np_link_layer_str(n->ll), nic_role(n), rate,
+			fprintf(f, "  %-5s %-12.12s %-4d %-7s %-6s %-6s %-17s %-9.9s %-4s %s\n", id,
+				n->name, n->port, np_port_state_str(n->state),
+				np_link_layer_str(n->ll), nic_role(n), rate,
 				n->netdev[0] ? n->netdev : "-", numa, link);
 	}
 }
@@ -346,13 +372,15 @@ static void host_line(FILE *f, const struct np_topo *t, bool wide)
 	char line[1024];
 	int n;
 
-	n = snprintf(line, sizeof(line), "peer memory %s%s%s%s, NIC dma-buf %s, IOMMU %s, virtualized %s",
-		     np_tri_str(t->host.peermem_loaded), t->host.peermem[0] ? " (" : "", t->host.peermem,
-		     t->host.peermem[0] ? ")" : "", np_tri_str(t->host.dmabuf_nic), np_tri_str(t->host.iommu),
-		     np_tri_str(t->host.virtualized));
+	n = snprintf(line, sizeof(line),
+		     "peer memory %s%s%s%s, NIC dma-buf %s, IOMMU %s, virtualized %s",
+		     np_tri_str(t->host.peermem_loaded), t->host.peermem[0] ? " (" : "",
+		     t->host.peermem, t->host.peermem[0] ? ")" : "", np_tri_str(t->host.dmabuf_nic),
+		     np_tri_str(t->host.iommu), np_tri_str(t->host.virtualized));
 	if (t->host.nccl_version && n > 0 && (size_t)n < sizeof(line))
-		snprintf(line + n, sizeof(line) - (size_t)n, ", NCCL %d.%d.%d", t->host.nccl_version / 10000,
-			 t->host.nccl_version / 100 % 100, t->host.nccl_version % 100);
+		snprintf(line + n, sizeof(line) - (size_t)n, ", NCCL %d.%d.%d",
+			 t->host.nccl_version / 10000, t->host.nccl_version / 100 % 100,
+			 t->host.nccl_version % 100);
 	wrap(f, "Host: ", "      ", line, wide);
 }
 
@@ -382,7 +410,8 @@ static void findings(FILE *f, const struct np_topo *t, bool gdr_only, bool wide)
 		if (gdr_only && !x->gdr)
 			continue;
 		char head[NP_MSG_LEN + 256];
-		snprintf(head, sizeof(head), "%-8s %s [%s]: %s", np_severity_str(x->sev), x->id, x->subject, x->message);
+		snprintf(head, sizeof(head), "%-8s %s [%s]: %s", np_severity_str(x->sev), x->id,
+			 x->subject, x->message);
 		wrap(f, "  ", "             ", head, wide);
 		wrap(f, "           evidence: ", "             ", x->evidence, wide);
 		wrap(f, "           remedy: ", "             ", x->remedy, wide);
@@ -486,7 +515,9 @@ void np_topo_report_recommend(FILE *f, const struct np_topo *t)
 	if (!exports && !w)
 		fprintf(f, "# no NCCL setting to export: NCCL's defaults fit what was found\n");
 	else if (!exports)
-		fprintf(f, "# no NCCL setting to export; %d warning(s) need remedies other than NCCL settings ('nccl-probe topo' shows them)\n", w);
+		fprintf(f,
+			"# no NCCL setting to export; %d warning(s) need remedies other than NCCL settings ('nccl-probe topo' shows them)\n",
+			w);
 }
 
 static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
@@ -497,9 +528,10 @@ static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
 		return;
 	for (int i = 0; i < fl->nnodes; i++)
 		differ += strcmp(fl->summaries[i], fl->summaries[fl->majority]) != 0;
-	fprintf(f, "\nFleet: %d node%s, %d like '%s'", fl->nnodes, fl->nnodes == 1 ? "" : "s", fl->nnodes - differ,
-		fl->hosts[fl->majority]);
-	fprintf(f, "%s\n  %s: %s\n", differ ? ", these differ:" : "", fl->hosts[fl->majority], fl->summaries[fl->majority]);
+	fprintf(f, "\nFleet: %d node%s, %d like '%s'", fl->nnodes, fl->nnodes == 1 ? "" : "s",
+		fl->nnodes - differ, fl->hosts[fl->majority]);
+	fprintf(f, "%s\n  %s: %s\n", differ ? ", these differ:" : "", fl->hosts[fl->majority],
+		fl->summaries[fl->majority]);
 	for (int i = 0; i < fl->nnodes; i++)
 		if (strcmp(fl->summaries[i], fl->summaries[fl->majority]))
 			fprintf(f, "  %s: %s\n", fl->hosts[i], fl->summaries[i]);
@@ -514,25 +546,28 @@ static void tray_table(FILE *f, const struct np_topo *t)
 	fprintf(f, "  TRAY  HOST_HASH               GPUS  NICS  RDMA  GDR      WARNINGS ERRORS\n");
 	for (int k = 0; k < t->ntrays; k++) {
 		const struct np_tray *tr = &t->trays[k];
-		fprintf(f, "  %-4d%s %-23s %-5d %-5d %-5d %-8s %-8d %d\n", k + 1, k == t->tray ? "*" : " ", tr->host_hash, tr->ngpus,
-			tr->nnics, tr->rdma_nics, np_tri_str(tr->gdr), tr->warnings, tr->errors);
+		fprintf(f, "  %-4d%s %-23s %-5d %-5d %-5d %-8s %-8d %d\n", k + 1,
+			k == t->tray ? "*" : " ", tr->host_hash, tr->ngpus, tr->nnics,
+			tr->rdma_nics, np_tri_str(tr->gdr), tr->warnings, tr->errors);
 	}
 	/* another tray's error is the report's too (it sets the exit
 	 * status): its first one, and how to see them all */
 	for (int k = 0; k < t->ntrays; k++)
 		if (k != t->tray && t->trays[k].errors)
-			fprintf(f, "  tray %d: error %s (--host-hash %s reports it)\n", k + 1, t->trays[k].first_error,
-				t->trays[k].host_hash);
+			fprintf(f, "  tray %d: error %s (--host-hash %s reports it)\n", k + 1,
+				t->trays[k].first_error, t->trays[k].host_hash);
 	fprintf(f, "\n");
 }
 
-void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool wide)
+void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
+			  bool wide)
 {
 	if (t->kind == NP_SRC_LIVE)
 		fprintf(f, "nccl-probe topo: live on '%s'\n\n", t->host.hostname);
 	else
-		fprintf(f, "nccl-probe topo: %s '%s'%s%s%s\n\n", np_topo_kind_str(t->kind), base_name(t->source),
-			t->host.hostname[0] ? " of '" : "", t->host.hostname, t->host.hostname[0] ? "'" : "");
+		fprintf(f, "nccl-probe topo: %s '%s'%s%s%s\n\n", np_topo_kind_str(t->kind),
+			base_name(t->source), t->host.hostname[0] ? " of '" : "", t->host.hostname,
+			t->host.hostname[0] ? "'" : "");
 	matrix(f, t, wide);
 	if (t->ngpus + t->nnics)
 		fprintf(f, "\n");
@@ -575,13 +610,15 @@ enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t)
 	}
 	fprintf(f, "\n");
 	for (int k = 0; k < t->ntrays; k++)
-		fprintf(f, "Tray %d host_hash %s%s: GDR %s\n%s", k + 1, t->trays[k].host_hash, k == t->tray ? " (above)" : "",
-			np_tri_str(t->trays[k].gdr), k + 1 == t->ntrays ? "\n" : "");
+		fprintf(f, "Tray %d host_hash %s%s: GDR %s\n%s", k + 1, t->trays[k].host_hash,
+			k == t->tray ? " (above)" : "", np_tri_str(t->trays[k].gdr),
+			k + 1 == t->ntrays ? "\n" : "");
 	findings(f, t, true, false);
 	if (t->ngpus)
-		fprintf(f, "\nGDR: %s%s\n", all == NP_YES ? "every GPU has a GDR path to a NIC"
-					: no || all == NP_NO ? "not available on every GPU"
-							     : "unknown for some GPUs; none is known to lack it",
+		fprintf(f, "\nGDR: %s%s\n",
+			all == NP_YES        ? "every GPU has a GDR path to a NIC"
+			: no || all == NP_NO ? "not available on every GPU"
+					     : "unknown for some GPUs; none is known to lack it",
 			t->ntrays ? ", over every tray" : "");
 	return all;
 }

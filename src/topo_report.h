@@ -17,12 +17,13 @@ struct np_topo_fleet {
 	int nnodes;
 	char (*hosts)[64];
 	char (*summaries)[1024];
-	int majority;            /* index of a node with the most common summary */
+	int majority; /* index of a node with the most common summary */
 };
 
-void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool wide);
-void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only,
-			 const struct np_run_record *rec);
+void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
+			  bool wide);
+void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
+			 bool gdr_only, const struct np_run_record *rec);
 /* --check-gdr as text; returns true when every GPU has a GDR path. */
 /* The --check-gdr report; returns np_topo_gdr_all(t). */
 enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t);

@@ -13,12 +13,14 @@
  * of them has an unknown NVLink count */
 static inline bool gg_nv_unknown(const struct np_topo *t, int i, int j)
 {
-	return i != j && t->gg[i][j] != NP_PATH_NV && (t->gpus[i].nvlinks < 0 || t->gpus[j].nvlinks < 0);
+	return i != j && t->gg[i][j] != NP_PATH_NV &&
+	       (t->gpus[i].nvlinks < 0 || t->gpus[j].nvlinks < 0);
 }
 
 /* The matrix cell of GPU i and GPU j (gpu_gpu) or NIC j: "NV4", "PXB",
  * "SYS?" where NVLink is unknown */
-static inline void path_cell(const struct np_topo *t, int i, int j, bool gpu_gpu, char *buf, size_t len)
+static inline void path_cell(const struct np_topo *t, int i, int j, bool gpu_gpu, char *buf,
+			     size_t len)
 {
 	if (gpu_gpu && t->gg[i][j] == NP_PATH_NV)
 		snprintf(buf, len, "NV%d", t->gg_nv[i][j]);

@@ -113,8 +113,14 @@ static void json_gpu(struct np_json *j, const struct np_topo *t, int i)
 	json_tri(j, "dmabuf_supported", g->dmabuf);
 	np_topo_pci_chain(t, g->pci, buf, sizeof(buf));
 	json_str_or_null(j, "pci_path", buf);
-	np_json_str(j, "nearest_path", t->near[i].n && t->near[i].path != NP_PATH_UNKNOWN ? np_path_str(t->near[i].path) : NULL);
-	np_json_str(j, "nearest_path_nccl", t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN ? np_path_str(t->near[i].nccl) : NULL);
+	np_json_str(j, "nearest_path",
+		    t->near[i].n && t->near[i].path != NP_PATH_UNKNOWN
+			    ? np_path_str(t->near[i].path)
+			    : NULL);
+	np_json_str(j, "nearest_path_nccl",
+		    t->near[i].n && t->near[i].nccl != NP_PATH_UNKNOWN
+			    ? np_path_str(t->near[i].nccl)
+			    : NULL);
 	np_json_arr_begin(j, "nearest_nics");
 	for (int k = 0; k < t->near[i].n; k++)
 		np_json_int(j, NULL, t->near[i].nics[k]);
@@ -172,7 +178,9 @@ static void json_paths(struct np_json *j, const struct np_topo *t)
 		np_json_arr_begin(j, NULL);
 		for (int k = 0; k < t->ngpus; k++) {
 			path_cell(t, i, k, true, buf, sizeof(buf));
-			np_json_str(j, NULL, gg_nv_unknown(t, i, k) || t->gg[i][k] == NP_PATH_UNKNOWN ? NULL : buf);
+			np_json_str(j, NULL,
+				    gg_nv_unknown(t, i, k) || t->gg[i][k] == NP_PATH_UNKNOWN ? NULL
+											     : buf);
 		}
 		np_json_arr_end(j);
 	}
@@ -181,7 +189,9 @@ static void json_paths(struct np_json *j, const struct np_topo *t)
 	for (int i = 0; i < t->ngpus; i++) {
 		np_json_arr_begin(j, NULL);
 		for (int k = 0; k < t->nnics; k++)
-			np_json_str(j, NULL, t->gn[i][k] == NP_PATH_UNKNOWN ? NULL : np_path_str(t->gn[i][k]));
+			np_json_str(j, NULL,
+				    t->gn[i][k] == NP_PATH_UNKNOWN ? NULL
+								   : np_path_str(t->gn[i][k]));
 		np_json_arr_end(j);
 	}
 	np_json_arr_end(j);
@@ -189,7 +199,9 @@ static void json_paths(struct np_json *j, const struct np_topo *t)
 	for (int k = 0; k < t->nnics; k++) {
 		np_json_arr_begin(j, NULL);
 		for (int l = 0; l < t->nnics; l++)
-			np_json_str(j, NULL, t->nn[k][l] == NP_PATH_UNKNOWN ? NULL : np_path_str(t->nn[k][l]));
+			np_json_str(j, NULL,
+				    t->nn[k][l] == NP_PATH_UNKNOWN ? NULL
+								   : np_path_str(t->nn[k][l]));
 		np_json_arr_end(j);
 	}
 	np_json_arr_end(j);
@@ -252,8 +264,8 @@ static void json_findings(struct np_json *j, const struct np_topo *t, bool gdr_o
 	np_json_arr_end(j);
 }
 
-void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet, bool gdr_only,
-			 const struct np_run_record *rec)
+void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
+			 bool gdr_only, const struct np_run_record *rec)
 {
 	struct np_json j;
 
@@ -291,7 +303,9 @@ void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_
 			np_json_obj_begin(&j, NULL);
 			np_json_str(&j, "host", fleet->hosts[i]);
 			np_json_str(&j, "summary", fleet->summaries[i]);
-			np_json_bool(&j, "differs", strcmp(fleet->summaries[i], fleet->summaries[fleet->majority]) != 0);
+			np_json_bool(&j, "differs",
+				     strcmp(fleet->summaries[i],
+					    fleet->summaries[fleet->majority]) != 0);
 			{
 				/* the node's finding ids, as its summary lists them
 				 * (np_topo_summary: after "findings:", or "none") */

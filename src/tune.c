@@ -28,7 +28,6 @@
 
 #define TUNE_FILE_MAX (64 * 1024)
 
-
 /* ---- reading the candidates ---------------------------------------- */
 
 /* The --try-file's text on rank 0, broadcast: every rank parses the same. */
@@ -48,19 +47,24 @@ static char *read_try_file(const struct tune *tu)
 		if (!f && fd >= 0)
 			close(fd);
 		if (!f || fstat(fileno(f), &sb) != 0) {
-			snprintf(msg, sizeof(msg), "cannot read --try-file '%s': %s; give a file of candidates, one per line",
+			snprintf(msg, sizeof(msg),
+				 "cannot read --try-file '%s': %s; give a file of candidates, one per line",
 				 path, strerror(errno));
 		} else if (!S_ISREG(sb.st_mode)) {
-			snprintf(msg, sizeof(msg), "--try-file '%s' is not a regular file; give a file of candidates, one per line", path);
+			snprintf(msg, sizeof(msg),
+				 "--try-file '%s' is not a regular file; give a file of candidates, one per line",
+				 path);
 		} else if (sb.st_size > TUNE_FILE_MAX) {
-			snprintf(msg, sizeof(msg), "--try-file '%s' is larger than %d bytes; give fewer candidates", path,
-				 TUNE_FILE_MAX);
+			snprintf(msg, sizeof(msg),
+				 "--try-file '%s' is larger than %d bytes; give fewer candidates",
+				 path, TUNE_FILE_MAX);
 		} else if (!(text = calloc((size_t)sb.st_size + 1, 1))) {
 			snprintf(msg, sizeof(msg), "out of memory reading --try-file '%s'", path);
 		} else {
 			len = (long)fread(text, 1, (size_t)sb.st_size, f);
 			if (ferror(f) || memchr(text, '\0', (size_t)len)) {
-				snprintf(msg, sizeof(msg), "--try-file '%s' cannot be read as text; give a file of candidates, one per line",
+				snprintf(msg, sizeof(msg),
+					 "--try-file '%s' cannot be read as text; give a file of candidates, one per line",
 					 path);
 				len = -1;
 			}
@@ -99,12 +103,15 @@ static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
 	}
 	np_human_size(sk->size, h, sizeof(h));
 	if (sk->why == NP_PLAN_COUNT) {
-		np_notes_add(&tu->notes, "%s of %s skipped: %zu elements exceed the %s backend's largest count (%llu)",
-			     sk->coll->name, h, sk->lay->count, tu->ops->name, (unsigned long long)sk->max_count);
+		np_notes_add(&tu->notes,
+			     "%s of %s skipped: %zu elements exceed the %s backend's largest count (%llu)",
+			     sk->coll->name, h, sk->lay->count, tu->ops->name,
+			     (unsigned long long)sk->max_count);
 		return;
 	}
 	np_human_size(sk->mem, m, sizeof(m));
-	np_notes_add(&tu->notes, "%s of %s skipped: each of the %d communicators needs its own buffers, %s per rank each can have",
+	np_notes_add(&tu->notes,
+		     "%s of %s skipped: each of the %d communicators needs its own buffers, %s per rank each can have",
 		     sk->coll->name, h, tu->nlive, m);
 }
 
@@ -113,7 +120,9 @@ static void plan_skip(void *ctx, const struct np_plan_skipped *sk)
 static void plan(struct tune *tu)
 {
 	struct np_opts *o = (struct np_opts *)tu->o;
-	struct np_plan_limits lim = { .nranks = tu->w->size, .mem = UINT64_MAX, .skip = plan_skip, .ctx = tu };
+	struct np_plan_limits lim = {
+		.nranks = tu->w->size, .mem = UINT64_MAX, .skip = plan_skip, .ctx = tu
+	};
 	struct np_plan_point *pp;
 	bool device = (tu->ops->caps & NP_CAP_DEVICE) != 0;
 
@@ -154,15 +163,20 @@ static void check_libraries(struct tune *tu)
 
 	for (int i = 0; i < tu->ncands; i++)
 		for (int k = 0; k < tu->cands[i].n; k++) {
-			const struct np_backend_def *lib = np_backend_for_setting(tu->cands[i].set[k].name);
+			const struct np_backend_def *lib =
+				np_backend_for_setting(tu->cands[i].set[k].name);
 			if (lib->ops != tu->ops)
-				np_die(NP_EXIT_USAGE, "%s is %s setting, and this run uses the %s backend; %s",
-				       tu->cands[i].set[k].name, lib->settings_of, tu->ops->name, lib->settings_hint);
+				np_die(NP_EXIT_USAGE,
+				       "%s is %s setting, and this run uses the %s backend; %s",
+				       tu->cands[i].set[k].name, lib->settings_of, tu->ops->name,
+				       lib->settings_hint);
 		}
 	if ((caps & NP_CAP_SETTINGS_LOG) && !np_nccl_log_path())
-		np_die(NP_EXIT_USAGE, "tune confirms every NCCL setting in NCCL's own log, which it sets up itself; unset NCCL_DEBUG (and NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE) for tune");
+		np_die(NP_EXIT_USAGE,
+		       "tune confirms every NCCL setting in NCCL's own log, which it sets up itself; unset NCCL_DEBUG (and NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE) for tune");
 	if ((caps & NP_CAP_SETTINGS_MPIT) && !strstr(tu->w->mpi_version, "Open MPI"))
-		np_die(NP_EXIT_USAGE, "OMPI_MCA_* settings are Open MPI's, and this MPI is %s; tune NCCL settings on GPUs instead",
+		np_die(NP_EXIT_USAGE,
+		       "OMPI_MCA_* settings are Open MPI's, and this MPI is %s; tune NCCL settings on GPUs instead",
 		       tu->w->mpi_version);
 }
 
@@ -181,11 +195,13 @@ enum np_status np_tune_check(struct np_run *run, struct np_err *err)
 	tu->o = &run->o;
 	tu->w = &run->w;
 	text = read_try_file(tu);
-	st = np_tune_parse(run->o.tries, run->o.ntries, text, tu->cands, NP_TUNE_MAX_CANDS, &tu->ncands, err);
+	st = np_tune_parse(run->o.tries, run->o.ntries, text, tu->cands, NP_TUNE_MAX_CANDS,
+			   &tu->ncands, err);
 	free(text);
 	/* every arm's times of a point are kept, TUNE_MAX_ROUNDS each */
 	if (st == NP_OK && run->o.iters && run->o.samples > TUNE_MAX_ROUNDS)
-		st = np_fail(err, NP_EUSAGE, "--samples %d: tune times at most %d rounds at a size; give --samples %d or fewer",
+		st = np_fail(err, NP_EUSAGE,
+			     "--samples %d: tune times at most %d rounds at a size; give --samples %d or fewer",
 			     run->o.samples, TUNE_MAX_ROUNDS, TUNE_MAX_ROUNDS);
 	return st;
 }
@@ -208,8 +224,8 @@ static void tune_start(struct tune *tu)
 	for (int a = 0; a < tu->narms; a++) {
 		arm_start(tu, a);
 		if (a == 0 && tu->arms[0].state != NP_TUNE_ARM_OK)
-			np_die(NP_EXIT_RUNTIME, "the baseline's %s backend did not start: %s", tu->ops->name,
-			       tu->arms[0].why);
+			np_die(NP_EXIT_RUNTIME, "the baseline's %s backend did not start: %s",
+			       tu->ops->name, tu->arms[0].why);
 		if (tu->arms[a].state != NP_TUNE_ARM_OK)
 			arm_stop(&tu->arms[a]); /* its memory and communicator go back now */
 	}
@@ -225,7 +241,8 @@ static void tune_alloc(struct tune *tu)
 		if (!arm_live(&tu->arms[a]))
 			continue;
 		np_watchdog_arm("allocating buffers for %s", arm_label(tu, a));
-		tune_step_ok(tu, a, tu->arms[a].be.ops->alloc(&tu->arms[a].be, tu->max_send, tu->max_recv),
+		tune_step_ok(tu, a,
+			     tu->arms[a].be.ops->alloc(&tu->arms[a].be, tu->max_send, tu->max_recv),
 			     "allocating buffers");
 	}
 }
@@ -239,12 +256,17 @@ static bool tune_points(struct tune *tu)
 
 	for (size_t i = 0; i < tu->npts; i++) {
 		struct np_tune_point *p = &tu->pts[i];
-		struct np_bench b = { .coll = p->coll, .dtype = o->dtype, .op = o->op, .root = o->root,
-				      .inplace = o->inplace, .lay = p->lay };
+		struct np_bench b = { .coll = p->coll,
+				      .dtype = o->dtype,
+				      .op = o->op,
+				      .root = o->root,
+				      .inplace = o->inplace,
+				      .lay = p->lay };
 		enum np_tune_arm_state states[NP_TUNE_MAX_CANDS + 1];
 
 		if (tu->w->rank == 0 && !o->quiet && isatty(fileno(stderr)))
-			fprintf(stderr, "\rtune: %s of %zu B (%zu of %zu)   ", p->coll->name, p->lay.size, i + 1, tu->npts);
+			fprintf(stderr, "\rtune: %s of %zu B (%zu of %zu)   ", p->coll->name,
+				p->lay.size, i + 1, tu->npts);
 		tune_first_calls(tu, p, &b);
 		baseline_wrong |= p->cells[0].wrong != 0;
 		/* a hang leaves the GPU and its peers in an unknown state: no
@@ -260,7 +282,8 @@ static bool tune_points(struct tune *tu)
 		/* NCCL logs a line per call on rank 0: keep the file sparse.
 		 * NCCL's stream writes on at its own offset, past a hole */
 		if (tu->log && truncate(np_nccl_log_path(), 0) != 0)
-			np_warn("cannot truncate NCCL's log '%s': %s", np_nccl_log_path(), strerror(errno));
+			np_warn("cannot truncate NCCL's log '%s': %s", np_nccl_log_path(),
+				strerror(errno));
 	}
 	if (tu->w->rank == 0 && !o->quiet && isatty(fileno(stderr)))
 		fprintf(stderr, "\r%60s\r", "");
@@ -287,7 +310,8 @@ int cmd_tune(struct np_run *run)
 	tune_start(tu);
 	plan(tu);
 	if (!tu->npts)
-		np_die(NP_EXIT_USAGE, "nothing to tune: every size was skipped (%s); choose other sizes or fewer candidates",
+		np_die(NP_EXIT_USAGE,
+		       "nothing to tune: every size was skipped (%s); choose other sizes or fewer candidates",
 		       tu->notes.n ? tu->notes.v[0] : "no size has an element per rank");
 	tune_alloc(tu);
 	baseline_wrong = tune_points(tu);
@@ -298,7 +322,8 @@ int cmd_tune(struct np_run *run)
 	if (tu->log)
 		fclose(tu->log);
 	for (int a = tu->narms - 1; a >= 0 && !tu->hung; a--)
-		arm_stop(&tu->arms[a]); /* after a hang, finalizing could hang too: the exit frees it all */
+		arm_stop(&tu->arms[a]); /* after a hang, finalizing could hang too: the exit frees
+					   it all */
 	for (size_t i = 0; i < tu->npts; i++)
 		free(tu->pts[i].cells);
 	free(tu->pts);

@@ -24,11 +24,11 @@
 struct arm {
 	const struct np_tune_cand *cand; /* NULL: the baseline */
 	struct np_backend be;
-	struct np_world w;               /* the job's world on its own communicator */
-	bool up;                         /* be is initialized */
+	struct np_world w; /* the job's world on its own communicator */
+	bool up;           /* be is initialized */
 	enum np_tune_arm_state state;
-	char why[512];                   /* refused, error, wrong data: why */
-	char evidence[512];              /* what the library said */
+	char why[512];      /* refused, error, wrong data: why */
+	char evidence[512]; /* what the library said */
 };
 
 struct tune {
@@ -40,16 +40,16 @@ struct tune {
 	struct arm *arms;
 	struct np_tune_point *pts;
 	size_t npts, done;
-	size_t max_send, max_recv;       /* the buffers of the largest point */
-	int nlive;                       /* arms that started, when planning */
+	size_t max_send, max_recv; /* the buffers of the largest point */
+	int nlive;                 /* arms that started, when planning */
 	const struct np_backend_ops *ops;
 	char backend_why[192];
-	double *t;                       /* narms x TUNE_MAX_ROUNDS times */
-	double *r;                       /* TUNE_MAX_ROUNDS ratios */
-	FILE *log;                       /* rank 0: NCCL's log, for TUNING lines */
+	double *t; /* narms x TUNE_MAX_ROUNDS times */
+	double *r; /* TUNE_MAX_ROUNDS ratios */
+	FILE *log; /* rank 0: NCCL's log, for TUNING lines */
 	struct np_notes notes;
 	bool interrupted;
-	int hung;                        /* the arm that hung, 0 none: the run stopped there */
+	int hung; /* the arm that hung, 0 none: the run stopped there */
 	double t0;
 	struct np_run_record run;
 };
@@ -59,10 +59,7 @@ static inline const char *arm_label(const struct tune *tu, int a)
 	return a ? tu->arms[a].cand->label : "baseline";
 }
 
-static inline bool arm_live(const struct arm *arm)
-{
-	return arm->state == NP_TUNE_ARM_OK;
-}
+static inline bool arm_live(const struct arm *arm) { return arm->state == NP_TUNE_ARM_OK; }
 
 /* The arms' states, for the decisions over points. */
 static inline void arm_states(const struct tune *tu, enum np_tune_arm_state *st)

@@ -137,7 +137,8 @@ static long long mpit_peek(const char *name)
 
 	if (MPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS)
 		return -1;
-	if (MPI_T_cvar_get_info(idx, NULL, &nl, &verb, &t, &e, NULL, &dl, &bind, &scope) != MPI_SUCCESS)
+	if (MPI_T_cvar_get_info(idx, NULL, &nl, &verb, &t, &e, NULL, &dl, &bind, &scope) !=
+	    MPI_SUCCESS)
 		return -1;
 	if (MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS)
 		return -1;
@@ -180,37 +181,46 @@ static bool mpit_set(const struct np_tune_setting *s, struct mpit_var *mv, char 
 
 	memset(mv, 0, sizeof(*mv));
 	if (!mpit_init()) {
-		snprintf(why, len, "this MPI's tool interface (MPI_T) did not start, so %s cannot be set for one communicator",
+		snprintf(why, len,
+			 "this MPI's tool interface (MPI_T) did not start, so %s cannot be set for one communicator",
 			 s->name);
 		return false;
 	}
 	if (MPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS) {
-		snprintf(why, len, "this MPI has no variable '%s' (see 'ompi_info --all'); check the name", name);
+		snprintf(why, len,
+			 "this MPI has no variable '%s' (see 'ompi_info --all'); check the name",
+			 name);
 		return false;
 	}
-	if (MPI_T_cvar_get_info(idx, NULL, &nl, &verb, &mv->type, &e, NULL, &dl, &bind, &scope) != MPI_SUCCESS ||
+	if (MPI_T_cvar_get_info(idx, NULL, &nl, &verb, &mv->type, &e, NULL, &dl, &bind, &scope) !=
+		    MPI_SUCCESS ||
 	    MPI_T_cvar_handle_alloc(idx, NULL, &mv->h, &count) != MPI_SUCCESS || count != 1) {
-		snprintf(why, len, "the MPI tool interface cannot open '%s' as a single value", name);
+		snprintf(why, len, "the MPI tool interface cannot open '%s' as a single value",
+			 name);
 		return false;
 	}
 	if (mpit_read(mv->h, mv->type, &mv->old) != MPI_SUCCESS) {
-		snprintf(why, len, "'%s' is not an integer or boolean variable, which is what tune can set for one communicator",
+		snprintf(why, len,
+			 "'%s' is not an integer or boolean variable, which is what tune can set for one communicator",
 			 name);
 		goto out_free;
 	}
 	if (!mpit_value(s->value, e, &mv->val)) {
-		snprintf(why, len, "'%s' is not a value of '%s' (see 'ompi_info --param all all --level 9'); give a number or one of its names",
+		snprintf(why, len,
+			 "'%s' is not a value of '%s' (see 'ompi_info --param all all --level 9'); give a number or one of its names",
 			 s->value, name);
 		goto out_free;
 	}
 	if (!strncmp(name, "coll_tuned_", 11) && strstr(name, "_algorithm") &&
 	    mpit_peek("coll_tuned_use_dynamic_rules") == 0) {
-		snprintf(why, len, "Open MPI ignores %s unless OMPI_MCA_coll_tuned_use_dynamic_rules=1 is set for the whole job; export it before mpirun",
+		snprintf(why, len,
+			 "Open MPI ignores %s unless OMPI_MCA_coll_tuned_use_dynamic_rules=1 is set for the whole job; export it before mpirun",
 			 name);
 		goto out_free;
 	}
 	if ((rc = mpit_write(mv->h, mv->type, mv->val)) != MPI_SUCCESS) {
-		snprintf(why, len, "Open MPI does not let '%s' change while the job runs (MPI_T error %d); measure it with one sweep per value, each with OMPI_MCA_%s exported, and compare",
+		snprintf(why, len,
+			 "Open MPI does not let '%s' change while the job runs (MPI_T error %d); measure it with one sweep per value, each with OMPI_MCA_%s exported, and compare",
 			 name, rc, name);
 		goto out_free;
 	}
@@ -245,18 +255,21 @@ static bool nccl_confirms(const struct np_tune_cand *c, long *off, char *why, si
 	FILE *f;
 
 	if (!path || !(f = fopen(path, "r"))) {
-		snprintf(why, len, "NCCL's log cannot be read, so whether NCCL took the setting is unknown");
+		snprintf(why, len,
+			 "NCCL's log cannot be read, so whether NCCL took the setting is unknown");
 		return false;
 	}
 	if (fseek(f, *off, SEEK_SET) == 0)
 		while (fgets(line, sizeof(line), f))
 			for (int i = 0; i < c->n; i++)
-				seen[i] |= np_nccl_log_env_line(line, c->set[i].name, c->set[i].value);
+				seen[i] |=
+					np_nccl_log_env_line(line, c->set[i].name, c->set[i].value);
 	*off = ftell(f);
 	fclose(f);
 	for (int i = 0; i < c->n; i++)
 		if (!seen[i]) {
-			snprintf(why, len, "NCCL did not read %s=%s when it made this candidate's communicator (NCCL reads some variables once per process, and ignores names it does not know); measure it with one sweep per value, each with the variable exported, and compare",
+			snprintf(why, len,
+				 "NCCL did not read %s=%s when it made this candidate's communicator (NCCL reads some variables once per process, and ignores names it does not know); measure it with one sweep per value, each with the variable exported, and compare",
 				 c->set[i].name, c->set[i].value);
 			return false;
 		}
@@ -292,7 +305,8 @@ static bool arm_mpit_set(struct tune *tu, struct arm *arm, bool write, struct mp
 		mpit_restore(&mv[i]);
 	arm->state = NP_TUNE_ARM_REFUSED;
 	/* rank 0's reason (the ranks run one MPI) */
-	snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "the MPI of another rank refused it");
+	snprintf(arm->why, sizeof(arm->why), "%s",
+		 why[0] ? why : "the MPI of another rank refused it");
 	MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
 	return false;
 }
@@ -320,7 +334,8 @@ static bool arm_init(struct tune *tu, int a, bool env, long *off)
 		env_apply(c, &sv);
 	}
 	np_watchdog_set_backend(&arm->be);
-	np_watchdog_arrive(tu->w->comm, "%s backend initialization for %s", tu->ops->name, arm_label(tu, a));
+	np_watchdog_arrive(tu->w->comm, "%s backend initialization for %s", tu->ops->name,
+			   arm_label(tu, a));
 	st = tu->ops->init(&arm->be);
 	np_watchdog_disarm();
 	if (env)
@@ -329,7 +344,8 @@ static bool arm_init(struct tune *tu, int a, bool env, long *off)
 	if (np_status_worst(tu->w->comm, st) == NP_OK)
 		return true;
 	arm->state = NP_TUNE_ARM_ERROR;
-	snprintf(why, sizeof(why), "its communicator did not start: %.400s", st ? arm->be.err.msg : "");
+	snprintf(why, sizeof(why), "its communicator did not start: %.400s",
+		 st ? arm->be.err.msg : "");
 	mine = st != NP_OK && !arm->be.err.secondary ? tu->w->rank : tu->w->size;
 	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
 	if (all >= tu->w->size)
@@ -352,13 +368,15 @@ static void arm_nccl_confirm(struct tune *tu, struct arm *arm, long *off)
 	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tu->w->comm);
 	if (!all) {
 		arm->state = NP_TUNE_ARM_REFUSED;
-		snprintf(arm->why, sizeof(arm->why), "%s", why[0] ? why : "NCCL on another rank did not read it");
+		snprintf(arm->why, sizeof(arm->why), "%s",
+			 why[0] ? why : "NCCL on another rank did not read it");
 		MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, 0, tu->w->comm);
 		return;
 	}
 	snprintf(arm->evidence, sizeof(arm->evidence),
 		 "NCCL's log on every rank: \"%s set by environment to %s\" when the candidate's communicator was made%s",
-		 c->set[0].name, c->set[0].value, c->n > 1 ? ", and likewise for the other settings" : "");
+		 c->set[0].name, c->set[0].value,
+		 c->n > 1 ? ", and likewise for the other settings" : "");
 }
 
 /* Start arm a's backend on its own communicator with its setting in

@@ -51,23 +51,27 @@ static enum np_status add_setting(struct np_tune_cand *c, const char *name, size
 	struct np_tune_setting *s;
 
 	if (c->n >= NP_TUNE_MAX_SETTINGS)
-		return np_fail(err, NP_EUSAGE, "%s: more than %d settings in one candidate; split it",
-			       where, NP_TUNE_MAX_SETTINGS);
+		return np_fail(err, NP_EUSAGE,
+			       "%s: more than %d settings in one candidate; split it", where,
+			       NP_TUNE_MAX_SETTINGS);
 	s = &c->set[c->n];
 	if (nlen == 0 || nlen >= sizeof(s->name))
-		return np_fail(err, NP_EUSAGE, "%s: give VAR=VALUE with a variable name of 1 to %zu characters",
+		return np_fail(err, NP_EUSAGE,
+			       "%s: give VAR=VALUE with a variable name of 1 to %zu characters",
 			       where, sizeof(s->name) - 1);
 	memcpy(s->name, name, nlen);
 	s->name[nlen] = '\0';
 	if (!name_ok(s->name))
-		return np_fail(err, NP_EUSAGE, "%s: '%s' is not a variable name; give VAR=VALUE (e.g. NCCL_PROTO=LL)",
+		return np_fail(err, NP_EUSAGE,
+			       "%s: '%s' is not a variable name; give VAR=VALUE (e.g. NCCL_PROTO=LL)",
 			       where, s->name);
 	if (!np_tune_setting_library(s->name))
 		return np_fail(err, NP_EUSAGE,
 			       "%s: '%s' is neither an NCCL variable (NCCL_*) nor an Open MPI one (OMPI_MCA_*); tune tries only those",
 			       where, s->name);
 	if (ours(s->name))
-		return np_fail(err, NP_EUSAGE, "%s: nccl-probe sets %s itself to read NCCL's log; it cannot be tried",
+		return np_fail(err, NP_EUSAGE,
+			       "%s: nccl-probe sets %s itself to read NCCL's log; it cannot be tried",
 			       where, s->name);
 	if (!*value || strlen(value) >= sizeof(s->value) || !value_ok(value))
 		return np_fail(err, NP_EUSAGE,
@@ -75,8 +79,9 @@ static enum np_status add_setting(struct np_tune_cand *c, const char *name, size
 			       where, s->name, sizeof(s->value) - 1);
 	for (int i = 0; i < c->n; i++)
 		if (!strcmp(c->set[i].name, s->name))
-			return np_fail(err, NP_EUSAGE, "%s: %s is set twice in one candidate; give it once",
-				       where, s->name);
+			return np_fail(err, NP_EUSAGE,
+				       "%s: %s is set twice in one candidate; give it once", where,
+				       s->name);
 	snprintf(s->value, sizeof(s->value), "%s", value);
 	c->n++;
 	return NP_OK;
@@ -88,8 +93,8 @@ static void label(struct np_tune_cand *c)
 
 	c->label[0] = '\0';
 	for (int i = 0; i < c->n; i++)
-		off += (size_t)snprintf(c->label + off, sizeof(c->label) - off, "%s%s=%s", i ? " " : "",
-					c->set[i].name, c->set[i].value);
+		off += (size_t)snprintf(c->label + off, sizeof(c->label) - off, "%s%s=%s",
+					i ? " " : "", c->set[i].name, c->set[i].value);
 }
 
 /* Two candidates with the same settings, in any order. */
@@ -114,10 +119,12 @@ static enum np_status push(struct np_tune_cand *c, int cap, int *n, struct np_tu
 	label(one);
 	for (int i = 0; i < *n; i++)
 		if (same(&c[i], one))
-			return np_fail(err, NP_EUSAGE, "%s: the candidate '%s' is given twice; give it once",
-				       where, one->label);
+			return np_fail(err, NP_EUSAGE,
+				       "%s: the candidate '%s' is given twice; give it once", where,
+				       one->label);
 	if (*n >= cap)
-		return np_fail(err, NP_EUSAGE, "more than %d candidates; tune fewer at a time", cap);
+		return np_fail(err, NP_EUSAGE, "more than %d candidates; tune fewer at a time",
+			       cap);
 	c[(*n)++] = *one;
 	return NP_OK;
 }
@@ -133,13 +140,17 @@ enum np_status np_tune_parse(const char *const *tries, int ntries, const char *f
 		char *tok, *save = NULL;
 		snprintf(where, sizeof(where), "invalid --try '%.60s'", tries[t]);
 		if (!eq || strlen(eq + 1) >= sizeof(buf))
-			return np_fail(err, NP_EUSAGE, "%s: give VAR=V1,V2,... (e.g. NCCL_PROTO=LL,Simple)", where);
+			return np_fail(err, NP_EUSAGE,
+				       "%s: give VAR=V1,V2,... (e.g. NCCL_PROTO=LL,Simple)", where);
 		strcpy(buf, eq + 1);
 		if (!buf[0] || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
-			return np_fail(err, NP_EUSAGE, "%s: give one or more values separated by single commas", where);
+			return np_fail(err, NP_EUSAGE,
+				       "%s: give one or more values separated by single commas",
+				       where);
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			struct np_tune_cand one = { 0 };
-			enum np_status st = add_setting(&one, tries[t], (size_t)(eq - tries[t]), tok, where, err);
+			enum np_status st = add_setting(&one, tries[t], (size_t)(eq - tries[t]),
+							tok, where, err);
 			if (st || (st = push(c, cap, n, &one, where, err)))
 				return st;
 		}
@@ -153,18 +164,22 @@ enum np_status np_tune_parse(const char *const *tries, int ntries, const char *f
 			char *tok, *save = NULL, *hash;
 			snprintf(where, sizeof(where), "--try-file line %d", lineno);
 			if (len >= sizeof(buf))
-				return np_fail(err, NP_EUSAGE, "%s: longer than %zu characters", where, sizeof(buf) - 1);
+				return np_fail(err, NP_EUSAGE, "%s: longer than %zu characters",
+					       where, sizeof(buf) - 1);
 			memcpy(buf, line, len);
 			buf[len] = '\0';
 			if ((hash = strchr(buf, '#')))
 				*hash = '\0';
-			for (tok = strtok_r(buf, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
+			for (tok = strtok_r(buf, " \t\r", &save); tok;
+			     tok = strtok_r(NULL, " \t\r", &save)) {
 				const char *eq = strchr(tok, '=');
 				enum np_status st;
 				if (!eq)
-					return np_fail(err, NP_EUSAGE, "%s: '%.60s' is not VAR=VALUE; give settings such as NCCL_PROTO=LL",
+					return np_fail(err, NP_EUSAGE,
+						       "%s: '%.60s' is not VAR=VALUE; give settings such as NCCL_PROTO=LL",
 						       where, tok);
-				if ((st = add_setting(&one, tok, (size_t)(eq - tok), eq + 1, where, err)))
+				if ((st = add_setting(&one, tok, (size_t)(eq - tok), eq + 1, where,
+						      err)))
 					return st;
 			}
 			if (one.n) {
@@ -175,10 +190,12 @@ enum np_status np_tune_parse(const char *const *tries, int ntries, const char *f
 			line += len + (end ? 1 : 0);
 		}
 		if (!*n)
-			return np_fail(err, NP_EUSAGE, "--try-file names no candidate; give one per line, e.g. NCCL_PROTO=LL");
+			return np_fail(err, NP_EUSAGE,
+				       "--try-file names no candidate; give one per line, e.g. NCCL_PROTO=LL");
 	}
 	if (!*n)
-		return np_fail(err, NP_EUSAGE, "no candidate to try; give --try VAR=V1,V2 or --try-file FILE");
+		return np_fail(err, NP_EUSAGE,
+			       "no candidate to try; give --try VAR=V1,V2 or --try-file FILE");
 	return NP_OK;
 }
 

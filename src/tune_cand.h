@@ -18,7 +18,7 @@
 #define NP_TUNE_VALLEN 128
 
 struct np_tune_setting {
-	char name[NP_TUNE_NAMELEN];   /* NCCL_PROTO, OMPI_MCA_coll_tuned_allreduce_algorithm */
+	char name[NP_TUNE_NAMELEN]; /* NCCL_PROTO, OMPI_MCA_coll_tuned_allreduce_algorithm */
 	char value[NP_TUNE_VALLEN];
 };
 
@@ -54,7 +54,7 @@ int np_tune_list_allows(const char *value, const char *item);
  * ratios baseline time / candidate time of rounds measured side by side
  * (> 1: the candidate is faster). */
 enum np_tune_verdict {
-	NP_TUNE_NONE,     /* no significant difference (or below min_change) */
+	NP_TUNE_NONE, /* no significant difference (or below min_change) */
 	NP_TUNE_FASTER,
 	NP_TUNE_SLOWER,
 	NP_TUNE_UNDECIDED, /* too few rounds for an interval */
@@ -66,9 +66,9 @@ struct np_tune_ratio {
 	int n;
 	double median, lo, hi; /* 95% interval of the median ratio (order statistics) */
 	enum np_tune_verdict verdict;
-	bool settled;          /* more rounds would not change the verdict's basis:
-				* the interval excludes 1, or lies within min_change of 1,
-				* or is within 1% of the median */
+	bool settled; /* more rounds would not change the verdict's basis:
+		       * the interval excludes 1, or lies within min_change of 1,
+		       * or is within 1% of the median */
 };
 
 /* From ratios r[0..n) (sorted in place): the median, its interval and the

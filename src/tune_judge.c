@@ -27,7 +27,8 @@ void np_tune_ratios(const double *base, const double *cand, int n, double *out)
 
 bool np_tune_rounds_done(int n, bool settled, double el, double budget)
 {
-	return (n >= NP_TUNE_MIN_ROUNDS && (settled || el >= budget)) || (el >= 10 * budget && n >= 3);
+	return (n >= NP_TUNE_MIN_ROUNDS && (settled || el >= budget)) ||
+	       (el >= 10 * budget && n >= 3);
 }
 
 void np_tune_cell_judge(struct np_tune_cell *cl, double *ratios, int n, double min_change)
@@ -39,20 +40,23 @@ void np_tune_cell_judge(struct np_tune_cell *cl, double *ratios, int n, double m
 
 /* Whether the candidate sets NCCL_PROTO or NCCL_ALGO alone, and NCCL
  * chose for it the algorithm and protocol it chose for the baseline. */
-bool np_tune_choice_same(const struct np_tune_cand *c, const struct np_tune_cell *cl, const struct np_tune_cell *base)
+bool np_tune_choice_same(const struct np_tune_cand *c, const struct np_tune_cell *cl,
+			 const struct np_tune_cell *base)
 {
 	for (int i = 0; c && i < c->n; i++)
 		if (strcmp(c->set[i].name, "NCCL_PROTO") && strcmp(c->set[i].name, "NCCL_ALGO"))
 			return false;
-	return c && cl->algo[0] && cl->proto[0] && !strcmp(cl->algo, base->algo) && !strcmp(cl->proto, base->proto);
+	return c && cl->algo[0] && cl->proto[0] && !strcmp(cl->algo, base->algo) &&
+	       !strcmp(cl->proto, base->proto);
 }
 
 /* Whether NCCL's choice contradicts the candidate's NCCL_PROTO or NCCL_ALGO. */
 bool np_tune_choice_ignores(const struct np_tune_cand *c, const struct np_tune_cell *cl)
 {
 	for (int i = 0; c && i < c->n; i++) {
-		const char *got = !strcmp(c->set[i].name, "NCCL_PROTO") ? cl->proto :
-				  !strcmp(c->set[i].name, "NCCL_ALGO") ? cl->algo : NULL;
+		const char *got = !strcmp(c->set[i].name, "NCCL_PROTO")  ? cl->proto
+				  : !strcmp(c->set[i].name, "NCCL_ALGO") ? cl->algo
+									 : NULL;
 		if (got && got[0] && np_tune_list_allows(c->set[i].value, got) == 0)
 			return true;
 	}
@@ -61,15 +65,16 @@ bool np_tune_choice_ignores(const struct np_tune_cand *c, const struct np_tune_c
 
 /* The winner of a point: the candidate significantly faster with the
  * largest median ratio, else the baseline (0). */
-int np_tune_point_winner(const struct np_tune_point *p, int narms, const enum np_tune_arm_state *state)
+int np_tune_point_winner(const struct np_tune_point *p, int narms,
+			 const enum np_tune_arm_state *state)
 {
 	int best = 0;
 	double r = 1;
 
 	for (int a = 1; a < narms; a++) {
 		const struct np_tune_cell *cl = &p->cells[a];
-		if (state[a] == NP_TUNE_ARM_OK && cl->ran && !cl->ignored && cl->ratio.verdict == NP_TUNE_FASTER &&
-		    cl->ratio.median > r) {
+		if (state[a] == NP_TUNE_ARM_OK && cl->ran && !cl->ignored &&
+		    cl->ratio.verdict == NP_TUNE_FASTER && cl->ratio.median > r) {
 			r = cl->ratio.median;
 			best = a;
 		}

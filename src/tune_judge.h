@@ -19,11 +19,11 @@
 
 /* What became of an arm (the baseline, arm 0, or a candidate). */
 enum np_tune_arm_state {
-	NP_TUNE_ARM_OK,       /* measured */
-	NP_TUNE_ARM_REFUSED,  /* the library did not take the setting */
-	NP_TUNE_ARM_ERROR,    /* its communicator or a call failed */
-	NP_TUNE_ARM_WRONG,    /* it computed wrong data */
-	NP_TUNE_ARM_HUNG,     /* a call did not finish within --timeout: aborted */
+	NP_TUNE_ARM_OK,      /* measured */
+	NP_TUNE_ARM_REFUSED, /* the library did not take the setting */
+	NP_TUNE_ARM_ERROR,   /* its communicator or a call failed */
+	NP_TUNE_ARM_WRONG,   /* it computed wrong data */
+	NP_TUNE_ARM_HUNG,    /* a call did not finish within --timeout: aborted */
 };
 
 const char *np_tune_arm_state_str(enum np_tune_arm_state s);
@@ -33,12 +33,12 @@ struct np_tune_cell {
 	bool ran;
 	uint64_t wrong;
 	double t_med, busbw;
-	struct np_tune_ratio ratio;      /* candidates only */
-	char algo[32], proto[32];        /* NCCL's choice for this call, "" unknown */
-	bool ignored;                    /* NCCL used what the setting excludes */
-	bool same_choice;                /* a candidate of NCCL_PROTO/NCCL_ALGO alone for
-					  * which NCCL chose the baseline's algorithm and
-					  * protocol: the same calls, any difference noise */
+	struct np_tune_ratio ratio; /* candidates only */
+	char algo[32], proto[32];   /* NCCL's choice for this call, "" unknown */
+	bool ignored;               /* NCCL used what the setting excludes */
+	bool same_choice;           /* a candidate of NCCL_PROTO/NCCL_ALGO alone for
+				     * which NCCL chose the baseline's algorithm and
+				     * protocol: the same calls, any difference noise */
 };
 
 /* One point (a collective at one size) and its arms' cells. */
@@ -46,8 +46,8 @@ struct np_tune_point {
 	const struct np_coll *coll;
 	struct np_layout lay;
 	int iters, rounds;
-	struct np_tune_cell *cells;      /* narms */
-	int winner;                      /* arm index, 0 the baseline */
+	struct np_tune_cell *cells; /* narms */
+	int winner;                 /* arm index, 0 the baseline */
 };
 
 /* Paired speed ratios of rounds 0..n-1: base[r] / cand[r] (> 1: the
@@ -78,7 +78,8 @@ bool np_tune_choice_ignores(const struct np_tune_cand *c, const struct np_tune_c
 /* The winner of point p among narms arms (state[a] each): the measured
  * candidate significantly faster with the largest median ratio, else the
  * baseline (0). */
-int np_tune_point_winner(const struct np_tune_point *p, int narms, const enum np_tune_arm_state *state);
+int np_tune_point_winner(const struct np_tune_point *p, int narms,
+			 const enum np_tune_arm_state *state);
 
 /* The candidate to recommend: measured, winner somewhere, slower nowhere,
  * never ignored by NCCL; the most winning points, then the largest

@@ -16,7 +16,8 @@
 #include "version.h"
 #include "watchdog.h"
 
-static void size_range(const struct np_tune_point *a, const struct np_tune_point *b, char *buf, size_t len)
+static void size_range(const struct np_tune_point *a, const struct np_tune_point *b, char *buf,
+		       size_t len)
 {
 	char x[32], y[32];
 
@@ -31,7 +32,8 @@ static void size_range(const struct np_tune_point *a, const struct np_tune_point
 /* Where candidate a reads verdict v: "allreduce 8 B to 64 KiB (1.12x to
  * 1.30x)", ranges of consecutive points, "; " between them. Returns the
  * number of points. */
-static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, char *buf, size_t len)
+static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, char *buf,
+			  size_t len)
 {
 	size_t off = 0;
 	int count = 0;
@@ -61,20 +63,21 @@ static int verdict_ranges(const struct tune *tu, int a, enum np_tune_verdict v, 
 		else
 			snprintf(rr, sizeof(rr), "%.2fx to %.2fx", lo, hi);
 		if (off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s %s (%s)", off ? "; " : "",
-						tu->pts[i].coll->name, sr, rr);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s %s (%s)",
+						off ? "; " : "", tu->pts[i].coll->name, sr, rr);
 		i = j + 1;
 	}
 	return count;
 }
 
 /* A candidate's cell: "1.02x [0.98, 1.05] same", with NCCL's choice */
-static void cell_str(const struct tune *tu, const struct np_tune_cell *cl, int a, char *buf, size_t len,
-		     char *alg, size_t alen)
+static void cell_str(const struct tune *tu, const struct np_tune_cell *cl, int a, char *buf,
+		     size_t len, char *alg, size_t alen)
 {
-	const char *word = cl->ratio.verdict == NP_TUNE_FASTER ? "faster" :
-			   cl->ratio.verdict == NP_TUNE_SLOWER ? "slower" :
-			   cl->ratio.verdict == NP_TUNE_NONE ? "same" : "undecided";
+	const char *word = cl->ratio.verdict == NP_TUNE_FASTER   ? "faster"
+			   : cl->ratio.verdict == NP_TUNE_SLOWER ? "slower"
+			   : cl->ratio.verdict == NP_TUNE_NONE   ? "same"
+								 : "undecided";
 
 	alg[0] = '\0';
 	if (cl->proto[0])
@@ -84,7 +87,8 @@ static void cell_str(const struct tune *tu, const struct np_tune_cell *cl, int a
 	else if (!cl->ran || !(cl->t_med > 0))
 		snprintf(buf, len, "%s", np_tune_arm_state_str(tu->arms[a].state));
 	else
-		snprintf(buf, len, "%.2fx [%.2f, %.2f] %s", cl->ratio.median, cl->ratio.lo, cl->ratio.hi, word);
+		snprintf(buf, len, "%.2fx [%.2f, %.2f] %s", cl->ratio.median, cl->ratio.lo,
+			 cl->ratio.hi, word);
 }
 
 /* --wide: one row per point, a column per candidate */
@@ -102,11 +106,12 @@ static void wide_rows(const struct tune *tu, FILE *f)
 		if (!p->cells[0].ran || !p->rounds)
 			continue;
 		np_human_size(p->lay.size, sz, sizeof(sz));
-		fprintf(f, "%-14s %10s %6d %11.2f %9.2f", p->coll->name, sz, p->rounds, p->cells[0].t_med * 1e6,
-			p->cells[0].busbw);
+		fprintf(f, "%-14s %10s %6d %11.2f %9.2f", p->coll->name, sz, p->rounds,
+			p->cells[0].t_med * 1e6, p->cells[0].busbw);
 		for (int a = 1; a < tu->narms; a++) {
 			cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
-			snprintf(both, sizeof(both), "%s%s%s", buf, alg[0] && !p->cells[a].ignored ? " " : "",
+			snprintf(both, sizeof(both), "%s%s%s", buf,
+				 alg[0] && !p->cells[a].ignored ? " " : "",
 				 p->cells[a].ignored ? "" : alg);
 			fprintf(f, "  %-34s", both);
 		}
@@ -125,8 +130,9 @@ static void narrow_rows(const struct tune *tu, FILE *f)
 	for (size_t i = 0; i < tu->npts; i++)
 		for (int a = 1; a < tu->narms; a++)
 			choice |= tu->pts[i].cells[a].proto[0] != '\0';
-	fprintf(f, "%-13s %9s %6s %9s %10s %4s  %s%s\n", "coll", "size", "rounds", "base(us)", "base busbw", "cand",
-		choice ? "speed [95%]                  " : "speed [95%]", choice ? "NCCL's choice" : "");
+	fprintf(f, "%-13s %9s %6s %9s %10s %4s  %s%s\n", "coll", "size", "rounds", "base(us)",
+		"base busbw", "cand", choice ? "speed [95%]                  " : "speed [95%]",
+		choice ? "NCCL's choice" : "");
 	for (size_t i = 0; i < tu->npts; i++) {
 		const struct np_tune_point *p = &tu->pts[i];
 		char sz[32];
@@ -136,8 +142,8 @@ static void narrow_rows(const struct tune *tu, FILE *f)
 		for (int a = 1; a < tu->narms; a++) {
 			cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
 			if (a == 1)
-				fprintf(f, "%-13s %9s %6d %9.2f %10.2f", p->coll->name, sz, p->rounds,
-					p->cells[0].t_med * 1e6, p->cells[0].busbw);
+				fprintf(f, "%-13s %9s %6d %9.2f %10.2f", p->coll->name, sz,
+					p->rounds, p->cells[0].t_med * 1e6, p->cells[0].busbw);
 			else
 				fprintf(f, "%-13s %9s %6s %9s %10s", "", "", "", "", "");
 			if (choice && alg[0] && !p->cells[a].ignored)
@@ -167,30 +173,34 @@ static void table_head(const struct tune *tu, FILE *f, int W)
 
 	np_human_size(o->min_bytes, lo, sizeof(lo));
 	np_human_size(o->max_bytes, hi, sizeof(hi));
-	snprintf(line, sizeof(line), "nccl-probe %s tune: %d ranks on %d %snode%s, %s backend (%s), %s %s, %s to %s",
-		 PACKAGE_VERSION, tu->w->size, tu->w->nnodes, tu->w->virtual_nodes ? "virtual " : "",
-		 tu->w->nnodes == 1 ? "" : "s", tu->ops->name, info->library, np_dtype_str(o->dtype),
-		 np_redop_str(o->op), lo, hi);
+	snprintf(line, sizeof(line),
+		 "nccl-probe %s tune: %d ranks on %d %snode%s, %s backend (%s), %s %s, %s to %s",
+		 PACKAGE_VERSION, tu->w->size, tu->w->nnodes,
+		 tu->w->virtual_nodes ? "virtual " : "", tu->w->nnodes == 1 ? "" : "s",
+		 tu->ops->name, info->library, np_dtype_str(o->dtype), np_redop_str(o->op), lo, hi);
 	np_wrap(f, "# ", "#   ", line, W);
 	fprintf(f, "# baseline: the environment as launched\n");
 	for (int a = 1; a < tu->narms; a++) {
 		const struct arm *arm = &tu->arms[a];
 		if (arm->state == NP_TUNE_ARM_OK)
-			snprintf(line, sizeof(line), "candidate %d: %s: %s (in effect: %s)", a, arm->cand->label,
-				 np_tune_arm_state_str(arm->state), arm->evidence);
+			snprintf(line, sizeof(line), "candidate %d: %s: %s (in effect: %s)", a,
+				 arm->cand->label, np_tune_arm_state_str(arm->state),
+				 arm->evidence);
 		else
-			snprintf(line, sizeof(line), "candidate %d: %s: %s: %s", a, arm->cand->label,
-				 np_tune_arm_state_str(arm->state), arm->why);
+			snprintf(line, sizeof(line), "candidate %d: %s: %s: %s", a,
+				 arm->cand->label, np_tune_arm_state_str(arm->state), arm->why);
 		np_wrap(f, "# ", "#   ", line, W);
 	}
 	for (int i = 0; i < tu->notes.n; i++)
 		np_wrap(f, "# note: ", "#   ", tu->notes.v[i], W);
-	fprintf(f, "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
-		   "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
-		   "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
+	fprintf(f,
+		"# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
+		"# measured side by side, [95%% interval]; faster or slower only when the interval\n"
+		"# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
 		o->min_change * 100,
-		!(tu->ops->caps & NP_CAP_SETTINGS_LOG) ? "" :
-		"; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
+		!(tu->ops->caps & NP_CAP_SETTINGS_LOG)
+			? ""
+			: "; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
 }
 
 /* Where each candidate is faster or slower than the baseline, or why it
@@ -212,13 +222,16 @@ static void table_differences(const struct tune *tu, FILE *f, int W)
 		int nf = verdict_ranges(tu, a, NP_TUNE_FASTER, fast, sizeof(fast));
 		int ns = verdict_ranges(tu, a, NP_TUNE_SLOWER, slow, sizeof(slow));
 		if (!nf && !ns)
-			fprintf(f, "#   %d %s: no significant difference anywhere\n", a, arm->cand->label);
+			fprintf(f, "#   %d %s: no significant difference anywhere\n", a,
+				arm->cand->label);
 		if (nf) {
-			snprintf(line, sizeof(line), "%d %s: faster at %s", a, arm->cand->label, fast);
+			snprintf(line, sizeof(line), "%d %s: faster at %s", a, arm->cand->label,
+				 fast);
 			np_wrap(f, "#   ", "#     ", line, W);
 		}
 		if (ns) {
-			snprintf(line, sizeof(line), "%d %s: slower at %s", a, arm->cand->label, slow);
+			snprintf(line, sizeof(line), "%d %s: slower at %s", a, arm->cand->label,
+				 slow);
 			np_wrap(f, "#   ", "#     ", line, W);
 		}
 	}
@@ -238,10 +251,12 @@ static bool any_candidate_measured(const struct tune *tu)
 static void table_winners(const struct tune *tu, FILE *f)
 {
 	if (!any_candidate_measured(tu)) {
-		fprintf(f, "# no winners: no candidate was measured (see each candidate's line above)\n");
+		fprintf(f,
+			"# no winners: no candidate was measured (see each candidate's line above)\n");
 		return;
 	}
-	fprintf(f, "# winners (the fastest candidate significantly faster than the baseline, else the baseline):\n");
+	fprintf(f,
+		"# winners (the fastest candidate significantly faster than the baseline, else the baseline):\n");
 	for (size_t i = 0; i < tu->npts;) {
 		size_t j = i;
 		char sr[80];
@@ -268,7 +283,8 @@ static void table_recommended(const struct tune *tu, FILE *f, int W)
 	if (rec > 0) {
 		const struct np_tune_cand *c = tu->arms[rec].cand;
 		verdict_ranges(tu, rec, NP_TUNE_FASTER, buf, sizeof(buf));
-		snprintf(line, sizeof(line), "recommended: candidate %d is significantly faster at %s, and significantly slower nowhere:",
+		snprintf(line, sizeof(line),
+			 "recommended: candidate %d is significantly faster at %s, and significantly slower nowhere:",
 			 rec, buf);
 		np_wrap(f, "# ", "#   ", line, W);
 		for (int i = 0; i < c->n; i++) {
@@ -277,9 +293,13 @@ static void table_recommended(const struct tune *tu, FILE *f, int W)
 			fprintf(f, "export %s=%s\n", c->set[i].name, q);
 		}
 	} else if (!any_candidate_measured(tu)) {
-		np_wrap(f, "# ", "#   ", "no recommendation and no export lines: no candidate was measured; keep the environment as it is", W);
+		np_wrap(f, "# ", "#   ",
+			"no recommendation and no export lines: no candidate was measured; keep the environment as it is",
+			W);
 	} else {
-		np_wrap(f, "# ", "#   ", "no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is", W);
+		np_wrap(f, "# ", "#   ",
+			"no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is",
+			W);
 	}
 }
 
@@ -299,7 +319,9 @@ static void write_table(const struct tune *tu, FILE *f, double wall)
 	table_recommended(tu, f, W);
 	if (!o->quiet)
 		fprintf(f, "# %zu of %zu points in %.1f s%s\n", tu->done, tu->npts, wall,
-			tu->interrupted ? " (interrupted)" : tu->hung ? " (stopped at a hang)" : "");
+			tu->interrupted ? " (interrupted)"
+			: tu->hung      ? " (stopped at a hang)"
+					: "");
 }
 
 static void json_settings(struct np_json *j, const struct np_tune_cand *c)
@@ -332,7 +354,9 @@ static void json_cell(struct np_json *j, const struct np_tune_cell *cl, int a)
 		np_json_num(j, "speed_ratio", cl->t_med > 0 ? cl->ratio.median : NAN);
 		np_json_num(j, "ratio_lo", cl->t_med > 0 ? cl->ratio.lo : NAN);
 		np_json_num(j, "ratio_hi", cl->t_med > 0 ? cl->ratio.hi : NAN);
-		np_json_str(j, "verdict", cl->t_med > 0 && !cl->ignored ? np_tune_verdict_str(cl->ratio.verdict) : NULL);
+		np_json_str(j, "verdict",
+			    cl->t_med > 0 && !cl->ignored ? np_tune_verdict_str(cl->ratio.verdict)
+							  : NULL);
 	}
 	np_json_obj_end(j);
 }
@@ -349,7 +373,8 @@ static void json_arms(struct np_json *j, const struct tune *tu)
 		json_settings(j, arm->cand);
 		np_json_str(j, "state", np_tune_arm_state_str(arm->state));
 		np_json_str(j, "why", arm->state == NP_TUNE_ARM_OK ? NULL : arm->why);
-		np_json_str(j, "evidence", a && arm->state == NP_TUNE_ARM_OK ? arm->evidence : NULL);
+		np_json_str(j, "evidence",
+			    a && arm->state == NP_TUNE_ARM_OK ? arm->evidence : NULL);
 		np_json_obj_end(j);
 	}
 	np_json_arr_end(j);
@@ -440,7 +465,8 @@ static int report(struct tune *tu)
 	double wall = np_now_s() - tu->t0;
 	int code = 0;
 
-	if (o->output && strcmp(o->output, "-") && np_outfile_open(&of, o->output, "--output", &err)) {
+	if (o->output && strcmp(o->output, "-") &&
+	    np_outfile_open(&of, o->output, "--output", &err)) {
 		np_error("%s", err.msg);
 		return NP_EXIT_RUNTIME;
 	}
@@ -475,9 +501,10 @@ int tune_report(struct tune *tu, bool baseline_wrong)
 	int code = report(tu), measured = 0;
 
 	for (int a = 1; a < tu->narms; a++)
-		if (tu->arms[a].state == NP_TUNE_ARM_WRONG || tu->arms[a].state == NP_TUNE_ARM_ERROR ||
-		    tu->arms[a].state == NP_TUNE_ARM_HUNG)
-			np_error("candidate %d (%s) loses: %s", a, tu->arms[a].cand->label, tu->arms[a].why);
+		if (tu->arms[a].state == NP_TUNE_ARM_WRONG ||
+		    tu->arms[a].state == NP_TUNE_ARM_ERROR || tu->arms[a].state == NP_TUNE_ARM_HUNG)
+			np_error("candidate %d (%s) loses: %s", a, tu->arms[a].cand->label,
+				 tu->arms[a].why);
 	if (tu->interrupted)
 		np_error("interrupted by signal %d after %zu of %zu points; the report holds the points that finished",
 			 (int)np_signal, tu->done, tu->npts);
@@ -486,13 +513,17 @@ int tune_report(struct tune *tu, bool baseline_wrong)
 			 tu->hung, tu->done, tu->npts);
 	if (code)
 		return code;
-	code = tu->hung ? NP_EXIT_TIMEOUT : tu->interrupted ? NP_EXIT_INTERRUPTED : baseline_wrong ? NP_EXIT_WRONG : 0;
+	code = tu->hung          ? NP_EXIT_TIMEOUT
+	       : tu->interrupted ? NP_EXIT_INTERRUPTED
+	       : baseline_wrong  ? NP_EXIT_WRONG
+				 : 0;
 	/* every candidate refused: nothing was measured against the
 	 * baseline, which is not an answer */
 	for (int a = 1; a < tu->narms; a++)
 		measured += tu->arms[a].state != NP_TUNE_ARM_REFUSED;
 	if (!code && tu->narms > 1 && !measured) {
-		np_error("no candidate was measured: the library refused every one (see above); nothing was tuned");
+		np_error(
+			"no candidate was measured: the library refused every one (see above); nothing was tuned");
 		code = NP_EXIT_USAGE;
 	}
 	return code;

@@ -21,7 +21,7 @@
 #include "tune.h"
 #include "watchdog.h"
 
-#define TUNE_BATCH 2e-3        /* seconds a batch should last */
+#define TUNE_BATCH 2e-3 /* seconds a batch should last */
 #define TUNE_MAX_ITERS (1 << 20)
 
 /* Rank 0: the algorithm and protocol NCCL logged for the calls since
@@ -69,19 +69,22 @@ bool tune_step_ok(struct tune *tu, int a, enum np_status st, const char *what)
 	if (!all[0] && !all[1])
 		return true;
 	if (a == 0)
-		np_abort(np_status_exit((enum np_status)all[0]), "%s failed for the baseline: %s", what,
-			 st ? arm->be.err.msg : "on another rank");
+		np_abort(np_status_exit((enum np_status)all[0]), "%s failed for the baseline: %s",
+			 what, st ? arm->be.err.msg : "on another rank");
 	if (all[1]) {
 		arm->state = NP_TUNE_ARM_HUNG;
-		snprintf(arm->why, sizeof(arm->why), "%.160s did not finish within %g s (--timeout): aborted", what,
+		snprintf(arm->why, sizeof(arm->why),
+			 "%.160s did not finish within %g s (--timeout): aborted", what,
 			 tu->o->timeout);
 		return false;
 	}
 	arm->state = NP_TUNE_ARM_ERROR;
-	snprintf(arm->why, sizeof(arm->why), "%.160s failed: %.300s", what, st ? arm->be.err.msg : "on another rank");
+	snprintf(arm->why, sizeof(arm->why), "%.160s failed: %.300s", what,
+		 st ? arm->be.err.msg : "on another rank");
 	mine[0] = st ? tu->w->rank : tu->w->size;
 	MPI_Allreduce(mine, all, 1, MPI_INT, MPI_MIN, tu->w->comm);
-	MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, all[0] < tu->w->size ? all[0] : 0, tu->w->comm);
+	MPI_Bcast(arm->why, sizeof(arm->why), MPI_CHAR, all[0] < tu->w->size ? all[0] : 0,
+		  tu->w->comm);
 	return false;
 }
 
@@ -103,15 +106,16 @@ static double batch(struct tune *tu, int a, const struct np_bench *b, int iters,
 	bool hung;
 
 	np_watchdog_set_backend(&arm->be);
-	np_watchdog_arrive(tu->w->comm, "%s of %zu B (batch of %d) for %s", b->coll->name, b->lay.size, iters,
-			   arm_label(tu, a));
+	np_watchdog_arrive(tu->w->comm, "%s of %zu B (batch of %d) for %s", b->coll->name,
+			   b->lay.size, iters, arm_label(tu, a));
 	soft_for(tu, a);
 	st = arm->be.ops->run(&arm->be, b, iters, &t);
 	np_watchdog_soft(false);
 	hung = np_watchdog_fired() || (a > 0 && st == NP_ETIMEOUT);
 	if (st != NP_OK && !hung)
-		np_abort(NP_EXIT_RUNTIME, "%s of %zu B failed for %s: %s", b->coll->name, b->lay.size,
-			 arm_label(tu, a), arm->be.err.msg); /* the others are inside the collective */
+		np_abort(NP_EXIT_RUNTIME, "%s of %zu B failed for %s: %s", b->coll->name,
+			 b->lay.size, arm_label(tu, a),
+			 arm->be.err.msg); /* the others are inside the collective */
 	in[0] = t;
 	in[1] = np_signal ? 1 : 0;
 	in[2] = hung;
@@ -121,7 +125,8 @@ static double batch(struct tune *tu, int a, const struct np_bench *b, int iters,
 		np_watchdog_interrupted(); /* this thread ends the run */
 	if (out[2] > 0) {
 		arm->state = NP_TUNE_ARM_HUNG;
-		snprintf(arm->why, sizeof(arm->why), "%s of %zu B did not finish within %g s (--timeout): aborted",
+		snprintf(arm->why, sizeof(arm->why),
+			 "%s of %zu B did not finish within %g s (--timeout): aborted",
 			 b->coll->name, b->lay.size, tu->o->timeout);
 		return NAN;
 	}
@@ -152,8 +157,8 @@ static bool first_check(struct tune *tu, int a, const struct np_bench *b, struct
 	if (a == 0)
 		return true;
 	arm->state = NP_TUNE_ARM_WRONG;
-	snprintf(arm->why, sizeof(arm->why), "%s of %zu B computed %llu wrong elements", b->coll->name,
-		 b->lay.size, (unsigned long long)total);
+	snprintf(arm->why, sizeof(arm->why), "%s of %zu B computed %llu wrong elements",
+		 b->coll->name, b->lay.size, (unsigned long long)total);
 	return false;
 }
 
@@ -241,8 +246,10 @@ static double cal_batch(void *arg, int iters)
 static int calibrate(struct tune *tu, const struct np_bench *b, bool *stop)
 {
 	struct cal c = { .tu = tu, .b = b, .stop = stop };
-	struct np_batch_rule r = { .min_batch = TUNE_BATCH, .max_batch = tu->o->budget / 3,
-				   .precision = 0.01, .max_iters = TUNE_MAX_ITERS };
+	struct np_batch_rule r = { .min_batch = TUNE_BATCH,
+				   .max_batch = tu->o->budget / 3,
+				   .precision = 0.01,
+				   .max_iters = TUNE_MAX_ITERS };
 	struct np_batch_len len;
 
 	if (tu->o->iters)
@@ -265,7 +272,8 @@ static bool in_rounds(const struct tune *tu, const struct np_tune_point *p, int 
 
 /* One batch of arm a, its time per call to *t (NULL: not kept); false,
  * to end the point, on a signal (*stop) or when the arm hung (tu->hung) */
-static bool arm_batch(struct tune *tu, int a, const struct np_bench *b, int iters, double *t, bool *stop)
+static bool arm_batch(struct tune *tu, int a, const struct np_bench *b, int iters, double *t,
+		      bool *stop)
 {
 	double x = batch(tu, a, b, iters, stop);
 

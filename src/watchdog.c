@@ -28,7 +28,7 @@
 #define MAX_NAMED 8      /* ranks named in one message */
 #define TICK_NS 50000000
 /* waitpid's form of a status: exited (not killed by a signal) */
-#define WIFEXITED_(st) (((st) & 0x7f) == 0) /* the thread looks for a signal this often */
+#define WIFEXITED_(st) (((st)&0x7f) == 0) /* the thread looks for a signal this often */
 /* After SIGINT or SIGTERM, how long the main thread has to reach its next
  * decision between batches before the thread ends the run itself. mpirun
  * follows its SIGTERM with SIGKILL a second later, and kills every rank
@@ -48,18 +48,18 @@ static struct {
 	pthread_t thread;
 	bool running, stop, armed;
 	double timeout;
-	int64_t deadline;     /* ns on CLOCK_MONOTONIC */
-	int64_t step_t0;      /* when the step in wd.what began */
-	bool everyone;        /* every rank of the step's communicator arrived */
+	int64_t deadline; /* ns on CLOCK_MONOTONIC */
+	int64_t step_t0;  /* when the step in wd.what began */
+	bool everyone;    /* every rank of the step's communicator arrived */
 	char what[256];
 	struct np_backend *be;
-	int64_t sig_seen;     /* when the thread saw np_signal, 0 not yet */
-	bool sig_taken;       /* the main thread reached a decision after it */
+	int64_t sig_seen; /* when the thread saw np_signal, 0 not yet */
+	bool sig_taken;   /* the main thread reached a decision after it */
 	void (*takeover)(void *arg, int sig, int code, const char *why);
 	void *takeover_arg;
 	void (*on_hang)(void *arg); /* rank 0: the report of the rows that finished */
 	void *on_hang_arg;
-	bool soft, fired;     /* np_watchdog_soft; a soft deadline fired */
+	bool soft, fired; /* np_watchdog_soft; a soft deadline fired */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* What a rank sends when it arrives. */
@@ -71,15 +71,15 @@ struct arrival {
 
 /* Process-wide, as wd: the arrivals of this process's steps */
 static struct {
-	struct arrival out[2];       /* to rank 0, and rank 0's to rank 1 */
+	struct arrival out[2]; /* to rank 0, and rank 0's to rank 1 */
 	MPI_Request sreq[2];
-	struct arrival *in;          /* receive buffers, one per rank of comm */
+	struct arrival *in; /* receive buffers, one per rank of comm */
 	MPI_Request *rreq;
 	int cap;
-	char (*hosts)[NP_HOSTLEN];   /* by world rank, as last reported; "" unknown */
-	int *lsize;                  /* by world rank: its host's local size, 0 unknown */
+	char (*hosts)[NP_HOSTLEN]; /* by world rank, as last reported; "" unknown */
+	int *lsize;                /* by world rank: its host's local size, 0 unknown */
 	int nworld;
-	int local_size;              /* this host's, from the launcher (launch.h) */
+	int local_size; /* this host's, from the launcher (launch.h) */
 } ar = { .sreq = { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
 
 /* The other ranks on this host, watched by the thread: one that ends
@@ -92,12 +92,12 @@ static struct {
 	int wrank[MAX_PEERS], pid[MAX_PEERS];
 	unsigned long long start[MAX_PEERS]; /* /proc starttime: a reused pid is not the rank */
 	bool gone[MAX_PEERS];
-	int64_t gone_at[MAX_PEERS];          /* when it was seen gone */
-	int status[MAX_PEERS];               /* waitpid's form, -1 unknown (reaped before it was read) */
-	int named;                           /* the peer named, + 1; 0 none */
+	int64_t gone_at[MAX_PEERS]; /* when it was seen gone */
+	int status[MAX_PEERS];      /* waitpid's form, -1 unknown (reaped before it was read) */
+	int named;                  /* the peer named, + 1; 0 none */
 	int64_t named_at;
-	int pidfd[MAX_PEERS];                /* readable when the peer ends; -1 none */
-	pthread_t thread;                    /* waits on them, to read a zombie before its reaper */
+	int pidfd[MAX_PEERS]; /* readable when the peer ends; -1 none */
+	pthread_t thread;     /* waits on them, to read a zombie before its reaper */
 	bool thread_on;
 	volatile bool stop;
 } peers;
@@ -215,7 +215,10 @@ static void peers_release(void)
 /* The peers gathered at start-up: every rank's host and pid. */
 static void peers_gather(void)
 {
-	struct { int pid; char host[NP_HOSTLEN]; } me, *all;
+	struct {
+		int pid;
+		char host[NP_HOSTLEN];
+	} me, *all;
 	int n = 0;
 
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -226,7 +229,8 @@ static void peers_gather(void)
 	snprintf(me.host, sizeof(me.host), "%.*s", NP_HOSTLEN - 1, np_msg_host);
 	if (!(all = calloc((size_t)n, sizeof(*all))))
 		np_abort(NP_EXIT_RUNTIME, "out of memory for %d ranks' host names", n);
-	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
+	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE,
+		      MPI_COMM_WORLD);
 	pthread_mutex_lock(&wd.lock);
 	peers.n = 0;
 	for (int r = 0; r < n && peers.n < MAX_PEERS; r++) {
@@ -265,13 +269,15 @@ static void peers_check(void)
 			continue;
 		peers.gone[i] = true;
 		peers.gone_at[i] = now_ns();
-		peers.status[i] = (state == 'Z' || state == 'X') && start == peers.start[i] ? st : -1;
+		peers.status[i] =
+			(state == 'Z' || state == 'X') && start == peers.start[i] ? st : -1;
 		if (first < 0)
 			first = i;
 	}
 	/* after the launcher's signal, the ranks it stops end too: only a
 	 * peer seen gone within 150 ms of it (before any could) is named */
-	if (first < 0 || peers.named || (np_signal && wd.sig_seen && now_ns() - wd.sig_seen > 150000000))
+	if (first < 0 || peers.named ||
+	    (np_signal && wd.sig_seen && now_ns() - wd.sig_seen > 150000000))
 		return;
 	/* a status of its own (exit 3 after its error message): not ours to
 	 * name; after a signal to this job, only a peer killed by a signal
@@ -288,17 +294,22 @@ static void peers_check(void)
 	peers.named_at = now_ns();
 	if (peers.status[first] >= 0) {
 		int sig = peers.status[first] & 0x7f;
-		np_rank_error("rank %d on '%s' (pid %d) was killed by signal %d (%s%s) during %s; the job cannot "
-			      "finish without it: ending it with exit 3",
-			      peers.wrank[first], np_msg_host, peers.pid[first], sig, np_signal_name(sig),
-			      sig == SIGKILL ? ", as the kernel's OOM killer sends: see 'journalctl -k' on that node" : "",
-			      wd.what[0] ? wd.what : "start-up");
+		np_rank_error(
+			"rank %d on '%s' (pid %d) was killed by signal %d (%s%s) during %s; the job cannot "
+			"finish without it: ending it with exit 3",
+			peers.wrank[first], np_msg_host, peers.pid[first], sig, np_signal_name(sig),
+			sig == SIGKILL
+				? ", as the kernel's OOM killer sends: see 'journalctl -k' on that node"
+				: "",
+			wd.what[0] ? wd.what : "start-up");
 	} else {
-		np_rank_error("rank %d on '%s' (pid %d) ended during %s without finishing (its exit status was "
-			      "reaped before it could be read): unless it printed an error above, it was killed, "
-			      "e.g. SIGKILL from the kernel's OOM killer (see 'journalctl -k' on that node), or it "
-			      "crashed; ending the job with exit 3",
-			      peers.wrank[first], np_msg_host, peers.pid[first], wd.what[0] ? wd.what : "start-up");
+		np_rank_error(
+			"rank %d on '%s' (pid %d) ended during %s without finishing (its exit status was "
+			"reaped before it could be read): unless it printed an error above, it was killed, "
+			"e.g. SIGKILL from the kernel's OOM killer (see 'journalctl -k' on that node), or it "
+			"crashed; ending the job with exit 3",
+			peers.wrank[first], np_msg_host, peers.pid[first],
+			wd.what[0] ? wd.what : "start-up");
 	}
 }
 
@@ -315,14 +326,16 @@ static _Noreturn void fire(void)
 	be = wd.be;
 	pthread_mutex_unlock(&wd.lock);
 	if (everyone)
-		np_rank_error("%s did not finish within %g s (--timeout) although every rank started it: "
-			      "a GPU, a link or the network hangs inside it; aborting the job with exit 4: "
-			      "run 'nccl-probe topo' on the job's nodes",
-			      what, wd.timeout);
+		np_rank_error(
+			"%s did not finish within %g s (--timeout) although every rank started it: "
+			"a GPU, a link or the network hangs inside it; aborting the job with exit 4: "
+			"run 'nccl-probe topo' on the job's nodes",
+			what, wd.timeout);
 	else
-		np_rank_error("%s did not finish within %g s (--timeout); aborting the job with exit 4: "
-			      "look for a stalled or failed rank, or run 'nccl-probe topo' on this node",
-			      what, wd.timeout);
+		np_rank_error(
+			"%s did not finish within %g s (--timeout); aborting the job with exit 4: "
+			"look for a stalled or failed rank, or run 'nccl-probe topo' on this node",
+			what, wd.timeout);
 	/* the rows that finished, written before the backend is aborted (the
 	 * main thread stays in its collective until then) */
 	if (on_hang && np_msg_rank <= 0)
@@ -348,7 +361,8 @@ static int end_code(char *why, size_t len)
 
 	if (wd.armed && wd.timeout > 0 && now - wd.step_t0 >= (int64_t)(wd.timeout * 1e9)) {
 		/* stuck in that step, or stalled before the next one */
-		snprintf(why, len, "timed out (--timeout %g s, exit 4) in or after %s", wd.timeout, wd.what);
+		snprintf(why, len, "timed out (--timeout %g s, exit 4) in or after %s", wd.timeout,
+			 wd.what);
 		return NP_EXIT_TIMEOUT;
 	}
 	for (int i = 0; i < peers.n; i++) {
@@ -357,23 +371,28 @@ static int end_code(char *why, size_t len)
 		 * launcher's stop could end it), not by its own exit status
 		 * nor by the launcher's SIGTERM or SIGINT */
 		if (!peers.gone[i] || (wd.sig_seen && peers.gone_at[i] - wd.sig_seen > 150000000) ||
-		    (st >= 0 && !WIFEXITED_(st) && ((st & 0x7f) == SIGTERM || (st & 0x7f) == SIGINT)))
+		    (st >= 0 && !WIFEXITED_(st) &&
+		     ((st & 0x7f) == SIGTERM || (st & 0x7f) == SIGINT)))
 			continue;
 		if (st >= 0 && WIFEXITED_(st)) {
 			int c = (st >> 8) & 0xff;
 			/* an error of its own, said above: the job ends with its code */
 			if (c == 0 || c == NP_EXIT_INTERRUPTED)
 				continue;
-			snprintf(why, len, "rank %d (pid %d) ended with exit %d during %s (its error is above)",
-				 peers.wrank[i], peers.pid[i], c, wd.what[0] ? wd.what : "start-up");
+			snprintf(why, len,
+				 "rank %d (pid %d) ended with exit %d during %s (its error is above)",
+				 peers.wrank[i], peers.pid[i], c,
+				 wd.what[0] ? wd.what : "start-up");
 			return c;
 		}
 		if (st >= 0)
-			snprintf(why, len, "rank %d (pid %d) was killed by signal %d (%s) during %s: exit 3",
+			snprintf(why, len,
+				 "rank %d (pid %d) was killed by signal %d (%s) during %s: exit 3",
 				 peers.wrank[i], peers.pid[i], st & 0x7f, np_signal_name(st & 0x7f),
 				 wd.what[0] ? wd.what : "start-up");
 		else
-			snprintf(why, len, "rank %d (pid %d) ended during %s without finishing: exit 3",
+			snprintf(why, len,
+				 "rank %d (pid %d) ended during %s without finishing: exit 3",
 				 peers.wrank[i], peers.pid[i], wd.what[0] ? wd.what : "start-up");
 		return NP_EXIT_RUNTIME;
 	}
@@ -401,7 +420,7 @@ static _Noreturn void take_over(int sig)
 		nanosleep(&ts, NULL);
 	}
 	if (fn)
-		fn(arg, sig, code, why); /* does not return */
+		fn(arg, sig, code, why);                   /* does not return */
 	if (code != NP_EXIT_INTERRUPTED && !peers.named) { /* said by the rank that ended the job */
 		np_cleanup();
 		fflush(stdout);
@@ -416,7 +435,8 @@ static _Noreturn void take_over(int sig)
 		fflush(stderr);
 		_exit(NP_EXIT_RUNTIME);
 	}
-	np_error("interrupted by signal %d before the first measurement; nothing was measured", sig);
+	np_error("interrupted by signal %d before the first measurement; nothing was measured",
+		 sig);
 	np_cleanup();
 	fflush(stdout);
 	fflush(stderr);
@@ -432,7 +452,8 @@ static void *loop(void *arg)
 		int64_t now = now_ns(), wake = now + TICK_NS;
 		int64_t grace = np_msg_rank > 0 ? TAKEOVER_OTHERS_NS : TAKEOVER_NS;
 		peers_check();
-		if (peers.named && !np_signal && now - peers.named_at >= (int64_t)(NP_WATCHDOG_GRACE * 1e9)) {
+		if (peers.named && !np_signal &&
+		    now - peers.named_at >= (int64_t)(NP_WATCHDOG_GRACE * 1e9)) {
 			/* the launcher did not end the job: this rank does */
 			struct np_backend *be = wd.be;
 			pthread_mutex_unlock(&wd.lock);
@@ -452,10 +473,12 @@ static void *loop(void *arg)
 				wake = wd.sig_seen + grace;
 		}
 		if (wd.armed && wd.timeout > 0) {
-			if (now >= wd.deadline && wd.soft && !wd.fired && wd.be && wd.be->ops && wd.be->ops->abort) {
+			if (now >= wd.deadline && wd.soft && !wd.fired && wd.be && wd.be->ops &&
+			    wd.be->ops->abort) {
 				struct np_backend *be = wd.be;
 				wd.fired = true;
-				wd.deadline = now + (int64_t)((wd.timeout + 2 * NP_WATCHDOG_GRACE) * 1e9);
+				wd.deadline =
+					now + (int64_t)((wd.timeout + 2 * NP_WATCHDOG_GRACE) * 1e9);
 				pthread_mutex_unlock(&wd.lock);
 				be->ops->abort(be); /* the main thread's call returns */
 				pthread_mutex_lock(&wd.lock);
@@ -639,14 +662,15 @@ static void name_rank(char *buf, size_t len, int wrank)
 	if (off >= len)
 		return;
 	if (wrank >= 0 && wrank < ar.nworld && ar.hosts[wrank][0])
-		snprintf(buf + off, len - off, "%s%d on '%s'", off ? ", " : "", wrank, ar.hosts[wrank]);
+		snprintf(buf + off, len - off, "%s%d on '%s'", off ? ", " : "", wrank,
+			 ar.hosts[wrank]);
 	else if ((guess = host_by_elimination()))
 		snprintf(buf + off, len - off,
 			 "%s%d on '%s' (it never reported: the one host short of the ranks its launcher started)",
 			 off ? ", " : "", wrank, guess);
 	else
-		snprintf(buf + off, len - off, "%s%d (host unknown: it never reported)", off ? ", " : "",
-			 wrank);
+		snprintf(buf + off, len - off, "%s%d (host unknown: it never reported)",
+			 off ? ", " : "", wrank);
 }
 
 /* Rank 0 (rank 1) of comm: wait for the arrivals of ranks from..to-1
@@ -704,8 +728,8 @@ static void collect(MPI_Comm comm, int from, int to, int64_t deadline, const cha
 				     "rank%s %s%s did not reach %s within %g s (--timeout) while the other "
 				     "ranks waited: %s; aborting the job with exit 4: look at %s node, e.g. "
 				     "run 'nccl-probe topo' there",
-				     missing > 1 ? "s" : "", who, missing > MAX_NAMED ? " and others" : "",
-				     what, wd.timeout,
+				     missing > 1 ? "s" : "", who,
+				     missing > MAX_NAMED ? " and others" : "", what, wd.timeout,
 				     missing > 1 ? "they stopped or hang before that step"
 						 : "it stopped or hangs before that step",
 				     missing > 1 ? "their" : "that rank's");
@@ -762,7 +786,8 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 			ar.hosts = calloc((size_t)ar.nworld, sizeof(*ar.hosts));
 			ar.lsize = calloc((size_t)ar.nworld, sizeof(*ar.lsize));
 			if (!ar.hosts || !ar.lsize)
-				np_abort(NP_EXIT_RUNTIME, "out of memory for %d host names", ar.nworld);
+				np_abort(NP_EXIT_RUNTIME, "out of memory for %d host names",
+					 ar.nworld);
 		}
 		if (n > ar.cap) {
 			free(ar.in);
@@ -778,7 +803,8 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 		for (int i = 0; i < 2; i++) {
 			ar.out[i].wrank = np_msg_rank;
 			ar.out[i].local_size = ar.local_size;
-			snprintf(ar.out[i].host, sizeof(ar.out[i].host), "%.*s", NP_HOSTLEN - 1, np_msg_host);
+			snprintf(ar.out[i].host, sizeof(ar.out[i].host), "%.*s", NP_HOSTLEN - 1,
+				 np_msg_host);
 		}
 		/* this rank is heard of, by itself */
 		if (np_msg_rank >= 0 && np_msg_rank < ar.nworld) {
@@ -786,9 +812,11 @@ void np_watchdog_arrive(MPI_Comm comm, const char *fmt, ...)
 			ar.lsize[np_msg_rank] = ar.out[0].local_size;
 		}
 		if (r != 0)
-			MPI_Isend(&ar.out[0], (int)sizeof(ar.out[0]), MPI_BYTE, 0, ARRIVE_TAG, comm, &ar.sreq[0]);
+			MPI_Isend(&ar.out[0], (int)sizeof(ar.out[0]), MPI_BYTE, 0, ARRIVE_TAG, comm,
+				  &ar.sreq[0]);
 		else
-			MPI_Isend(&ar.out[1], (int)sizeof(ar.out[1]), MPI_BYTE, 1, ARRIVE_TAG, comm, &ar.sreq[1]);
+			MPI_Isend(&ar.out[1], (int)sizeof(ar.out[1]), MPI_BYTE, 1, ARRIVE_TAG, comm,
+				  &ar.sreq[1]);
 		if (r == 0)
 			collect(comm, 1, n, t0 + (int64_t)(wd.timeout * 1e9), what);
 		else if (r == 1)

@@ -59,7 +59,8 @@ enum np_status np_world_init(struct np_world *w, int ranks_per_node, struct np_e
 		return mpi_fail(err, rc, "MPI_Allgather of host names");
 
 	/* real nodes: shared-memory domains */
-	rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &w->node_comm);
+	rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL,
+				 &w->node_comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(err, rc, "MPI_Comm_split_type");
 	MPI_Comm_rank(w->node_comm, &w->local_rank);
@@ -88,7 +89,8 @@ enum np_status np_world_init(struct np_world *w, int ranks_per_node, struct np_e
 		 * first CUDA or NCCL call and their threads, which read the
 		 * environment (setenv is not safe beside getenv) */
 		if (np_backend_vnode_setup(w->host, w->node) != 0)
-			return np_fail(err, NP_ESYS, "cannot set NCCL_HOSTID for virtual node %d: %s", w->node,
+			return np_fail(err, NP_ESYS,
+				       "cannot set NCCL_HOSTID for virtual node %d: %s", w->node,
 				       strerror(errno));
 	} else {
 		int mn = w->local_size, mx = w->local_size;
@@ -115,7 +117,8 @@ enum np_status np_status_worst(MPI_Comm comm, enum np_status st)
 	return (enum np_status)worst;
 }
 
-enum np_status np_step_agree(MPI_Comm comm, enum np_status st, const struct np_err *err, const char *what)
+enum np_status np_step_agree(MPI_Comm comm, enum np_status st, const struct np_err *err,
+			     const char *what)
 {
 	np_watchdog_arrive(comm, "the end of %s", what);
 	if (st != NP_OK && err && !err->secondary)

@@ -11,10 +11,7 @@
 #include "bwlimits.h"
 #include "topo.h"
 
-static double min2(double a, double b)
-{
-	return a < b ? a : b;
-}
+static double min2(double a, double b) { return a < b ? a : b; }
 
 double np_limit_busbw(enum np_coll_id coll, int n, int L, double b_gpu, double b_node, double b_nic)
 {
@@ -111,13 +108,16 @@ static void node_facts(const struct np_topo *t, struct np_bw_facts *out)
 	}
 	out->node_gbps = sum / 8.0;
 	if (!active)
-		snprintf(out->node_src, sizeof(out->node_src), "%s", t->nnics ? "no active NIC port with a known rate" : "no RDMA NIC");
+		snprintf(out->node_src, sizeof(out->node_src), "%s",
+			 t->nnics ? "no active NIC port with a known rate" : "no RDMA NIC");
 	else if (same)
-		snprintf(out->node_src, sizeof(out->node_src), "%d x %s%s%g Gb/s (%.24s%s%.24s)", active, t->nics[first].speed,
-			 t->nics[first].speed[0] ? " " : "", rate0, t->nics[first].name, active > 1 ? ".." : "",
+		snprintf(out->node_src, sizeof(out->node_src), "%d x %s%s%g Gb/s (%.24s%s%.24s)",
+			 active, t->nics[first].speed, t->nics[first].speed[0] ? " " : "", rate0,
+			 t->nics[first].name, active > 1 ? ".." : "",
 			 active > 1 ? t->nics[last].name : "");
 	else
-		snprintf(out->node_src, sizeof(out->node_src), "%d ports, %g Gb/s in all (mixed rates)", active, sum);
+		snprintf(out->node_src, sizeof(out->node_src),
+			 "%d ports, %g Gb/s in all (mixed rates)", active, sum);
 }
 
 enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, struct np_err *err)
@@ -129,7 +129,8 @@ enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, st
 
 	memset(out, 0, sizeof(*out));
 	if (bus_id && *bus_id && !np_busid_norm(bus_id, want, sizeof(want)))
-		return np_fail(err, NP_EUSAGE, "'%s' is not a PCI bus id; give one like 0000:19:00.0", bus_id);
+		return np_fail(err, NP_EUSAGE,
+			       "'%s' is not a PCI bus id; give one like 0000:19:00.0", bus_id);
 	t = malloc(sizeof(*t));
 	if (!t)
 		return np_fail(err, NP_ENOMEM, "out of memory for the topology model");
@@ -162,7 +163,8 @@ enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, st
 		if (g->nvlinks > 0 && g->nvlink_gbps > 0) {
 			out->gpu_gbps = g->nvlinks * g->nvlink_gbps;
 			out->proto_gbps = NP_NVLINK_PROTO_FRACTION * out->gpu_gbps;
-			snprintf(out->gpu_src, sizeof(out->gpu_src), "%d NVLink x %.1f GB/s (NVML)", g->nvlinks, g->nvlink_gbps);
+			snprintf(out->gpu_src, sizeof(out->gpu_src), "%d NVLink x %.1f GB/s (NVML)",
+				 g->nvlinks, g->nvlink_gbps);
 		} else if (gen && width) {
 			out->gpu_gbps = np_pcie_gbps(gen, width);
 			snprintf(out->gpu_src, sizeof(out->gpu_src), "PCIe Gen%d x%d", gen, width);

@@ -9,13 +9,17 @@
 #include "../common/coll.h"
 #include "../common/status.h"
 
-struct np_bw_facts {          /* one rank's view, gathered per node by the sweep */
-	double gpu_gbps;      /* B_gpu for this rank's GPU: active NVLinks x per-link rate (NVML), else its PCIe link (gen x width) one direction, GB/s; 0 = unknown */
-	double node_gbps;     /* B_node: sum of this node's active NIC port rates (verbs/sysfs), GB/s (Gb/s / 8); 0 = no NIC/unknown */
-	double nic_gbps;      /* rate of this GPU's nearest active NIC, GB/s; 0 = unknown */
-	double proto_gbps;    /* NCCL protocol ceiling shown beside (about 0.8 x NVLink line rate), 0 = n/a */
-	char nic[40];         /* this GPU's nearest active NIC, "mlx5_0:1"; "" = none or unknown */
-	char gpu_src[96], node_src[96]; /* evidence, e.g. "18 NVLink x 26.6 GB/s (NVML)", "PCIe Gen5 x16", "4 x NDR 400 Gb/s (mlx5_0..3)" */
+struct np_bw_facts {       /* one rank's view, gathered per node by the sweep */
+	double gpu_gbps;   /* B_gpu for this rank's GPU: active NVLinks x per-link rate (NVML), else
+			      its PCIe link (gen x width) one direction, GB/s; 0 = unknown */
+	double node_gbps;  /* B_node: sum of this node's active NIC port rates (verbs/sysfs), GB/s
+			      (Gb/s / 8); 0 = no NIC/unknown */
+	double nic_gbps;   /* rate of this GPU's nearest active NIC, GB/s; 0 = unknown */
+	double proto_gbps; /* NCCL protocol ceiling shown beside (about 0.8 x NVLink line rate), 0 =
+			      n/a */
+	char nic[40];      /* this GPU's nearest active NIC, "mlx5_0:1"; "" = none or unknown */
+	char gpu_src[96], node_src[96]; /* evidence, e.g. "18 NVLink x 26.6 GB/s (NVML)", "PCIe Gen5
+					   x16", "4 x NDR 400 Gb/s (mlx5_0..3)" */
 };
 
 /* bus_id: the PCI bus id of this rank's GPU ("0000:19:00.0"), or "" for
@@ -32,7 +36,8 @@ enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, st
  * formula needs is 0, or n, L < 1). b_gpu, b_node, b_nic as in struct
  * np_bw_facts. For sendrecv the ring crosses nodes exactly when N > 1,
  * and then the GPU's nearest NIC (b_nic) bounds it. */
-double np_limit_busbw(enum np_coll_id coll, int n, int L, double b_gpu, double b_node, double b_nic);
+double np_limit_busbw(enum np_coll_id coll, int n, int L, double b_gpu, double b_node,
+		      double b_nic);
 
 /* B_node of one node (GB/s) from its k ranks' nearest NICs (nic[i] its
  * name, "" unknown; nic_gbps[i] its rate): the sum of the rates of the

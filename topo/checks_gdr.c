@@ -43,14 +43,18 @@ static const char *said_by(const struct np_topo *t)
 	return "the source";
 }
 
-static void gpu_gdr_attr_evidence(const struct np_topo *t, const struct np_gpu *g, char *buf, size_t len)
+static void gpu_gdr_attr_evidence(const struct np_topo *t, const struct np_gpu *g, char *buf,
+				  size_t len)
 {
 	if (t->kind == NP_SRC_NCCL)
 		snprintf(buf, len, "the file says gdr=\"0\" in the <gpu> of %s", g->busid);
 	else if (t->kind == NP_SRC_SNAPSHOT)
-		snprintf(buf, len, "the snapshot records CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0 for %s", g->busid);
+		snprintf(buf, len,
+			 "the snapshot records CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0 for %s",
+			 g->busid);
 	else
-		snprintf(buf, len, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0 for %s", g->busid);
+		snprintf(buf, len, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0 for %s",
+			 g->busid);
 }
 
 static void add_missing(char *buf, size_t len, const char *what)
@@ -81,8 +85,9 @@ static int down_nearer(const struct np_topo *t, int i)
 		return -1;
 	for (int k = 0; k < t->nnics; k++) {
 		enum np_port_state st = t->nics[k].state;
-		if ((st != NP_PORT_DOWN && st != NP_PORT_INIT && st != NP_PORT_ARMED) || !np_topo_nic_data(t, k) ||
-		    t->gn_nccl[i][k] == NP_PATH_UNKNOWN || t->gn_nccl[i][k] >= nr->nccl)
+		if ((st != NP_PORT_DOWN && st != NP_PORT_INIT && st != NP_PORT_ARMED) ||
+		    !np_topo_nic_data(t, k) || t->gn_nccl[i][k] == NP_PATH_UNKNOWN ||
+		    t->gn_nccl[i][k] >= nr->nccl)
 			continue;
 		if (best < 0 || t->gn_nccl[i][k] < t->gn_nccl[i][best])
 			best = k;
@@ -95,17 +100,21 @@ static int down_nearer(const struct np_topo *t, int i)
 static enum np_tri gdr_without_rdma_nic(const struct np_topo *t, char *why, size_t len)
 {
 	if (t->plugin_nics) {
-		snprintf(why, len, "unknown: the NICs are %s, which NCCL reaches through a network plugin (%s); whether it registers GPU memory is not in %s",
+		snprintf(why, len,
+			 "unknown: the NICs are %s, which NCCL reaches through a network plugin (%s); whether it registers GPU memory is not in %s",
 			 t->plugin_kind, t->plugin_name, said_by(t));
 		return NP_UNKNOWN;
 	}
 	if (t->unclassified) {
-		snprintf(why, len, "unknown: %s leaves %d PCI device(s) without class or vendor, which NCCL takes from the node; its NICs may be among them",
+		snprintf(why, len,
+			 "unknown: %s leaves %d PCI device(s) without class or vendor, which NCCL takes from the node; its NICs may be among them",
 			 said_by(t), t->unclassified);
 		return NP_UNKNOWN;
 	}
 	if (t->nnics)
-		snprintf(why, len, "no RDMA NIC: %s lists only socket interfaces, which cannot do GPUDirect RDMA", said_by(t));
+		snprintf(why, len,
+			 "no RDMA NIC: %s lists only socket interfaces, which cannot do GPUDirect RDMA",
+			 said_by(t));
 	else if (t->kind == NP_SRC_LIVE)
 		snprintf(why, len, "no RDMA NIC: sysfs class/infiniband lists no device");
 	else
@@ -127,7 +136,9 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	if (rdma_nics(t) == 0)
 		return gdr_without_rdma_nic(t, why, len);
 	if (nr->n == 0 || g->pci < 0) {
-		snprintf(why, len, "unknown: the PCIe path between the GPU and the NICs is not in %s", said_by(t));
+		snprintf(why, len,
+			 "unknown: the PCIe path between the GPU and the NICs is not in %s",
+			 said_by(t));
 		return NP_UNKNOWN;
 	}
 	n = &t->nics[nr->nics[0]];
@@ -137,17 +148,23 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		cls = t->gn_nccl[nr->pxn][nr->pxn_nic];
 	}
 	/* what the source states against GDR */
-	if (!t->flat && cls != NP_PATH_UNKNOWN && !np_path_gdr_level(cls) && !nr->pxn_unknown && !nr->c2c_unknown) {
+	if (!t->flat && cls != NP_PATH_UNKNOWN && !np_path_gdr_level(cls) && !nr->pxn_unknown &&
+	    !nr->c2c_unknown) {
 		int d = down_nearer(t, i);
 		if (d >= 0)
-			snprintf(why, len, "%s port %d, %s from the GPU, is %s; NCCL uses %s instead, %s away, beyond its default GDR level PXB",
-				 t->nics[d].name, t->nics[d].port, np_path_str(t->gn_nccl[i][d]), np_port_state_str(t->nics[d].state),
-				 n->name, np_path_str(nr->nccl));
+			snprintf(why, len,
+				 "%s port %d, %s from the GPU, is %s; NCCL uses %s instead, %s away, beyond its default GDR level PXB",
+				 t->nics[d].name, t->nics[d].port, np_path_str(t->gn_nccl[i][d]),
+				 np_port_state_str(t->nics[d].state), n->name,
+				 np_path_str(nr->nccl));
 		else if (nr->nccl != nr->path)
-			snprintf(why, len, "nearest NIC %s is %s to NCCL (%s as nvidia-smi names it), beyond NCCL's default GDR level PXB",
+			snprintf(why, len,
+				 "nearest NIC %s is %s to NCCL (%s as nvidia-smi names it), beyond NCCL's default GDR level PXB",
 				 n->name, np_path_str(nr->nccl), np_path_str(nr->path));
 		else
-			snprintf(why, len, "nearest NIC %s is %s, beyond NCCL's default GDR level PXB", n->name, np_path_str(nr->nccl));
+			snprintf(why, len,
+				 "nearest NIC %s is %s, beyond NCCL's default GDR level PXB",
+				 n->name, np_path_str(nr->nccl));
 		return NP_NO;
 	}
 	if (g->gdr == NP_NO) {
@@ -156,7 +173,9 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		return NP_NO;
 	}
 	if (n->gdr == NP_NO) {
-		snprintf(why, len, "NIC %s cannot register GPU memory (the file says gdr=\"0\" in its <net>)", n->name);
+		snprintf(why, len,
+			 "NIC %s cannot register GPU memory (the file says gdr=\"0\" in its <net>)",
+			 n->name);
 		return NP_NO;
 	}
 	if (peer >= 0 && acs_on_path(t, peer, n->pci) >= 0) {
@@ -171,7 +190,8 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 	}
 	/* what is missing for a yes */
 	if (t->flat)
-		add_missing(missing, sizeof(missing), "the real PCIe path (the hypervisor flattens the tree this source shows)");
+		add_missing(missing, sizeof(missing),
+			    "the real PCIe path (the hypervisor flattens the tree this source shows)");
 	else if (cls == NP_PATH_UNKNOWN)
 		add_missing(missing, sizeof(missing), "the PCIe path to the NIC");
 	if (nr->pxn < 0 && nr->pxn_unknown)
@@ -194,17 +214,20 @@ enum np_tri np_topo_gpu_gdr(const struct np_topo *t, int i, char *why, size_t le
 		via = "dma-buf";
 	else
 		add_missing(missing, sizeof(missing),
-			    t->kind == NP_SRC_NCCL ? "whether the NIC registers GPU memory (no gdr in its <net>)"
-						  : "peer memory or dma-buf");
+			    t->kind == NP_SRC_NCCL
+				    ? "whether the NIC registers GPU memory (no gdr in its <net>)"
+				    : "peer memory or dma-buf");
 	if (missing[0]) {
 		snprintf(why, len, "unknown: %s; %s does not tell", missing, said_by(t));
 		return NP_UNKNOWN;
 	}
 	if (nr->pxn >= 0)
-		snprintf(why, len, "PXN: NCCL sends through GPU%d (NVLink) to %s, %s from GPU%d, within its GDR level, via %s", nr->pxn,
-			 n->name, np_path_str(cls), nr->pxn, via);
+		snprintf(why, len,
+			 "PXN: NCCL sends through GPU%d (NVLink) to %s, %s from GPU%d, within its GDR level, via %s",
+			 nr->pxn, n->name, np_path_str(cls), nr->pxn, via);
 	else if (nr->nccl == NP_PATH_P2C)
-		snprintf(why, len, "P2C to %s (the GPU's C2C link to its CPU, which holds the NIC: within NCCL's GDR level while NCCL_NET_GDR_C2C is 1, its default) via %s",
+		snprintf(why, len,
+			 "P2C to %s (the GPU's C2C link to its CPU, which holds the NIC: within NCCL's GDR level while NCCL_NET_GDR_C2C is 1, its default) via %s",
 			 n->name, via);
 	else
 		snprintf(why, len, "%s to %s via %s", np_path_str(nr->nccl), n->name, via);
@@ -260,10 +283,14 @@ static void gdr_check_skeleton(struct np_topo *t)
 	if (!t->unclassified)
 		return;
 	f = np_topo_finding(t, "nccl-skeleton", NP_SEV_INFO, "node");
-	SET(f->message, "the file leaves %d PCI device(s) unclassified (a bus id without class or vendor); NCCL takes what they are "
-			"from the node when it merges the file, so which are GPUs or NICs, and GDR, are unknown here", t->unclassified);
-	SET(f->evidence, "%d <pci> element(s) with a busid and no class, vendor, <gpu> or <nic>", t->unclassified);
-	SET(f->remedy, "run 'nccl-probe topo' on the node itself, or read NCCL's dump of it (NCCL_TOPO_DUMP_FILE) with this file set");
+	SET(f->message,
+	    "the file leaves %d PCI device(s) unclassified (a bus id without class or vendor); NCCL takes what they are "
+	    "from the node when it merges the file, so which are GPUs or NICs, and GDR, are unknown here",
+	    t->unclassified);
+	SET(f->evidence, "%d <pci> element(s) with a busid and no class, vendor, <gpu> or <nic>",
+	    t->unclassified);
+	SET(f->remedy,
+	    "run 'nccl-probe topo' on the node itself, or read NCCL's dump of it (NCCL_TOPO_DUMP_FILE) with this file set");
 }
 
 /* No NVIDIA GPU: nothing for GDR to do, and why (another maker's GPUs). */
@@ -277,21 +304,28 @@ static void gdr_check_no_gpu(struct np_topo *t)
 	gpu_vendor_name(t->other_gpu_vendor, vendor, sizeof(vendor));
 	f = np_topo_finding(t, "gdr-no-gpu", NP_SEV_INFO, "node");
 	if (t->other_gpus)
-		SET(f->message, "no NVIDIA GPU found: the file's %d GPU(s) are %s GPUs, which NCCL does not drive "
-				"(RCCL or oneCCL does); there is nothing for NCCL's GPUDirect RDMA to do",
+		SET(f->message,
+		    "no NVIDIA GPU found: the file's %d GPU(s) are %s GPUs, which NCCL does not drive "
+		    "(RCCL or oneCCL does); there is nothing for NCCL's GPUDirect RDMA to do",
 		    t->other_gpus, vendor);
 	else
 		SET(f->message, "no NVIDIA GPU found; there is nothing for GPUDirect RDMA to do");
 	if (t->other_gpus && t->other_gpu_what[0])
-		SET(f->evidence, "%d %s GPU(s) in %s; the first: %s", t->other_gpus, vendor, said_by(t), t->other_gpu_what);
+		SET(f->evidence, "%d %s GPU(s) in %s; the first: %s", t->other_gpus, vendor,
+		    said_by(t), t->other_gpu_what);
 	else if (t->other_gpus)
-		SET(f->evidence, "%d display or 3D controller(s) of PCI vendor 0x%04x (%s)", t->other_gpus, t->other_gpu_vendor, vendor);
+		SET(f->evidence, "%d display or 3D controller(s) of PCI vendor 0x%04x (%s)",
+		    t->other_gpus, t->other_gpu_vendor, vendor);
 	else
-		SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "NVML and sysfs list no NVIDIA display or 3D controller"
-							   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot has no NVIDIA GPU"
-							   : "the file has no NVIDIA GPU");
-	SET(f->remedy, "%s", t->other_gpus ? "read this node with its vendor's tools (RCCL's rocm-smi topology for AMD)"
-					   : "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
+		SET(f->evidence, "%s",
+		    t->kind == NP_SRC_LIVE
+			    ? "NVML and sysfs list no NVIDIA display or 3D controller"
+		    : t->kind == NP_SRC_SNAPSHOT ? "the snapshot has no NVIDIA GPU"
+						 : "the file has no NVIDIA GPU");
+	SET(f->remedy, "%s",
+	    t->other_gpus
+		    ? "read this node with its vendor's tools (RCCL's rocm-smi topology for AMD)"
+		    : "run on a GPU node, or check that the GPUs are visible (lspci -d 10de:)");
 }
 
 /* No verbs NIC: a network plugin's devices, or sockets only. */
@@ -301,21 +335,29 @@ static void gdr_check_no_rdma_nic(struct np_topo *t)
 
 	if (rdma_nics(t) == 0 && t->plugin_nics) {
 		f = np_topo_finding(t, "net-plugin", NP_SEV_INFO, "node");
-		SET(f->message, "no verbs RDMA NIC: the %d network device(s) are %s, which NCCL reaches through a network plugin (%s), "
-				"not sockets, once that plugin is installed", t->plugin_nics, t->plugin_kind, t->plugin_name);
-		SET(f->evidence, "%d PCI network device(s) of %s and no OpenFabrics (verbs) device in %s", t->plugin_nics, t->plugin_kind,
-		    said_by(t));
-		SET(f->remedy, "install %s and check that NCCL loads it (NCCL_DEBUG=INFO prints 'NET/OFI')", t->plugin_name);
+		SET(f->message,
+		    "no verbs RDMA NIC: the %d network device(s) are %s, which NCCL reaches through a network plugin (%s), "
+		    "not sockets, once that plugin is installed",
+		    t->plugin_nics, t->plugin_kind, t->plugin_name);
+		SET(f->evidence,
+		    "%d PCI network device(s) of %s and no OpenFabrics (verbs) device in %s",
+		    t->plugin_nics, t->plugin_kind, said_by(t));
+		SET(f->remedy,
+		    "install %s and check that NCCL loads it (NCCL_DEBUG=INFO prints 'NET/OFI')",
+		    t->plugin_name);
 	} else if (rdma_nics(t) == 0 && !t->unclassified) {
 		f = np_topo_finding(t, "gdr-no-nic", NP_SEV_INFO, "node");
 		SET(f->message, "no RDMA NIC found; NCCL will use sockets between nodes");
 		if (t->nnics)
-			SET(f->evidence, "%s lists only socket interfaces (%s%s)", said_by(t), t->nics[0].name, t->nnics > 1 ? ", ..." : "");
+			SET(f->evidence, "%s lists only socket interfaces (%s%s)", said_by(t),
+			    t->nics[0].name, t->nnics > 1 ? ", ..." : "");
 		else
-			SET(f->evidence, "%s", t->kind == NP_SRC_LIVE ? "sysfs class/infiniband is empty or absent"
-							   : t->kind == NP_SRC_SNAPSHOT ? "the snapshot lists no RDMA NIC"
-							   : "the file lists no RDMA NIC");
-		SET(f->remedy, "for multi-node jobs install the NIC driver (rdma-core, MLNX_OFED or EFA) or use a node with RDMA NICs");
+			SET(f->evidence, "%s",
+			    t->kind == NP_SRC_LIVE ? "sysfs class/infiniband is empty or absent"
+			    : t->kind == NP_SRC_SNAPSHOT ? "the snapshot lists no RDMA NIC"
+							 : "the file lists no RDMA NIC");
+		SET(f->remedy,
+		    "for multi-node jobs install the NIC driver (rdma-core, MLNX_OFED or EFA) or use a node with RDMA NICs");
 	}
 }
 
@@ -330,19 +372,26 @@ static void gdr_check_host(struct np_topo *t)
 	for (int i = 0; i < t->ngpus; i++)
 		dmabuf_all = dmabuf_all && t->gpus[i].dmabuf == NP_YES;
 	if (t->host.peermem_loaded == NP_NO) {
-		f = np_topo_finding(t, "gdr-peermem-missing", dmabuf_all ? NP_SEV_INFO : NP_SEV_WARNING, "node");
+		f = np_topo_finding(t, "gdr-peermem-missing",
+				    dmabuf_all ? NP_SEV_INFO : NP_SEV_WARNING, "node");
 		SET(f->message, "no GPU peer-memory module is loaded%s",
-		    dmabuf_all ? "; dma-buf can carry GPUDirect RDMA instead" : "; without it or dma-buf NCCL cannot use GPUDirect RDMA");
-		SET(f->evidence, "%s: none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version, /sys/module/nvidia_peermem/version exists",
+		    dmabuf_all ? "; dma-buf can carry GPUDirect RDMA instead"
+			       : "; without it or dma-buf NCCL cannot use GPUDirect RDMA");
+		SET(f->evidence,
+		    "%s: none of /sys/kernel/mm/memory_peers/nv_mem/version, /sys/kernel/mm/memory_peers/nv_mem_nc/version, /sys/module/nvidia_peermem/version exists",
 		    t->kind == NP_SRC_SNAPSHOT ? "the snapshot records" : "on this node");
-		SET(f->remedy, "modprobe nvidia-peermem (and load it at boot), or use dma-buf: open GPU kernel modules, Linux 5.12+, NCCL 2.19+");
+		SET(f->remedy,
+		    "modprobe nvidia-peermem (and load it at boot), or use dma-buf: open GPU kernel modules, Linux 5.12+, NCCL 2.19+");
 	}
 	if (t->host.dmabuf_nic == NP_NO) {
 		f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, "node");
 		SET(f->message, "the RDMA stack refuses dma-buf memory registration");
-		SET(f->evidence, "%s", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records that ibv_reg_dmabuf_mr answered EOPNOTSUPP"
-							 : "ibv_reg_dmabuf_mr answered EOPNOTSUPP");
-		SET(f->remedy, "update rdma-core and the kernel (5.12+) to use dma-buf, or rely on the peer-memory module");
+		SET(f->evidence, "%s",
+		    t->kind == NP_SRC_SNAPSHOT
+			    ? "the snapshot records that ibv_reg_dmabuf_mr answered EOPNOTSUPP"
+			    : "ibv_reg_dmabuf_mr answered EOPNOTSUPP");
+		SET(f->remedy,
+		    "update rdma-core and the kernel (5.12+) to use dma-buf, or rely on the peer-memory module");
 	}
 }
 
@@ -357,24 +406,30 @@ static void gdr_check_gpu_support(struct np_topo *t, int i, const char *s)
 	if (g->dmabuf == NP_NO && t->host.peermem_loaded != NP_YES) {
 		f = np_topo_finding(t, "gdr-dmabuf-unsupported", NP_SEV_INFO, s);
 		SET(f->message, "%s (%s) does not support dma-buf", s, g->busid);
-		SET(f->evidence, "%sCU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "");
-		SET(f->remedy, "use the open GPU kernel modules (dma-buf needs them) or load nvidia-peermem");
+		SET(f->evidence, "%sCU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0",
+		    t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "");
+		SET(f->remedy,
+		    "use the open GPU kernel modules (dma-buf needs them) or load nvidia-peermem");
 	}
 	if (g->gdr == NP_NO) {
 		f = np_topo_finding(t, "gdr-gpu-unsupported", NP_SEV_ERROR, s);
 		SET(f->message, "%s (%s) does not support GPUDirect RDMA", s, g->busid);
 		gpu_gdr_attr_evidence(t, g, f->evidence, sizeof(f->evidence));
-		SET(f->remedy, "none for this GPU: CUDA's GPUDirect RDMA attribute is 0 on GeForce and integrated GPUs (GB10) and in WSL; "
-			       "NCCL will stage through host memory; on a data-center GPU, update the driver");
+		SET(f->remedy,
+		    "none for this GPU: CUDA's GPUDirect RDMA attribute is 0 on GeForce and integrated GPUs (GB10) and in WSL; "
+		    "NCCL will stage through host memory; on a data-center GPU, update the driver");
 	}
 	/* a GPU without GDR is the cause: NCCL's NIC gdr attribute also
 	 * needs the GPU's dma-buf (plugin/net.cc), so say the GPU alone */
 	if (g->gdr != NP_NO && nr->n > 0 && t->nics[nr->nics[0]].gdr == NP_NO) {
 		const struct np_nic *n = &t->nics[nr->nics[0]];
 		f = np_topo_finding(t, "gdr-nic-unsupported", NP_SEV_WARNING, n->name);
-		SET(f->message, "NIC %s, nearest to %s, cannot register GPU memory; NCCL stages its traffic through host memory", n->name, s);
+		SET(f->message,
+		    "NIC %s, nearest to %s, cannot register GPU memory; NCCL stages its traffic through host memory",
+		    n->name, s);
 		SET(f->evidence, "the file says gdr=\"0\" in the <net> of %s", n->name);
-		SET(f->remedy, "load nvidia-peermem or use dma-buf (open GPU kernel modules, Linux 5.12+, NCCL 2.19+), then dump the topology again");
+		SET(f->remedy,
+		    "load nvidia-peermem or use dma-buf (open GPU kernel modules, Linux 5.12+, NCCL 2.19+), then dump the topology again");
 	}
 }
 
@@ -383,7 +438,8 @@ static void gdr_check_gpu_support(struct np_topo *t, int i, const char *s)
  * into one finding each. */
 struct gdr_far {
 	char path_gpus[NP_NAME_LEN], path_ev[NP_MSG_LEN];
-	char down_gpus[NP_NAME_LEN], down_msg[NP_MSG_LEN], down_ev[NP_MSG_LEN], down_fix[NP_MSG_LEN];
+	char down_gpus[NP_NAME_LEN], down_msg[NP_MSG_LEN], down_ev[NP_MSG_LEN],
+		down_fix[NP_MSG_LEN];
 	enum np_path worst;
 };
 
@@ -391,29 +447,34 @@ static void gdr_far_add(const struct np_topo *t, int i, const char *s, struct gd
 {
 	const struct np_near *nr = &t->near[i];
 
-	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl) || nr->pxn >= 0 || nr->pxn_unknown ||
-	    nr->c2c_unknown)
+	if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl) ||
+	    nr->pxn >= 0 || nr->pxn_unknown || nr->c2c_unknown)
 		return;
 	if (down_nearer(t, i) >= 0) {
 		/* the near NIC is there but its port is not up: the link is
 		 * the cause, not the layout */
 		const struct np_nic *d = &t->nics[down_nearer(t, i)], *u = &t->nics[nr->nics[0]];
 		gpu_list_add(a->down_gpus, sizeof(a->down_gpus), i);
-		snprintf(a->down_msg + strlen(a->down_msg), sizeof(a->down_msg) - strlen(a->down_msg),
-			 "%s%s port %d, %s from %s, is %s, so NCCL uses %s, %s away", a->down_msg[0] ? "; " : "", d->name, d->port,
-			 np_path_str(t->gn_nccl[i][down_nearer(t, i)]), s, np_port_state_str(d->state), u->name,
-			 np_path_str(nr->nccl));
-		snprintf(a->down_ev + strlen(a->down_ev), sizeof(a->down_ev) - strlen(a->down_ev), "%s%s:%d state %s; %s -> %s: %s",
-			 a->down_ev[0] ? "; " : "", d->name, d->port, np_port_state_str(d->state), s, u->name, np_path_str(nr->nccl));
+		snprintf(a->down_msg + strlen(a->down_msg),
+			 sizeof(a->down_msg) - strlen(a->down_msg),
+			 "%s%s port %d, %s from %s, is %s, so NCCL uses %s, %s away",
+			 a->down_msg[0] ? "; " : "", d->name, d->port,
+			 np_path_str(t->gn_nccl[i][down_nearer(t, i)]), s,
+			 np_port_state_str(d->state), u->name, np_path_str(nr->nccl));
+		snprintf(a->down_ev + strlen(a->down_ev), sizeof(a->down_ev) - strlen(a->down_ev),
+			 "%s%s:%d state %s; %s -> %s: %s", a->down_ev[0] ? "; " : "", d->name,
+			 d->port, np_port_state_str(d->state), s, u->name, np_path_str(nr->nccl));
 		if (!strstr(a->down_fix, d->name))
-			snprintf(a->down_fix + strlen(a->down_fix), sizeof(a->down_fix) - strlen(a->down_fix), "%s%s port %d",
+			snprintf(a->down_fix + strlen(a->down_fix),
+				 sizeof(a->down_fix) - strlen(a->down_fix), "%s%s port %d",
 				 a->down_fix[0] ? ", " : "", d->name, d->port);
 		return;
 	}
 	gpu_list_add(a->path_gpus, sizeof(a->path_gpus), i);
-	snprintf(a->path_ev + strlen(a->path_ev), sizeof(a->path_ev) - strlen(a->path_ev), "%s%s -> %s: %s%s%s%s",
-		 a->path_ev[0] ? "; " : "", s, t->nics[nr->nics[0]].name, np_path_str(nr->nccl),
-		 nr->nccl != nr->path ? " to NCCL (" : "", nr->nccl != nr->path ? np_path_str(nr->path) : "",
+	snprintf(a->path_ev + strlen(a->path_ev), sizeof(a->path_ev) - strlen(a->path_ev),
+		 "%s%s -> %s: %s%s%s%s", a->path_ev[0] ? "; " : "", s, t->nics[nr->nics[0]].name,
+		 np_path_str(nr->nccl), nr->nccl != nr->path ? " to NCCL (" : "",
+		 nr->nccl != nr->path ? np_path_str(nr->path) : "",
 		 nr->nccl != nr->path ? " in the matrix)" : "");
 	if (nr->nccl > a->worst)
 		a->worst = nr->nccl;
@@ -425,16 +486,21 @@ static void gdr_far_report(struct np_topo *t, const struct gdr_far *a)
 
 	if (a->path_gpus[0]) {
 		f = np_topo_finding(t, "gdr-path", NP_SEV_WARNING, a->path_gpus);
-		SET(f->message, "the nearest NIC of %s is up to %s away as NCCL sees it; its default GDR level is PXB, so it will not use GPUDirect RDMA there",
+		SET(f->message,
+		    "the nearest NIC of %s is up to %s away as NCCL sees it; its default GDR level is PXB, so it will not use GPUDirect RDMA there",
 		    a->path_gpus, np_path_str(a->worst));
 		SET(f->evidence, "%s", a->path_ev);
-		SET(f->remedy, "put a NIC under the GPUs' PCIe switch (rail-optimized layout); NCCL_NET_GDR_LEVEL can be tried as a diagnostic");
+		SET(f->remedy,
+		    "put a NIC under the GPUs' PCIe switch (rail-optimized layout); NCCL_NET_GDR_LEVEL can be tried as a diagnostic");
 	}
 	if (a->down_gpus[0]) {
 		f = np_topo_finding(t, "gdr-path-nic-down", NP_SEV_WARNING, a->down_gpus);
-		SET(f->message, "%s; beyond NCCL's default GDR level PXB, so it will not use GPUDirect RDMA there", a->down_msg);
+		SET(f->message,
+		    "%s; beyond NCCL's default GDR level PXB, so it will not use GPUDirect RDMA there",
+		    a->down_msg);
 		SET(f->evidence, "%s", a->down_ev);
-		SET(f->remedy, "bring the link of %s up (cable, switch port; 'ibstat', 'ip link'); the GPUs then use the NIC beside them",
+		SET(f->remedy,
+		    "bring the link of %s up (cable, switch port; 'ibstat', 'ip link'); the GPUs then use the NIC beside them",
 		    a->down_fix);
 	}
 }
@@ -449,19 +515,26 @@ static void gdr_check_gpu_pcie(struct np_topo *t, int i, const char *s)
 
 	if (g->bar1_mib && g->bar1_mib < BAR1_MIN_MIB) {
 		f = np_topo_finding(t, "gdr-bar1-small", NP_SEV_WARNING, s);
-		SET(f->message, "%s's BAR1 is %llu MiB; GPUDirect RDMA buffers need more", s, (unsigned long long)g->bar1_mib);
-		SET(f->evidence, "%sNVML BAR1 total %llu MiB < %d MiB", t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "",
+		SET(f->message, "%s's BAR1 is %llu MiB; GPUDirect RDMA buffers need more", s,
+		    (unsigned long long)g->bar1_mib);
+		SET(f->evidence, "%sNVML BAR1 total %llu MiB < %d MiB",
+		    t->kind == NP_SRC_SNAPSHOT ? "the snapshot records " : "",
 		    (unsigned long long)g->bar1_mib, BAR1_MIN_MIB);
-		SET(f->remedy, "enable large BAR (resizable BAR / above-4G decoding) in the firmware");
+		SET(f->remedy,
+		    "enable large BAR (resizable BAR / above-4G decoding) in the firmware");
 	}
 	if (nr->n > 0 && g->pci >= 0) {
 		int b = acs_on_path(t, g->pci, t->nics[nr->nics[0]].pci);
 		if (b >= 0) {
 			f = np_topo_finding(t, "gdr-acs", NP_SEV_ERROR, s);
-			SET(f->message, "ACS redirect is enabled on bridge %s between %s and %s; peer traffic is sent up to the root complex",
+			SET(f->message,
+			    "ACS redirect is enabled on bridge %s between %s and %s; peer traffic is sent up to the root complex",
 			    t->pci[b].id, s, t->nics[nr->nics[0]].name);
-			SET(f->evidence, "ACS control of %s has P2P request/completion redirect set", t->pci[b].id);
-			SET(f->remedy, "disable ACS on the bridges below the root port (firmware option or setpci at boot)");
+			SET(f->evidence,
+			    "ACS control of %s has P2P request/completion redirect set",
+			    t->pci[b].id);
+			SET(f->remedy,
+			    "disable ACS on the bridges below the root port (firmware option or setpci at boot)");
 		}
 	}
 }
@@ -489,12 +562,15 @@ static void gdr_unknown_report(struct np_topo *t, const struct gdr_unknown *u)
 	if (!u->gpus[0])
 		return;
 	f = np_topo_finding(t, "gdr-unknown", NP_SEV_INFO, u->gpus);
-	SET(f->message, "whether NCCL uses GPUDirect RDMA on %s cannot be told from %s", u->gpus, said_by(t));
+	SET(f->message, "whether NCCL uses GPUDirect RDMA on %s cannot be told from %s", u->gpus,
+	    said_by(t));
 	SET(f->evidence, "%s", u->why);
 	if (t->kind == NP_SRC_LIVE)
-		SET(f->remedy, "run where NVML, the CUDA driver and libibverbs load (a build with CUDA), as root for ACS");
+		SET(f->remedy,
+		    "run where NVML, the CUDA driver and libibverbs load (a build with CUDA), as root for ACS");
 	else
-		SET(f->remedy, "run 'nccl-probe topo --check-gdr' on the node itself, or read a snapshot of it (--export)");
+		SET(f->remedy,
+		    "run 'nccl-probe topo --check-gdr' on the node itself, or read a snapshot of it (--export)");
 }
 
 static void gdr_check_acs_readable(struct np_topo *t)

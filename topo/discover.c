@@ -24,7 +24,8 @@
 #include "topo.h"
 #include "xmlfile.h"
 
-#define INPUT_HINT "give an hwloc XML (lstopo --of xml, or 'nccl-probe topo --export') or an NCCL topology file (NCCL_TOPO_DUMP_FILE)"
+#define INPUT_HINT \
+	"give an hwloc XML (lstopo --of xml, or 'nccl-probe topo --export') or an NCCL topology file (NCCL_TOPO_DUMP_FILE)"
 
 #define DAMAGED "the hwloc XML is damaged, export it again (lstopo --of xml)"
 
@@ -33,15 +34,13 @@
  * beside the report; HWLOC_HIDE_ERRORS=2 silences them all. hwloc reads
  * the variable once, at its first complaint, so it is set before an
  * import in this process; a value the user set is kept. */
-static void hwloc_quiet(void)
-{
-	setenv("HWLOC_HIDE_ERRORS", "2", 0);
-}
+static void hwloc_quiet(void) { setenv("HWLOC_HIDE_ERRORS", "2", 0); }
 
 /* said: where hwloc's messages go (the parent reads them), or -1 */
 static void import_hwloc_child(const struct np_xml *x, int said)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGPIPE, SIGUSR1, SIGUSR2 };
+	static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+				    SIGALRM, SIGPIPE, SIGUSR1, SIGUSR2 };
 	const struct rlimit nocore = { 0, 0 };
 	hwloc_topology_t topo;
 	int fd;
@@ -57,7 +56,8 @@ static void import_hwloc_child(const struct np_xml *x, int said)
 	if (hwloc_topology_init(&topo) != 0)
 		_exit(2);
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-	if (hwloc_topology_set_xmlbuffer(topo, x->buf, (int)x->len + 1) != 0 || hwloc_topology_load(topo) != 0)
+	if (hwloc_topology_set_xmlbuffer(topo, x->buf, (int)x->len + 1) != 0 ||
+	    hwloc_topology_load(topo) != 0)
 		_exit(1);
 	_exit(0);
 }
@@ -93,7 +93,8 @@ static void first_said(int fd, char *out, size_t len)
  * child process imports the checked bytes first, and only its exit
  * status and what hwloc said (a note, when the import worked) come back.
  * NP_OK when the import in this process may follow. */
-static enum np_status trial_import(struct np_topo *t, const struct np_xml *x, const char *path, struct np_err *err)
+static enum np_status trial_import(struct np_topo *t, const struct np_xml *x, const char *path,
+				   struct np_err *err)
 {
 	char said[160];
 	FILE *f = tmpfile(); /* unnamed: removed already */
@@ -116,26 +117,32 @@ static enum np_status trial_import(struct np_topo *t, const struct np_xml *x, co
 		fclose(f);
 	}
 	if (r < 0)
-		return np_fail(err, NP_ESYS, "cannot wait for the import of --input '%s': %s", path, strerror(errno));
+		return np_fail(err, NP_ESYS, "cannot wait for the import of --input '%s': %s", path,
+			       strerror(errno));
 	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
 		if (said[0])
-			np_topo_note(t, "hwloc read --input '%s' but said \"%s\"; what follows is the file as hwloc "
-				     "repaired it (export it again: lstopo --of xml)", path, said);
+			np_topo_note(t,
+				     "hwloc read --input '%s' but said \"%s\"; what follows is the file as hwloc "
+				     "repaired it (export it again: lstopo --of xml)",
+				     path, said);
 		return NP_OK;
 	}
 	if (WIFSIGNALED(ws))
-		return np_fail(err, NP_EUSAGE, "hwloc's importer crashed (signal %d) on --input '%s'; " DAMAGED,
+		return np_fail(err, NP_EUSAGE,
+			       "hwloc's importer crashed (signal %d) on --input '%s'; " DAMAGED,
 			       WTERMSIG(ws), path);
 	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2)
-		return np_fail(err, NP_ESYS, "hwloc_topology_init failed importing --input '%s'", path);
-	return np_fail(err, NP_EUSAGE, "hwloc cannot load --input '%s' (an hwloc XML of a format it does not know?); %s",
+		return np_fail(err, NP_ESYS, "hwloc_topology_init failed importing --input '%s'",
+			       path);
+	return np_fail(err, NP_EUSAGE,
+		       "hwloc cannot load --input '%s' (an hwloc XML of a format it does not know?); %s",
 		       path, INPUT_HINT);
 }
 
 /* hwloc imports the bytes that were checked, not the file again (which
  * may have changed since). */
-static enum np_status load_hwloc(struct np_topo *t, const struct np_xml *x, const char *path, bool keep,
-				 struct np_err *err)
+static enum np_status load_hwloc(struct np_topo *t, const struct np_xml *x, const char *path,
+				 bool keep, struct np_err *err)
 {
 	hwloc_topology_t topo;
 	enum np_status st;
@@ -146,9 +153,11 @@ static enum np_status load_hwloc(struct np_topo *t, const struct np_xml *x, cons
 	if (hwloc_topology_init(&topo) != 0)
 		return np_fail(err, NP_ESYS, "hwloc_topology_init failed: %s", strerror(errno));
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-	if (hwloc_topology_set_xmlbuffer(topo, x->buf, (int)x->len + 1) != 0 || hwloc_topology_load(topo) != 0) {
+	if (hwloc_topology_set_xmlbuffer(topo, x->buf, (int)x->len + 1) != 0 ||
+	    hwloc_topology_load(topo) != 0) {
 		hwloc_topology_destroy(topo);
-		return np_fail(err, NP_EUSAGE, "hwloc cannot load --input '%s' (an hwloc XML of a format it does not know?); %s",
+		return np_fail(err, NP_EUSAGE,
+			       "hwloc cannot load --input '%s' (an hwloc XML of a format it does not know?); %s",
 			       path, INPUT_HINT);
 	}
 	t->kind = NP_SRC_HWLOC;
@@ -178,8 +187,8 @@ static bool has_numanode(xmlNodePtr n)
 }
 
 /* Dispatch a parsed file on its root element; x->buf holds its bytes. */
-static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const char *path, bool keep_hwloc,
-				   struct np_err *err)
+static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const char *path,
+				   bool keep_hwloc, struct np_err *err)
 {
 	const char *name = (const char *)xmlDocGetRootElement(x->doc)->name;
 	char shown[64];
@@ -191,7 +200,9 @@ static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const ch
 		xmlChar *ver = xmlGetProp(root, (const xmlChar *)"version");
 		if (t->tray_want) {
 			xmlFree(ver);
-			return np_fail(err, NP_EUSAGE, "--host-hash picks a tray of an NCCL topology file; --input '%s' is an hwloc XML", path);
+			return np_fail(err, NP_EUSAGE,
+				       "--host-hash picks a tray of an NCCL topology file; --input '%s' is an hwloc XML",
+				       path);
 		}
 		st = np_xml_check_hwloc(x, path, err);
 		/* 1.x files have no version (2.x write "2.0" and up) */
@@ -206,11 +217,13 @@ static enum np_status discover_xml(struct np_topo *t, struct np_xml *x, const ch
 	for (const char *p = name; *p && k + 1 < sizeof(shown); p++)
 		shown[k++] = isprint((unsigned char)*p) ? *p : '?';
 	shown[k] = '\0';
-	return np_fail(err, NP_EUSAGE, "--input '%s' is XML of an unknown format (root element <%s>); %s", path, shown,
-		       INPUT_HINT);
+	return np_fail(err, NP_EUSAGE,
+		       "--input '%s' is XML of an unknown format (root element <%s>); %s", path,
+		       shown, INPUT_HINT);
 }
 
-enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool keep_hwloc, struct np_err *err)
+enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool keep_hwloc,
+				     struct np_err *err)
 {
 	struct stat sb;
 	struct np_xml x;
@@ -218,11 +231,13 @@ enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool k
 
 	snprintf(t->source, sizeof(t->source), "%s", path);
 	if (stat(path, &sb) != 0)
-		return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path, strerror(errno), INPUT_HINT);
+		return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path,
+			       strerror(errno), INPUT_HINT);
 	if (S_ISDIR(sb.st_mode))
 		return np_fail(err, NP_EUSAGE, "--input '%s' is a directory; %s", path, INPUT_HINT);
 	if (!S_ISREG(sb.st_mode))
-		return np_fail(err, NP_EUSAGE, "--input '%s' is not a regular file; %s", path, INPUT_HINT);
+		return np_fail(err, NP_EUSAGE, "--input '%s' is not a regular file; %s", path,
+			       INPUT_HINT);
 	if (sb.st_size == 0)
 		return np_fail(err, NP_EUSAGE, "--input '%s' is empty; %s", path, INPUT_HINT);
 	st = np_xml_read(&x, path, err);
@@ -233,8 +248,8 @@ enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool k
 	return st;
 }
 
-enum np_status np_topo_discover_buffer(struct np_topo *t, const char *buf, size_t len, const char *name,
-				       bool keep_hwloc, struct np_err *err)
+enum np_status np_topo_discover_buffer(struct np_topo *t, const char *buf, size_t len,
+				       const char *name, bool keep_hwloc, struct np_err *err)
 {
 	struct np_xml x;
 	enum np_status st;
@@ -277,9 +292,12 @@ void np_topo_summary(const struct np_topo *t, char *buf, size_t len)
 			active++;
 			rate += t->nics[k].rate_gbit;
 		}
-	off = (size_t)snprintf(buf, len, "%d GPU%s%s%s, %d NIC port%s (%d active, %g Gb/s), peer memory %s, findings:",
-			       t->ngpus, t->ngpus == 1 ? "" : "s", t->ngpus ? " " : "", t->ngpus ? t->gpus[0].name : "",
-			       t->nnics, t->nnics == 1 ? "" : "s", active, rate, np_tri_str(t->host.peermem_loaded));
+	off = (size_t)
+		snprintf(buf, len,
+			 "%d GPU%s%s%s, %d NIC port%s (%d active, %g Gb/s), peer memory %s, findings:",
+			 t->ngpus, t->ngpus == 1 ? "" : "s", t->ngpus ? " " : "",
+			 t->ngpus ? t->gpus[0].name : "", t->nnics, t->nnics == 1 ? "" : "s",
+			 active, rate, np_tri_str(t->host.peermem_loaded));
 	for (int i = 0; i < t->nfindings && off < len; i++) {
 		bool dup = false;
 		for (int j = 0; j < i; j++)

@@ -57,17 +57,19 @@ int np_sysfs_gpus(const struct np_sysfs *fs, struct np_sysfs_gpu *out, int max)
 static bool nvml_open(struct np_nvml *a, struct np_topo *t)
 {
 	switch (np_nvml_open(a)) {
-	case NP_NVML_OK:
-		return true;
+	case NP_NVML_OK: return true;
 	case NP_NVML_NOT_FOUND:
-		np_topo_note(t, "NVML (%s) not found; GPU names, NVLinks and BAR1 are unknown (install the NVIDIA driver)",
+		np_topo_note(t,
+			     "NVML (%s) not found; GPU names, NVLinks and BAR1 are unknown (install the NVIDIA driver)",
 			     np_nvml_lib_name());
 		break;
 	case NP_NVML_NO_SYMBOLS:
-		np_topo_note(t, "NVML library lacks nvmlInit_v2 or device queries; update the NVIDIA driver");
+		np_topo_note(t,
+			     "NVML library lacks nvmlInit_v2 or device queries; update the NVIDIA driver");
 		break;
 	case NP_NVML_NO_INIT:
-		np_topo_note(t, "NVML did not initialize (no NVIDIA driver loaded?); GPU facts come from sysfs");
+		np_topo_note(t,
+			     "NVML did not initialize (no NVIDIA driver loaded?); GPU facts come from sysfs");
 		break;
 	}
 	return false;
@@ -122,19 +124,23 @@ int np_gpu_live_nvml(struct np_topo *t, char busids[][NP_BUSID_LEN], int max)
 			g->bar1_mib = bar.bar1Total >> 20;
 		{
 			int major = 0, minor = 0;
-			if (a.cc && a.cc(dev[found], &major, &minor) == 0 && major > 0 && major < 20 && minor >= 0 && minor < 10)
+			if (a.cc && a.cc(dev[found], &major, &minor) == 0 && major > 0 &&
+			    major < 20 && minor >= 0 && minor < 10)
 				g->sm = major * 10 + minor;
 		}
 		if (a.nvl_state) /* else the NVLinks stay unknown */
 			g->nvlinks = g->nvswitch_links = g->nvcpu_links = 0;
-		for (unsigned l = 0, told = 0, failed = 0; a.nvl_state && l < NVML_NVLINK_MAX_LINKS; l++) {
+		for (unsigned l = 0, told = 0, failed = 0; a.nvl_state && l < NVML_NVLINK_MAX_LINKS;
+		     l++) {
 			int on = 0, type = -1, rc = a.nvl_state(dev[found], l, &on);
 			nvmlPciInfo_t rp;
 			/* NOT_SUPPORTED (a GPU or a VM without NVLink) and
 			 * INVALID_ARGUMENT (past its last link) are answers;
 			 * any other error leaves the count unknown */
-			told += rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT;
-			failed += !(rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT);
+			told += rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_SUPPORTED ||
+				rc == NVML_ERROR_INVALID_ARGUMENT;
+			failed += !(rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_SUPPORTED ||
+				    rc == NVML_ERROR_INVALID_ARGUMENT);
 			if (l == NVML_NVLINK_MAX_LINKS - 1 && failed && !told)
 				g->nvlinks = g->nvswitch_links = g->nvcpu_links = NP_COUNT_UNKNOWN;
 			if (rc != NVML_SUCCESS || on != NVML_FEATURE_ENABLED)
@@ -145,7 +151,8 @@ int np_gpu_live_nvml(struct np_topo *t, char busids[][NP_BUSID_LEN], int max)
 				to_cpu[found][l] = true;
 				continue;
 			}
-			if (!g->nvlink_gbps && a.nvl_version && a.nvl_version(dev[found], l, &v) == 0)
+			if (!g->nvlink_gbps && a.nvl_version &&
+			    a.nvl_version(dev[found], l, &v) == 0)
 				g->nvlink_gbps = nvlink_version_gbps(v);
 			if (a.nvl_remote && a.nvl_remote(dev[found], l, &rp) == 0)
 				np_busid_norm(rp.busId, remote[found][l], NP_BUSID_LEN);
@@ -154,7 +161,8 @@ int np_gpu_live_nvml(struct np_topo *t, char busids[][NP_BUSID_LEN], int max)
 			nvmlFieldValue_t fv;
 			memset(&fv, 0, sizeof(fv));
 			fv.fieldId = NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON;
-			if (a.fields(dev[found], 1, &fv) == 0 && fv.nvmlReturn == 0 && fv.value.uiVal > 0)
+			if (a.fields(dev[found], 1, &fv) == 0 && fv.nvmlReturn == 0 &&
+			    fv.value.uiVal > 0)
 				g->nvlink_gbps = fv.value.uiVal / 1000.0;
 		}
 		if (g->nvlinks > 0 && !g->nvlink_gbps) /* no speed field, no known link version */
@@ -201,14 +209,16 @@ void np_gpu_live_cuda(struct np_topo *t)
 	 * driver is not something it supports */
 	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!lib) {
-		np_topo_note(t, "CUDA driver (libcuda.so.1) not found; the GPUs' GDR and DMA-BUF attributes are unknown");
+		np_topo_note(t,
+			     "CUDA driver (libcuda.so.1) not found; the GPUs' GDR and DMA-BUF attributes are unknown");
 		return;
 	}
 	*(void **)&init = dlsym(lib, "cuInit");
 	*(void **)&by_bus = dlsym(lib, "cuDeviceGetByPCIBusId");
 	*(void **)&get_attr = dlsym(lib, "cuDeviceGetAttribute");
 	if (!init || !by_bus || !get_attr || init(0) != NP_CUDA_SUCCESS) {
-		np_topo_note(t, "the CUDA driver did not initialize; the GPUs' GDR and DMA-BUF attributes are unknown");
+		np_topo_note(t,
+			     "the CUDA driver did not initialize; the GPUs' GDR and DMA-BUF attributes are unknown");
 		return;
 	}
 	for (int i = 0; i < t->ngpus; i++) {

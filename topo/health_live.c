@@ -49,7 +49,8 @@ static bool proc_field(const char *buf, const char *key, char *out, size_t len)
 	return false;
 }
 
-static void nic_counters(const struct np_topo *t, const struct np_sysfs *fs, struct np_health *h, bool after)
+static void nic_counters(const struct np_topo *t, const struct np_sysfs *fs, struct np_health *h,
+			 bool after)
 {
 	for (int i = 0; i < h->nnics; i++) {
 		const struct np_nic *n = &t->nics[h->nics[i].nic];
@@ -57,8 +58,8 @@ static void nic_counters(const struct np_topo *t, const struct np_sysfs *fs, str
 			char rel[256];
 			long v;
 			long long *slot = after ? &h->nics[i].after[c] : &h->nics[i].before[c];
-			snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports/%d/counters/%s", n->name, n->port,
-				 np_nic_counter_names[c]);
+			snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports/%d/counters/%s",
+				 n->name, n->port, np_nic_counter_names[c]);
 			*slot = np_sysfs_read_long(fs, rel, &v) && v >= 0 ? v : NP_HX;
 		}
 	}
@@ -83,13 +84,15 @@ static void host_limits(const struct np_sysfs *fs, struct np_host_health *hh)
 	char buf[8192], line[256];
 	const char *env;
 
-	if (np_sysfs_read(fs, "proc/self/limits", buf, sizeof(buf)) && proc_field(buf, "Max locked memory", line, sizeof(line))) {
+	if (np_sysfs_read(fs, "proc/self/limits", buf, sizeof(buf)) &&
+	    proc_field(buf, "Max locked memory", line, sizeof(line))) {
 		/* the soft limit, then the hard limit and the unit */
 		const char *p = line;
 		int64_t v;
 		if (!strncmp(line, "unlimited", 9)) {
 			hh->memlock = -1;
-		} else if (np_scan_i64(&p, 10, 0, INT64_MAX, &v) && (*p == ' ' || *p == '\t' || !*p)) {
+		} else if (np_scan_i64(&p, 10, 0, INT64_MAX, &v) &&
+			   (*p == ' ' || *p == '\t' || !*p)) {
 			hh->memlock = v;
 		}
 	}
@@ -112,7 +115,8 @@ static void host_container(const struct np_sysfs *fs, struct np_host_health *hh)
 		hh->container = NP_YES;
 		snprintf(hh->container_kind, sizeof(hh->container_kind), "podman");
 	} else if (np_sysfs_read(fs, "proc/1/cgroup", buf, sizeof(buf))) {
-		static const char *const kinds[] = { "kubepods", "docker", "containerd", "lxc", "libpod" };
+		static const char *const kinds[] = { "kubepods", "docker", "containerd", "lxc",
+						     "libpod" };
 		hh->container = NP_NO;
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 			if (strstr(buf, kinds[i])) {
@@ -126,7 +130,8 @@ static void host_container(const struct np_sysfs *fs, struct np_host_health *hh)
 
 /* IOMMU mode of the GPUs' groups: "DMA"/"DMA-FQ" translate every DMA,
  * "identity" passes it through. */
-static void host_iommu(const struct np_topo *t, const struct np_sysfs *fs, struct np_host_health *hh)
+static void host_iommu(const struct np_topo *t, const struct np_sysfs *fs,
+		       struct np_host_health *hh)
 {
 	for (int i = 0; i < t->ngpus; i++) {
 		char rel[320], link[256], type[16];

@@ -42,15 +42,15 @@
 static bool hnvml_open(struct np_nvml *a, struct np_topo *t)
 {
 	switch (np_nvml_open(a)) {
-	case NP_NVML_OK:
-		return true;
+	case NP_NVML_OK: return true;
 	case NP_NVML_NOT_FOUND:
 		if (getenv("NCCL_PROBE_NVML_LIB"))
-			np_topo_note(t, "NCCL_PROBE_NVML_LIB='%s' could not be loaded; GPU health is unknown", np_nvml_lib_name());
+			np_topo_note(t,
+				     "NCCL_PROBE_NVML_LIB='%s' could not be loaded; GPU health is unknown",
+				     np_nvml_lib_name());
 		return false; /* else the discovery's note already says NVML is missing */
 	case NP_NVML_NO_SYMBOLS:
-	case NP_NVML_NO_INIT:
-		break;
+	case NP_NVML_NO_INIT: break;
 	}
 	np_topo_note(t, "NVML did not initialize; GPU health is unknown");
 	return false;
@@ -70,10 +70,7 @@ static long long uval(np_nvml_uint_fn f, nvmlDevice_t d)
 	return f && f(d, &v) == 0 ? (long long)v : NP_HX;
 }
 
-static enum np_tri state(nvmlReturn_t r, int v)
-{
-	return r != 0 ? NP_UNKNOWN : v ? NP_YES : NP_NO;
-}
+static enum np_tri state(nvmlReturn_t r, int v) { return r != 0 ? NP_UNKNOWN : v ? NP_YES : NP_NO; }
 
 static long long field_int(const struct np_nvml *a, nvmlDevice_t d, unsigned id)
 {
@@ -87,15 +84,16 @@ static long long field_int(const struct np_nvml *a, nvmlDevice_t d, unsigned id)
 		return NP_HX;
 	switch (fv.valueType) {
 	case NVML_VALUE_TYPE_SIGNED_INT: return (int)fv.value.uiVal;
-	case NVML_VALUE_TYPE_UNSIGNED_INT: return (long long)(int)fv.value.uiVal; /* margins are signed */
+	case NVML_VALUE_TYPE_UNSIGNED_INT:
+		return (long long)(int)fv.value.uiVal; /* margins are signed */
 	case NVML_VALUE_TYPE_SIGNED_LONG_LONG: return fv.value.sllVal;
 	default: return NP_HX;
 	}
 }
 
 /* NVLink counters of the active links: totals into *crc, *replay, *recovery. */
-static void nvl_counters(const struct np_nvml *a, nvmlDevice_t d, long long *crc,
-			 long long *replay, long long *recovery)
+static void nvl_counters(const struct np_nvml *a, nvmlDevice_t d, long long *crc, long long *replay,
+			 long long *recovery)
 {
 	*crc = *replay = *recovery = NP_HX;
 	if (!a->nvl_state || !a->nvl_errors)
@@ -187,13 +185,18 @@ static void gpu_static(const struct np_nvml *a, nvmlDevice_t d, struct np_gpu_he
 	if (a->margin && a->margin(d, &m) == 0)
 		g->margin_c = m.marginTemperature;
 	g->slowdown_tlimit_c = field_int(a, d, NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT);
-	if (g->slowdown_tlimit_c != NP_HX && (g->slowdown_tlimit_c < -40 || g->slowdown_tlimit_c > 40))
+	if (g->slowdown_tlimit_c != NP_HX &&
+	    (g->slowdown_tlimit_c < -40 || g->slowdown_tlimit_c > 40))
 		g->slowdown_tlimit_c = NP_HX;
-	if (a->threshold && a->threshold(d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &u1) == 0 && u1 >= 40 && u1 <= 150)
+	if (a->threshold && a->threshold(d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &u1) == 0 &&
+	    u1 >= 40 && u1 <= 150)
 		g->slowdown_c = u1;
 	if (g->margin_c != NP_HX) {
-		g->headroom_c = g->margin_c - (g->slowdown_tlimit_c != NP_HX ? g->slowdown_tlimit_c : 0);
-		g->headroom_src = g->slowdown_tlimit_c != NP_HX ? "T.Limit margin and slowdown T.Limit" : "T.Limit margin";
+		g->headroom_c =
+			g->margin_c - (g->slowdown_tlimit_c != NP_HX ? g->slowdown_tlimit_c : 0);
+		g->headroom_src = g->slowdown_tlimit_c != NP_HX
+					  ? "T.Limit margin and slowdown T.Limit"
+					  : "T.Limit margin";
 	} else if (g->slowdown_c != NP_HX && g->temp_c != NP_HX) {
 		g->headroom_c = g->slowdown_c - g->temp_c;
 		g->headroom_src = "slowdown threshold";
@@ -211,8 +214,9 @@ static void gpu_static(const struct np_nvml *a, nvmlDevice_t d, struct np_gpu_he
 			} else {
 				down++;
 				if (off < sizeof(g->nvl_down_list) - 4)
-					off += (size_t)snprintf(g->nvl_down_list + off, sizeof(g->nvl_down_list) - off, "%s%u",
-								off ? "," : "", l);
+					off += (size_t)snprintf(g->nvl_down_list + off,
+								sizeof(g->nvl_down_list) - off,
+								"%s%u", off ? "," : "", l);
 			}
 		}
 		if (up + down > 0)
@@ -227,13 +231,16 @@ struct sample {
 
 static void counters(const struct np_nvml *a, nvmlDevice_t d, struct sample *s)
 {
-	static const int policy[NP_VIOL_COUNT] = { 0, 1, 2, 3 }; /* NVML_PERF_POLICY_POWER .. BOARD_LIMIT */
+	static const int policy[NP_VIOL_COUNT] = { 0, 1, 2,
+						   3 }; /* NVML_PERF_POLICY_POWER .. BOARD_LIMIT */
 
 	s->replay = uval(a->pcie_replay, d);
 	nvl_counters(a, d, &s->crc, &s->nvl_replay, &s->recovery);
 	for (int v = 0; v < NP_VIOL_COUNT; v++) {
 		nvmlViolationTime_t vt;
-		s->viol[v] = a->violation && a->violation(d, policy[v], &vt) == 0 ? (long long)vt.violationTime : NP_HX;
+		s->viol[v] = a->violation && a->violation(d, policy[v], &vt) == 0
+				     ? (long long)vt.violationTime
+				     : NP_HX;
 	}
 }
 
@@ -285,8 +292,10 @@ static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int
 			int64_t minor = -1;
 			if (!np_busid_norm(names[i], out[*n], NP_BUSID_LEN))
 				continue;
-			snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information", names[i]);
-			if (np_sysfs_read(fs, rel, buf, sizeof(buf)) && (p = strstr(buf, "Device Minor:")))
+			snprintf(rel, sizeof(rel), "proc/driver/nvidia/gpus/%s/information",
+				 names[i]);
+			if (np_sysfs_read(fs, rel, buf, sizeof(buf)) &&
+			    (p = strstr(buf, "Device Minor:")))
 				minor = device_minor(p + 13);
 			snprintf(rel, sizeof(rel), "dev/nvidia%lld", (long long)minor);
 			if (minor >= 0 && !np_sysfs_exists(fs, rel))
@@ -304,7 +313,8 @@ static void driver_gpus(const struct np_sysfs *fs, char out[][NP_BUSID_LEN], int
 
 /* The GPUs NVML lists, with their static figures; dev[i] is h->gpus[i]'s
  * handle. */
-static void list_gpus(const struct np_nvml *a, const struct np_topo *t, struct np_health *h, nvmlDevice_t *dev)
+static void list_gpus(const struct np_nvml *a, const struct np_topo *t, struct np_health *h,
+		      nvmlDevice_t *dev)
 {
 	unsigned n = 0;
 
@@ -353,7 +363,8 @@ static double start_window(struct np_topo *t, struct np_health *h, const struct 
 	if (o->load && o->load->start) {
 		loaded = o->load->start(o->load->arg, o->window_s) == 0;
 		if (!loaded)
-			np_topo_note(t, "the load for --under-load did not start; clocks were sampled on idle GPUs");
+			np_topo_note(t,
+				     "the load for --under-load did not start; clocks were sampled on idle GPUs");
 	}
 	h->under_load = loaded;
 	h->window_s = o->window_s;
@@ -372,8 +383,8 @@ struct clock_samples {
 	int n;
 };
 
-static void sample_clocks(const struct np_nvml *a, struct np_health *h, const nvmlDevice_t *dev, double window,
-			  struct clock_samples *cs)
+static void sample_clocks(const struct np_nvml *a, struct np_health *h, const nvmlDevice_t *dev,
+			  double window, struct clock_samples *cs)
 {
 	int nsamples = (int)(window / 0.1);
 
@@ -390,7 +401,8 @@ static void sample_clocks(const struct np_nvml *a, struct np_health *h, const nv
 			cs->mem[i][ns] = clk(a->clock, dev[i], NVML_CLOCK_MEM);
 			cs->pw[i][ns] = uval(a->power, dev[i]);
 			if (a->reasons && a->reasons(dev[i], &r) == 0)
-				g->reasons = (g->reasons == NP_HX ? 0 : g->reasons) | (long long)(r & 0x7fffffffffffffffull);
+				g->reasons = (g->reasons == NP_HX ? 0 : g->reasons) |
+					     (long long)(r & 0x7fffffffffffffffull);
 		}
 		sleep_s(window / nsamples);
 	}
@@ -398,8 +410,8 @@ static void sample_clocks(const struct np_nvml *a, struct np_health *h, const nv
 
 /* GPU i's figures over the window: the medians of its known samples and
  * how much its counters grew between s0 and s1. */
-static void window_figures(struct np_gpu_health *g, const struct clock_samples *cs, int i, const struct sample *s0,
-			   const struct sample *s1)
+static void window_figures(struct np_gpu_health *g, const struct clock_samples *cs, int i,
+			   const struct sample *s0, const struct sample *s1)
 {
 	const long long *v[3] = { cs->sm[i], cs->mem[i], cs->pw[i] };
 	long long *out[3] = { &g->sm_mhz, &g->mem_mhz, &g->power_mw };
@@ -425,7 +437,8 @@ static void window_figures(struct np_gpu_health *g, const struct clock_samples *
 		g->viol_ns[k] = grew(s0->viol[k], s1->viol[k]);
 }
 
-bool np_health_nvml(struct np_topo *t, struct np_health *h, const struct np_sysfs *fs, const struct np_health_opts *o)
+bool np_health_nvml(struct np_topo *t, struct np_health *h, const struct np_sysfs *fs,
+		    const struct np_health_opts *o)
 {
 	struct np_nvml a;
 	nvmlDevice_t dev[NP_MAX_GPUS];
@@ -540,7 +553,8 @@ long long np_gpu_clocks_median_sm(const struct np_gpu_clocks *all, int n, int sk
 }
 
 /* Append to buf at *off, never past len. */
-static void put(char *buf, size_t len, size_t *off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 {
 	va_list ap;
@@ -563,7 +577,8 @@ static const char *mhz(char *buf, size_t len, long long v)
 	return buf;
 }
 
-void np_gpu_clocks_str(const struct np_gpu_clocks *c, long long others_sm_mhz, char *buf, size_t len)
+void np_gpu_clocks_str(const struct np_gpu_clocks *c, long long others_sm_mhz, char *buf,
+		       size_t len)
 {
 	size_t off = 0;
 	char why[160], a[24], b[24];
@@ -578,13 +593,13 @@ void np_gpu_clocks_str(const struct np_gpu_clocks *c, long long others_sm_mhz, c
 		put(buf, len, &off, "SM %lld MHz after the sweep", c->sm_mhz);
 	else
 		put(buf, len, &off, "SM clock unknown");
-	put(buf, len, &off, " (max %s, the other ranks' median %s)", mhz(a, sizeof(a), c->sm_max_mhz),
-	    mhz(b, sizeof(b), others_sm_mhz));
+	put(buf, len, &off, " (max %s, the other ranks' median %s)",
+	    mhz(a, sizeof(a), c->sm_max_mhz), mhz(b, sizeof(b), others_sm_mhz));
 	put(buf, len, &off, "; below application clocks during it:");
 	for (int v = 0; v < NP_VIOL_COUNT; v++)
 		if (c->viol_ns[v] != NP_HX && c->viol_ns[v] > 0) {
-			put(buf, len, &off, "%s %s %lld ms", any ? "," : "", np_viol_str((enum np_viol)v),
-			    c->viol_ns[v] / 1000000);
+			put(buf, len, &off, "%s %s %lld ms", any ? "," : "",
+			    np_viol_str((enum np_viol)v), c->viol_ns[v] / 1000000);
 			any = true;
 		}
 	if (!any) {

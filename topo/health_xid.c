@@ -89,7 +89,8 @@ static char *read_log(const struct np_sysfs *fs, size_t *len)
 		r = read(fd, buf + n, 8192);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 && errno == EPIPE) /* a record overwritten while reading: the next one follows */
+		if (r < 0 &&
+		    errno == EPIPE) /* a record overwritten while reading: the next one follows */
 			continue;
 		if (r < 0 && errno == EAGAIN)
 			break;
@@ -168,7 +169,8 @@ static void xid_line(const struct np_topo *t, struct np_xid_log *x, const char *
 	if (k < g->nkinds)
 		g->count[k]++;
 	p = strchr(line, ';'); /* the text of a kmsg record */
-	snprintf(g->last, sizeof(g->last), "%s", p && p < strstr(line, "NVRM: Xid (") ? p + 1 : line);
+	snprintf(g->last, sizeof(g->last), "%s",
+		 p && p < strstr(line, "NVRM: Xid (") ? p + 1 : line);
 }
 
 /* The SEQ of a kmsg record's header "PRI,SEQ,USEC,FLAGS[,...];"; false
@@ -178,8 +180,10 @@ static bool kmsg_seq(const char *line, uint64_t *seq)
 	const char *p = line;
 	uint64_t pri, s, usec;
 
-	if (!np_scan_u64(&p, 10, 0, INT32_MAX, &pri) || *p++ != ',' || !np_scan_u64(&p, 10, 0, UINT64_MAX, &s) ||
-	    *p++ != ',' || !np_scan_u64(&p, 10, 0, UINT64_MAX, &usec) || *p++ != ',' || *p == ';' || !strchr(p, ';'))
+	if (!np_scan_u64(&p, 10, 0, INT32_MAX, &pri) || *p++ != ',' ||
+	    !np_scan_u64(&p, 10, 0, UINT64_MAX, &s) || *p++ != ',' ||
+	    !np_scan_u64(&p, 10, 0, UINT64_MAX, &usec) || *p++ != ',' || *p == ';' ||
+	    !strchr(p, ';'))
 		return false;
 	*seq = s;
 	return true;
@@ -197,7 +201,9 @@ void np_health_xid(const struct np_topo *t, const struct np_sysfs *fs, struct np
 	if (!log) {
 		x->readable = NP_NO;
 		snprintf(x->why, sizeof(x->why), "%s%s", strerror(errno),
-			 errno == EPERM || errno == EACCES ? " (it needs CAP_SYSLOG, or kernel.dmesg_restrict=0)" : "");
+			 errno == EPERM || errno == EACCES
+				 ? " (it needs CAP_SYSLOG, or kernel.dmesg_restrict=0)"
+				 : "");
 		return;
 	}
 	x->readable = NP_YES;

@@ -26,7 +26,8 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 
 /* An NCCL topology file parsed by np_xml_read (topo/source_nccl.c); path
  * names it in messages. */
-enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path, struct np_err *err);
+enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path,
+				     struct np_err *err);
 
 /* A finding's text into one of its fields (topo/checks.c): cut at the
  * field's size, as a message may be. */

@@ -202,7 +202,8 @@ static unsigned hash_id(const char *id)
 
 static void index_put(int *index, int cap, const struct np_pci *pci, int i)
 {
-	for (unsigned h = hash_id(pci[i].id) & (unsigned)(cap - 1);; h = (h + 1) & (unsigned)(cap - 1))
+	for (unsigned h = hash_id(pci[i].id) & (unsigned)(cap - 1);;
+	     h = (h + 1) & (unsigned)(cap - 1))
 		if (index[h] < 0) {
 			index[h] = i;
 			return;
@@ -233,7 +234,8 @@ int np_topo_pci_find(const struct np_topo *t, const char *id)
 {
 	if (!t->cap_index)
 		return -1;
-	for (unsigned h = hash_id(id) & (unsigned)(t->cap_index - 1);; h = (h + 1) & (unsigned)(t->cap_index - 1)) {
+	for (unsigned h = hash_id(id) & (unsigned)(t->cap_index - 1);;
+	     h = (h + 1) & (unsigned)(t->cap_index - 1)) {
 		int i = t->pci_index[h];
 		if (i < 0)
 			return -1;
@@ -265,8 +267,8 @@ int np_topo_pci_add(struct np_topo *t, const char *id, enum np_pci_kind kind, in
 	return t->npci++;
 }
 
-void np_topo_pci_set_ids(struct np_topo *t, int i, unsigned vendor, unsigned device, unsigned sub_vendor,
-			 unsigned sub_device, bool sub_known)
+void np_topo_pci_set_ids(struct np_topo *t, int i, unsigned vendor, unsigned device,
+			 unsigned sub_vendor, unsigned sub_device, bool sub_known)
 {
 	if (i < 0 || i >= t->npci)
 		return;
@@ -285,7 +287,9 @@ int np_topo_pci_add_chain(struct np_topo *t, const char *chain, int numa)
 	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
 		bool hb = !strncmp(tok, "pci", 3);
 		char *next = save && *save ? save : NULL;
-		enum np_pci_kind kind = hb ? NP_PCI_HOSTBRIDGE : next ? NP_PCI_BRIDGE : NP_PCI_DEVICE;
+		enum np_pci_kind kind = hb     ? NP_PCI_HOSTBRIDGE
+					: next ? NP_PCI_BRIDGE
+					       : NP_PCI_DEVICE;
 		last = np_topo_pci_add(t, tok, kind, parent);
 		if (last < 0)
 			return -1;
@@ -447,7 +451,8 @@ bool np_topo_has_finding(const struct np_topo *t, const char *id)
 	return false;
 }
 
-bool np_busid_parse(const char *s, unsigned *domain, unsigned *busno, unsigned *device, unsigned *function)
+bool np_busid_parse(const char *s, unsigned *domain, unsigned *busno, unsigned *device,
+		    unsigned *function)
 {
 	uint64_t dom = 0, bus, dev, fn;
 	const char *p = s;
@@ -518,7 +523,6 @@ int np_pcie_gen_of_gts(double gts)
 	return 6;
 }
 
-
 bool np_devname_valid(const char *s, size_t max)
 {
 	size_t n = strlen(s);
@@ -538,9 +542,13 @@ double np_nvlink_gbps_of_sm(int sm)
 	 * NVLink 5 (10.x) 50 GB/s */
 	switch (sm) {
 	case 60: return 20;
-	case 70: case 72: case 80: case 90: return 25;
+	case 70:
+	case 72:
+	case 80:
+	case 90: return 25;
 	case 86: return 14.0625;
-	case 100: case 103: return 50;
+	case 100:
+	case 103: return 50;
 	default: return 0;
 	}
 }
@@ -592,7 +600,8 @@ bool np_pci_ids_name(unsigned vendor, unsigned device, char *out, size_t len)
 			if (in_vendor)
 				break;
 			end = line;
-			in_vendor = np_scan_u64(&end, 16, 0, 0xffff, &id) && end == line + 4 && id == vendor;
+			in_vendor = np_scan_u64(&end, 16, 0, 0xffff, &id) && end == line + 4 &&
+				    id == vendor;
 			if (in_vendor)
 				snprintf(vname, sizeof(vname), "%s", end + strspn(end, " "));
 			continue;

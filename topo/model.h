@@ -12,7 +12,7 @@
 
 #include "../common/status.h"
 
-#define NP_BUSID_LEN 20   /* "dddddddd:bb:dd.f": PCI domains are 32 bits (VMD uses 10000+) */
+#define NP_BUSID_LEN 20 /* "dddddddd:bb:dd.f": PCI domains are 32 bits (VMD uses 10000+) */
 #define NP_NAME_LEN 64
 #define NP_CPUSET_LEN 256 /* CPU list "0-23,48-71" */
 #define NP_MSG_LEN 320
@@ -51,15 +51,15 @@ const char *np_pci_kind_str(enum np_pci_kind k);
 struct np_pci {
 	char id[NP_BUSID_LEN];
 	enum np_pci_kind kind;
-	int parent;        /* index in topo->pci, -1 at a host bridge */
-	int numa;          /* NUMA node of the host bridge's locality, -1 unknown */
-	enum np_tri acs;   /* bridges: ACS redirect enabled (P2P forced upstream) */
-	bool virtual_sw;   /* a switch that an NCCL topology file declares */
-	bool named;        /* a host bridge the source lacks, named after a
-			    * device's bus (an hwloc export without bridges) */
-	bool gaps;         /* a host bridge with devices straight below it on
-			    * buses it does not hold itself: the source left the
-			    * bridges between them out (np_topo_paths) */
+	int parent;      /* index in topo->pci, -1 at a host bridge */
+	int numa;        /* NUMA node of the host bridge's locality, -1 unknown */
+	enum np_tri acs; /* bridges: ACS redirect enabled (P2P forced upstream) */
+	bool virtual_sw; /* a switch that an NCCL topology file declares */
+	bool named;      /* a host bridge the source lacks, named after a
+			  * device's bus (an hwloc export without bridges) */
+	bool gaps;       /* a host bridge with devices straight below it on
+			  * buses it does not hold itself: the source left the
+			  * bridges between them out (np_topo_paths) */
 	/* bridges: vendor << 48 | device << 32 | subsystem vendor << 16 |
 	 * subsystem device, as NCCL keys a PCIe switch (it tells Broadcom PEX
 	 * switches by them); ids_known says how much of it the source gave */
@@ -94,53 +94,53 @@ struct np_pcie {
 #define NP_MAX_NUMA 64
 
 struct np_gpu {
-	int index;                  /* NVML/nvidia-smi order, else by bus id */
+	int index; /* NVML/nvidia-smi order, else by bus id */
 	char busid[NP_BUSID_LEN];
-	char name[NP_NAME_LEN];     /* "" unknown */
+	char name[NP_NAME_LEN];        /* "" unknown */
 	unsigned vendor_id, device_id; /* PCI ids, 0 unknown */
-	int sm;                     /* compute capability x 10 (90 = 9.0), 0 unknown */
-	int pci;                    /* index in topo->pci, -1 when the path is unknown */
-	int numa;                   /* -1 unknown */
+	int sm;                        /* compute capability x 10 (90 = 9.0), 0 unknown */
+	int pci;                       /* index in topo->pci, -1 when the path is unknown */
+	int numa;                      /* -1 unknown */
 	struct np_pcie pcie;
-	int nvlinks;                /* active NVLinks, NP_COUNT_UNKNOWN when the source cannot tell */
-	double nvlink_gbps;         /* per link, one direction, GB/s; 0 unknown */
-	int nvswitch_links;         /* of those, links that end at an NVSwitch (or unknown) */
-	int nvcpu_links;            /* of those, links that end at a CPU (or unknown) */
-	int c2c_links;              /* NVLink-C2C links to its CPU (Grace), NP_COUNT_UNKNOWN
-				     * when the source cannot tell */
-	int nvpeer[NP_MAX_GPUS];    /* links straight to GPU i (model index) */
-	uint64_t bar1_mib;          /* 0 unknown */
-	enum np_tri gdr;            /* CUDA GPUDirect RDMA supported attribute */
-	enum np_tri dmabuf;         /* CUDA DMA-BUF supported attribute */
+	int nvlinks;             /* active NVLinks, NP_COUNT_UNKNOWN when the source cannot tell */
+	double nvlink_gbps;      /* per link, one direction, GB/s; 0 unknown */
+	int nvswitch_links;      /* of those, links that end at an NVSwitch (or unknown) */
+	int nvcpu_links;         /* of those, links that end at a CPU (or unknown) */
+	int c2c_links;           /* NVLink-C2C links to its CPU (Grace), NP_COUNT_UNKNOWN
+				  * when the source cannot tell */
+	int nvpeer[NP_MAX_GPUS]; /* links straight to GPU i (model index) */
+	uint64_t bar1_mib;       /* 0 unknown */
+	enum np_tri gdr;         /* CUDA GPUDirect RDMA supported attribute */
+	enum np_tri dmabuf;      /* CUDA DMA-BUF supported attribute */
 };
 
 struct np_nic {
-	char name[NP_NAME_LEN];     /* RDMA device, "mlx5_0"; "nic@BUSID" when a file has none */
-	int port;                   /* 1-based */
+	char name[NP_NAME_LEN]; /* RDMA device, "mlx5_0"; "nic@BUSID" when a file has none */
+	int port;               /* 1-based */
 	char busid[NP_BUSID_LEN];
 	int pci;
 	int numa;
 	enum np_port_state state;
-	enum np_port_state phys;    /* NP_PORT_POLLING / NP_PORT_ACTIVE (LinkUp) / DOWN */
+	enum np_port_state phys; /* NP_PORT_POLLING / NP_PORT_ACTIVE (LinkUp) / DOWN */
 	enum np_link_layer ll;
-	double rate_gbit;           /* Gb/s, 0 unknown */
-	int width;                  /* lanes (1, 2, 4, 8, 12), 0 unknown */
-	char speed[16];             /* "HDR", "NDR", ... "" unknown */
-	int mtu;                    /* bytes, 0 unknown */
-	int gid_index;              /* RoCE v2 IPv4 GID index, -1 none/unknown */
-	int gid_index6;             /* first RoCE v2 global IPv6 GID index, -1 none */
-	bool gid_checked;           /* the GID table was read */
+	double rate_gbit; /* Gb/s, 0 unknown */
+	int width;        /* lanes (1, 2, 4, 8, 12), 0 unknown */
+	char speed[16];   /* "HDR", "NDR", ... "" unknown */
+	int mtu;          /* bytes, 0 unknown */
+	int gid_index;    /* RoCE v2 IPv4 GID index, -1 none/unknown */
+	int gid_index6;   /* first RoCE v2 global IPv6 GID index, -1 none */
+	bool gid_checked; /* the GID table was read */
 	char netdev[NP_NAME_LEN];
 	struct np_pcie pcie;
-	enum np_tri rdma;           /* an RDMA device; no: a socket interface an NCCL file lists */
-	enum np_tri gdr;            /* NCCL file: the network plugin registers GPU memory */
-	bool mgmt;                  /* carries no job traffic (np_topo_paths): listed, but
-				     * nobody's nearest NIC and not in B_node */
+	enum np_tri rdma; /* an RDMA device; no: a socket interface an NCCL file lists */
+	enum np_tri gdr;  /* NCCL file: the network plugin registers GPU memory */
+	bool mgmt;        /* carries no job traffic (np_topo_paths): listed, but
+			   * nobody's nearest NIC and not in B_node */
 };
 
 struct np_numa {
 	int os_index;
-	char cpus[NP_CPUSET_LEN];   /* CPU list */
+	char cpus[NP_CPUSET_LEN]; /* CPU list */
 };
 
 /* One host (tray) of a multi-node NVLink dump: NCCL keys each <cpu>
@@ -149,12 +149,12 @@ struct np_numa {
 struct np_tray {
 	char host_hash[NP_HASH_LEN];
 	int ngpus, nnics, rdma_nics;
-	enum np_tri gdr;            /* np_topo_gdr_all of the tray */
-	int warnings;               /* its findings at warning or error */
-	int errors;                 /* of those, at error */
+	enum np_tri gdr;              /* np_topo_gdr_all of the tray */
+	int warnings;                 /* its findings at warning or error */
+	int errors;                   /* of those, at error */
 	char first_error[NP_MSG_LEN]; /* "ID [SUBJECT]: message" of its first error, "" none */
-	int nvlinks_most;           /* the most active NVLinks of its GPUs, -1 unknown */
-	unsigned device_id;         /* its GPUs' PCI device when they all share one, else 0 */
+	int nvlinks_most;             /* the most active NVLinks of its GPUs, -1 unknown */
+	unsigned device_id;           /* its GPUs' PCI device when they all share one, else 0 */
 };
 
 enum np_topo_kind { NP_SRC_LIVE, NP_SRC_HWLOC, NP_SRC_NCCL, NP_SRC_SNAPSHOT };
@@ -162,18 +162,18 @@ const char *np_topo_kind_str(enum np_topo_kind k);
 
 struct np_host {
 	char hostname[NP_NAME_LEN];
-	char peermem[NP_NAME_LEN];  /* which peer-memory file was found, "" none */
+	char peermem[NP_NAME_LEN]; /* which peer-memory file was found, "" none */
 	enum np_tri peermem_loaded;
-	enum np_tri dmabuf_nic;     /* ibv_reg_dmabuf_mr accepted by the verbs provider */
+	enum np_tri dmabuf_nic; /* ibv_reg_dmabuf_mr accepted by the verbs provider */
 	enum np_tri iommu;
 	enum np_tri virtualized;
-	enum np_tri acs_readable;   /* PCI config space beyond 64 bytes was readable */
-	int nccl_version;           /* NCCL_VERSION_CODE of libnccl found, 0 unknown */
-	enum np_tri nvml;           /* NVML answered */
+	enum np_tri acs_readable;     /* PCI config space beyond 64 bytes was readable */
+	int nccl_version;             /* NCCL_VERSION_CODE of libnccl found, 0 unknown */
+	enum np_tri nvml;             /* NVML answered */
 	char iface_nccl[NP_NAME_LEN]; /* the interface NCCL's default choice would take */
 	char iface_pci[NP_NAME_LEN];  /* the first UP interface backed by a PCI device */
-	char arch[16];              /* the CPU architecture ("x86_64", "aarch64", NCCL's
-				     * "arm64"); "" unknown */
+	char arch[16];                /* the CPU architecture ("x86_64", "aarch64", NCCL's
+				       * "arm64"); "" unknown */
 };
 
 /* Analysis output. */
@@ -187,23 +187,23 @@ struct np_finding {
 	char message[NP_MSG_LEN];
 	char evidence[NP_MSG_LEN];
 	char remedy[NP_MSG_LEN];
-	bool gdr;                   /* one of the GDR checks (--check-gdr) */
+	bool gdr; /* one of the GDR checks (--check-gdr) */
 };
 
 struct np_rec {
 	char var[40];
 	char value[256];
 	char reason[NP_MSG_LEN];
-	char finding[32];           /* id of the finding it answers */
-	bool diagnostic;            /* debugging-only variable: try it, do not export */
-	bool operator_value;        /* needs a value only the operator knows: value is
-				     * "" and the line is a comment */
+	char finding[32];    /* id of the finding it answers */
+	bool diagnostic;     /* debugging-only variable: try it, do not export */
+	bool operator_value; /* needs a value only the operator knows: value is
+			      * "" and the line is a comment */
 };
 
 /* How each GPU reaches NICs: the best class and the NICs at it. */
 struct np_near {
 	enum np_path path;
-	enum np_path nccl;          /* NCCL's class of the same path (GDR decisions) */
+	enum np_path nccl; /* NCCL's class of the same path (GDR decisions) */
 	int nics[NP_MAX_NICS];
 	int n;
 	/* PXN (NCCL 2.28): where nccl is beyond the GDR level, the NVLink
@@ -221,55 +221,55 @@ struct np_health;
 
 struct np_topo {
 	enum np_topo_kind kind;
-	enum np_topo_kind origin;   /* where the facts were taken: a snapshot's original source */
-	char source[256];           /* file name, or "live" */
+	enum np_topo_kind origin; /* where the facts were taken: a snapshot's original source */
+	char source[256];         /* file name, or "live" */
 	struct np_host host;
 	struct np_numa numa[NP_MAX_NUMA];
 	int nnuma;
 	struct np_pci *pci;
 	int npci, cap_pci;
-	int *pci_index;             /* open-addressing hash of pci[].id -> index, -1 empty */
+	int *pci_index; /* open-addressing hash of pci[].id -> index, -1 empty */
 	int cap_index;
 	struct np_gpu gpus[NP_MAX_GPUS];
 	int ngpus;
 	struct np_nic nics[NP_MAX_NICS];
 	int nnics;
 	/* what a file holds that is neither an NVIDIA GPU nor a verbs NIC */
-	int unclassified;           /* NCCL-file <pci> devices with no class and no
-				     * vendor: NCCL takes what they are from the node */
-	int other_gpus;             /* GPUs of another vendor (AMD, Hygon, Intel) */
-	unsigned other_gpu_vendor;  /* the PCI vendor of the first of them */
-	char other_gpu_what[96];    /* what tells them, e.g. "gcn=\"908\", <xgmi> links" or
-				     * the device's name; "" none */
-	int plugin_nics;            /* NICs NCCL reaches only through a network
-				     * plugin (Slingshot cxi, EFA without verbs) */
-	char plugin_kind[64];       /* e.g. "HPE Slingshot (cxi)" */
-	char plugin_name[96];       /* the plugin NCCL needs for them */
-	bool no_gpu_libs;           /* set before live discovery: leave NVML, the CUDA
-				     * driver and NCCL unloaded (GPUs from sysfs only),
-				     * for a process that must not have CUDA initialized */
-	const char *tray_want;      /* set before file discovery: the host_hash of the
-				     * tray of a multi-node NVLink dump to report;
-				     * NULL the first */
-	struct np_tray *trays;      /* every tray of such a dump, in file order; NULL */
-	int ntrays;                 /* and 0 for any other source */
-	int tray;                   /* the index of the one reported */
-	bool v1_no_numa;            /* set by file discovery: an hwloc 1.x file without
-				     * NUMANode objects (hwloc 1.x wrote none for a
-				     * machine of one NUMA node; hwloc adds that one) */
-	bool import_in_child;       /* set before file discovery: hwloc imports an
-				     * hwloc XML in a forked child first, so that a
-				     * crash in its importer is an answer, not the
-				     * end of the process; for a process that may
-				     * fork (not an MPI rank: verbs) */
+	int unclassified;          /* NCCL-file <pci> devices with no class and no
+				    * vendor: NCCL takes what they are from the node */
+	int other_gpus;            /* GPUs of another vendor (AMD, Hygon, Intel) */
+	unsigned other_gpu_vendor; /* the PCI vendor of the first of them */
+	char other_gpu_what[96];   /* what tells them, e.g. "gcn=\"908\", <xgmi> links" or
+				    * the device's name; "" none */
+	int plugin_nics;           /* NICs NCCL reaches only through a network
+				    * plugin (Slingshot cxi, EFA without verbs) */
+	char plugin_kind[64];      /* e.g. "HPE Slingshot (cxi)" */
+	char plugin_name[96];      /* the plugin NCCL needs for them */
+	bool no_gpu_libs;          /* set before live discovery: leave NVML, the CUDA
+				    * driver and NCCL unloaded (GPUs from sysfs only),
+				    * for a process that must not have CUDA initialized */
+	const char *tray_want;     /* set before file discovery: the host_hash of the
+				    * tray of a multi-node NVLink dump to report;
+				    * NULL the first */
+	struct np_tray *trays;     /* every tray of such a dump, in file order; NULL */
+	int ntrays;                /* and 0 for any other source */
+	int tray;                  /* the index of the one reported */
+	bool v1_no_numa;           /* set by file discovery: an hwloc 1.x file without
+				    * NUMANode objects (hwloc 1.x wrote none for a
+				    * machine of one NUMA node; hwloc adds that one) */
+	bool import_in_child;      /* set before file discovery: hwloc imports an
+				    * hwloc XML in a forked child first, so that a
+				    * crash in its importer is an answer, not the
+				    * end of the process; for a process that may
+				    * fork (not an MPI rank: verbs) */
 
 	/* filled by np_topo_paths() */
 	enum np_path gg[NP_MAX_GPUS][NP_MAX_GPUS];
 	int gg_nv[NP_MAX_GPUS][NP_MAX_GPUS];
 	enum np_path gn[NP_MAX_GPUS][NP_MAX_NICS];
 	enum np_path gn_nccl[NP_MAX_GPUS][NP_MAX_NICS]; /* as NCCL classes it */
-	bool flat;                  /* the PCIe tree is a hypervisor's flattened one:
-				     * its paths are not the machine's */
+	bool flat; /* the PCIe tree is a hypervisor's flattened one:
+		    * its paths are not the machine's */
 	enum np_path nn[NP_MAX_NICS][NP_MAX_NICS];
 	struct np_near near[NP_MAX_GPUS];
 
@@ -282,12 +282,12 @@ struct np_topo {
 	 * there is no room (no memory) or the variable has its line: lost */
 	struct np_finding lost_finding;
 	struct np_rec lost_rec;
-	char (*notes)[NP_MSG_LEN];  /* what a source could not see */
+	char (*notes)[NP_MSG_LEN]; /* what a source could not see */
 	int nnotes, cap_notes;
 
-	void *hwloc;                /* hwloc_topology_t kept for --export, or NULL */
-	struct np_health *health;   /* live health figures (topo/health.h), or NULL;
-				     * owned by the caller, not released here */
+	void *hwloc;              /* hwloc_topology_t kept for --export, or NULL */
+	struct np_health *health; /* live health figures (topo/health.h), or NULL;
+				   * owned by the caller, not released here */
 };
 
 void np_topo_init(struct np_topo *t);
@@ -298,8 +298,8 @@ int np_topo_pci_add(struct np_topo *t, const char *id, enum np_pci_kind kind, in
 int np_topo_pci_find(const struct np_topo *t, const char *id);
 /* Set a PCI node's ids (np_pci.ids); sub_known false when the subsystem's
  * are absent. */
-void np_topo_pci_set_ids(struct np_topo *t, int i, unsigned vendor, unsigned device, unsigned sub_vendor,
-			 unsigned sub_device, bool sub_known);
+void np_topo_pci_set_ids(struct np_topo *t, int i, unsigned vendor, unsigned device,
+			 unsigned sub_vendor, unsigned sub_device, bool sub_known);
 /* Add a chain "pciDDDD:BB/BRIDGE/.../DEVICE"; returns the last node's index. */
 int np_topo_pci_add_chain(struct np_topo *t, const char *chain, int numa);
 /* Write the chain of node i into buf ("" when i < 0). */

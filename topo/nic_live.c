@@ -51,10 +51,12 @@ static void roce_gid(const struct np_sysfs *fs, const char *dev, int port, struc
 		return;
 	n->gid_checked = true;
 	for (int idx = 0; idx < cnt && idx < 4096; idx++) { /* GID indices in numeric order */
-		if (!np_sysfs_readf(fs, gid, sizeof(gid), "sys/class/infiniband/%s/ports/%d/gids/%d", dev, port, idx))
+		if (!np_sysfs_readf(fs, gid, sizeof(gid),
+				    "sys/class/infiniband/%s/ports/%d/gids/%d", dev, port, idx))
 			continue;
-		if (!np_sysfs_readf(fs, type, sizeof(type), "sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d",
-				    dev, port, idx))
+		if (!np_sysfs_readf(fs, type, sizeof(type),
+				    "sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d", dev,
+				    port, idx))
 			continue;
 		if (strcasecmp(type, "RoCE v2") != 0)
 			continue;
@@ -62,7 +64,8 @@ static void roce_gid(const struct np_sysfs *fs, const char *dev, int port, struc
 			n->gid_index = idx;
 			break;
 		}
-		if (n->gid_index6 < 0 && strncmp(gid, "fe80:", 5) && strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
+		if (n->gid_index6 < 0 && strncmp(gid, "fe80:", 5) &&
+		    strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
 			n->gid_index6 = idx;
 	}
 	np_sysfs_free_list(names, cnt);
@@ -74,7 +77,8 @@ static void pcie_of(const struct np_sysfs *fs, const char *busid, struct np_pcie
 	long v;
 	char rel[128];
 
-	if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/current_link_speed", busid))
+	if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/current_link_speed",
+			   busid))
 		l->gen_cur = np_pcie_gen_of_gts(strtod(buf, NULL));
 	if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/max_link_speed", busid))
 		l->gen_max = np_pcie_gen_of_gts(strtod(buf, NULL));
@@ -107,7 +111,8 @@ static void sysfs_ports(struct np_topo *t, const struct np_sysfs *fs, const char
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/device/numa_node", dev);
 	np_sysfs_read_long(fs, rel, &numa);
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/device/driver", dev);
-	if (np_sysfs_readlink(fs, rel, link, sizeof(link)) && (base = strrchr(link, '/')) && !strcmp(base, "/efa"))
+	if (np_sysfs_readlink(fs, rel, link, sizeof(link)) && (base = strrchr(link, '/')) &&
+	    !strcmp(base, "/efa"))
 		efa = true;
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/device/net", dev);
 	nnets = np_sysfs_list(fs, rel, &nets);
@@ -122,25 +127,33 @@ static void sysfs_ports(struct np_topo *t, const struct np_sysfs *fs, const char
 		p = (long)pv;
 		n = np_topo_nic_add(t, dev, (int)p);
 		if (!n) {
-			np_topo_note(t, "more than %d NIC ports; the rest are left out", NP_MAX_NICS);
+			np_topo_note(t, "more than %d NIC ports; the rest are left out",
+				     NP_MAX_NICS);
 			break;
 		}
 		snprintf(n->busid, sizeof(n->busid), "%s", busid);
 		n->numa = (int)numa;
-		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/infiniband/%s/ports/%ld/state", dev, p))
+		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/infiniband/%s/ports/%ld/state",
+				   dev, p))
 			n->state = np_port_state_parse(buf);
-		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/infiniband/%s/ports/%ld/phys_state", dev, p))
+		if (np_sysfs_readf(fs, buf, sizeof(buf),
+				   "sys/class/infiniband/%s/ports/%ld/phys_state", dev, p))
 			n->phys = np_port_state_parse(buf);
-		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/infiniband/%s/ports/%ld/rate", dev, p))
+		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/infiniband/%s/ports/%ld/rate",
+				   dev, p))
 			parse_rate(buf, n);
-		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/infiniband/%s/ports/%ld/link_layer", dev, p))
+		if (np_sysfs_readf(fs, buf, sizeof(buf),
+				   "sys/class/infiniband/%s/ports/%ld/link_layer", dev, p))
 			n->ll = np_link_layer_parse(buf);
 		if (efa)
 			n->ll = NP_LL_EFA;
-		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/infiniband/%s/ports/%ld/gid_attrs/ndevs/0", dev, p) && buf[0])
+		if (np_sysfs_readf(fs, buf, sizeof(buf),
+				   "sys/class/infiniband/%s/ports/%ld/gid_attrs/ndevs/0", dev, p) &&
+		    buf[0])
 			snprintf(n->netdev, sizeof(n->netdev), "%.63s", buf);
 		else if (nnets > 0)
-			snprintf(n->netdev, sizeof(n->netdev), "%s", nets[nnets > (int)p - 1 ? p - 1 : 0]);
+			snprintf(n->netdev, sizeof(n->netdev), "%s",
+				 nets[nnets > (int)p - 1 ? p - 1 : 0]);
 		if (n->ll == NP_LL_ROCE)
 			roce_gid(fs, dev, (int)p, n);
 		if (busid[0])
@@ -157,15 +170,42 @@ static void sysfs_ports(struct np_topo *t, const struct np_sysfs *fs, const char
 static void verbs_speed(unsigned code, double *lane, const char **name)
 {
 	switch (code) {
-	case 1: *lane = 2.5; *name = "SDR"; break;
-	case 2: *lane = 5; *name = "DDR"; break;
-	case 4: *lane = 10; *name = "QDR"; break;
-	case 8: *lane = 10; *name = "FDR10"; break;
-	case 16: *lane = 14; *name = "FDR"; break;
-	case 32: *lane = 25; *name = "EDR"; break;
-	case 64: *lane = 50; *name = "HDR"; break;
-	case 128: *lane = 100; *name = "NDR"; break;
-	default: *lane = 0; *name = ""; break;
+	case 1:
+		*lane = 2.5;
+		*name = "SDR";
+		break;
+	case 2:
+		*lane = 5;
+		*name = "DDR";
+		break;
+	case 4:
+		*lane = 10;
+		*name = "QDR";
+		break;
+	case 8:
+		*lane = 10;
+		*name = "FDR10";
+		break;
+	case 16:
+		*lane = 14;
+		*name = "FDR";
+		break;
+	case 32:
+		*lane = 25;
+		*name = "EDR";
+		break;
+	case 64:
+		*lane = 50;
+		*name = "HDR";
+		break;
+	case 128:
+		*lane = 100;
+		*name = "NDR";
+		break;
+	default:
+		*lane = 0;
+		*name = "";
+		break;
 	}
 }
 
@@ -208,22 +248,29 @@ static void verbs_ports(struct np_topo *t)
 					struct np_nic *nic = &t->nics[k];
 					if (strcmp(nic->name, dev) || nic->port != p)
 						continue;
-					nic->state = pa.state == IBV_PORT_ACTIVE ? NP_PORT_ACTIVE
-						   : pa.state == IBV_PORT_DOWN ? NP_PORT_DOWN
-						   : pa.state == IBV_PORT_INIT ? NP_PORT_INIT
-						   : pa.state == IBV_PORT_ARMED ? NP_PORT_ARMED : nic->state;
-					nic->phys = pa.phys_state == 2 ? NP_PORT_POLLING
-						  : pa.phys_state == 5 ? NP_PORT_ACTIVE
-						  : pa.phys_state == 3 ? NP_PORT_DOWN : nic->phys;
+					nic->state = pa.state == IBV_PORT_ACTIVE  ? NP_PORT_ACTIVE
+						     : pa.state == IBV_PORT_DOWN  ? NP_PORT_DOWN
+						     : pa.state == IBV_PORT_INIT  ? NP_PORT_INIT
+						     : pa.state == IBV_PORT_ARMED ? NP_PORT_ARMED
+										  : nic->state;
+					nic->phys = pa.phys_state == 2   ? NP_PORT_POLLING
+						    : pa.phys_state == 5 ? NP_PORT_ACTIVE
+						    : pa.phys_state == 3 ? NP_PORT_DOWN
+									 : nic->phys;
 					if (nic->ll != NP_LL_EFA)
-						nic->ll = pa.link_layer == IBV_LINK_LAYER_ETHERNET ? NP_LL_ROCE
-							: pa.link_layer == IBV_LINK_LAYER_INFINIBAND ? NP_LL_IB : nic->ll;
+						nic->ll =
+							pa.link_layer == IBV_LINK_LAYER_ETHERNET
+								? NP_LL_ROCE
+							: pa.link_layer == IBV_LINK_LAYER_INFINIBAND
+								? NP_LL_IB
+								: nic->ll;
 					nic->mtu = 128 << pa.active_mtu;
 					verbs_speed(pa.active_speed, &lane, &sp);
 					if (lane > 0 && verbs_width(pa.active_width)) {
 						nic->width = verbs_width(pa.active_width);
 						snprintf(nic->speed, sizeof(nic->speed), "%s", sp);
-						if (!nic->rate_gbit) /* sysfs knows XDR, which this field cannot hold */
+						if (!nic->rate_gbit) /* sysfs knows XDR, which this
+									field cannot hold */
 							nic->rate_gbit = lane * nic->width;
 					}
 				}
@@ -240,7 +287,9 @@ static void verbs_ports(struct np_topo *t)
 				mr = ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0);
 				if (mr)
 					ibv_dereg_mr(mr);
-				t->host.dmabuf_nic = (errno == EOPNOTSUPP || errno == EPROTONOSUPPORT) ? NP_NO : NP_YES;
+				t->host.dmabuf_nic =
+					(errno == EOPNOTSUPP || errno == EPROTONOSUPPORT) ? NP_NO
+											  : NP_YES;
 				ibv_dealloc_pd(pd);
 				probed = true;
 			}
@@ -251,7 +300,8 @@ static void verbs_ports(struct np_topo *t)
 	ibv_free_device_list(list);
 #ifndef HAVE_IBV_REG_DMABUF_MR
 	if (n > 0)
-		np_topo_note(t, "this libibverbs has no ibv_reg_dmabuf_mr; NIC-side dma-buf is unknown");
+		np_topo_note(t,
+			     "this libibverbs has no ibv_reg_dmabuf_mr; NIC-side dma-buf is unknown");
 #endif
 	(void)probed;
 }
@@ -272,6 +322,7 @@ void np_nic_live(struct np_topo *t, const struct np_sysfs *fs)
 		verbs_ports(t);
 #else
 	if (n > 0)
-		np_topo_note(t, "built without libibverbs; NIC ports come from sysfs alone and dma-buf is unknown");
+		np_topo_note(t,
+			     "built without libibverbs; NIC ports come from sysfs alone and dma-buf is unknown");
 #endif
 }

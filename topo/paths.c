@@ -84,19 +84,22 @@ static void mark_gaps(struct np_topo *t)
 			continue;
 		hb = &t->pci[d->parent];
 		h = hb->id + 3; /* "pciDDDD:BB" */
-		if (hb->kind != NP_PCI_HOSTBRIDGE || hb->named || !np_busid_parse(d->id, &dom, &bus, &dev, &fn) ||
-		    strncmp(hb->id, "pci", 3) || !np_scan_u64(&h, 16, 0, 0xffffffff, &hdom) || *h++ != ':' ||
+		if (hb->kind != NP_PCI_HOSTBRIDGE || hb->named ||
+		    !np_busid_parse(d->id, &dom, &bus, &dev, &fn) || strncmp(hb->id, "pci", 3) ||
+		    !np_scan_u64(&h, 16, 0, 0xffffffff, &hdom) || *h++ != ':' ||
 		    !np_scan_u64(&h, 16, 0, 0xff, &hbus) || (dom == hdom && bus == hbus))
 			continue;
 		hb->gaps = true;
 		if (!n++)
-			snprintf(first, sizeof(first), "%s on bus %02x under host bridge %s, whose bus is %02x", d->id, bus,
-				 hb->id + 3, (unsigned)hbus);
+			snprintf(first, sizeof(first),
+				 "%s on bus %02x under host bridge %s, whose bus is %02x", d->id,
+				 bus, hb->id + 3, (unsigned)hbus);
 	}
 	if (n)
-		np_topo_note(t, "the file leaves out PCI bridges: %d device(s) sit straight under a host bridge on a bus "
-				"other than its own (%s%s), so bridges join them there; a bare-metal export without "
-				"bridge objects, not a hypervisor's flattened tree; paths below one such host bridge are unknown",
+		np_topo_note(t,
+			     "the file leaves out PCI bridges: %d device(s) sit straight under a host bridge on a bus "
+			     "other than its own (%s%s), so bridges join them there; a bare-metal export without "
+			     "bridge objects, not a hypervisor's flattened tree; paths below one such host bridge are unknown",
 			     n, first, n > 1 ? ", ..." : "");
 }
 
@@ -133,7 +136,8 @@ static int nvlinks_between(const struct np_topo *t, int i, int j)
 	if (direct)
 		return direct;
 	if (a->nvswitch_links > 0 && b->nvswitch_links > 0)
-		return a->nvswitch_links < b->nvswitch_links ? a->nvswitch_links : b->nvswitch_links;
+		return a->nvswitch_links < b->nvswitch_links ? a->nvswitch_links
+							     : b->nvswitch_links;
 	return 0;
 }
 
@@ -173,10 +177,8 @@ static int bcm_gen(const struct np_pci *p, int level)
 		if (id == (0x1000c03010000000ULL | (uint64_t)level * 0x1000))
 			return 5;
 		return 0;
-	case NP_IDS_DEVICE:
-		return vd == 0x1000c010 || vd == 0x1000c030 ? -1 : 0;
-	default:
-		return -1;
+	case NP_IDS_DEVICE: return vd == 0x1000c010 || vd == 0x1000c030 ? -1 : 0;
+	default: return -1;
 	}
 }
 
@@ -218,7 +220,8 @@ static int nccl_up_flat(const struct np_topo *t, int i, bool fold_unknown)
 	return p;
 }
 
-static enum np_path nccl_path_as(const struct np_topo *t, int a, int b, int na, int nb, bool fold_unknown)
+static enum np_path nccl_path_as(const struct np_topo *t, int a, int b, int na, int nb,
+				 bool fold_unknown)
 {
 	int ea, eb, first_a, first_b;
 
@@ -226,7 +229,8 @@ static enum np_path nccl_path_as(const struct np_topo *t, int a, int b, int na, 
 		return na >= 0 && nb >= 0 && na != nb ? NP_PATH_SYS : NP_PATH_UNKNOWN;
 	first_a = nccl_up_flat(t, a, fold_unknown);
 	first_b = nccl_up_flat(t, b, fold_unknown);
-	for (ea = first_a; ea >= 0 && t->pci[ea].kind != NP_PCI_HOSTBRIDGE; ea = nccl_up_flat(t, ea, fold_unknown))
+	for (ea = first_a; ea >= 0 && t->pci[ea].kind != NP_PCI_HOSTBRIDGE;
+	     ea = nccl_up_flat(t, ea, fold_unknown))
 		for (eb = first_b; eb >= 0 && t->pci[eb].kind != NP_PCI_HOSTBRIDGE;
 		     eb = nccl_up_flat(t, eb, fold_unknown))
 			if (ea == eb)
@@ -251,9 +255,10 @@ static enum np_path nccl_path(struct np_topo *t, int gi, int k)
 	enum np_path fold = nccl_path_as(t, g->pci, n->pci, g->numa, n->numa, true);
 
 	if (raw != fold)
-		np_topo_note(t, "NCCL's path from a GPU to a NIC is taken as %s, as the PCIe tree stands; it is %s if a switch "
-				"between them is a Broadcom PEX switch, which NCCL flattens, and the source lacks the "
-				"switches' PCI ids (vendor, device, subsystem) that tell",
+		np_topo_note(t,
+			     "NCCL's path from a GPU to a NIC is taken as %s, as the PCIe tree stands; it is %s if a switch "
+			     "between them is a Broadcom PEX switch, which NCCL flattens, and the source lacks the "
+			     "switches' PCI ids (vendor, device, subsystem) that tell",
 			     np_path_str(raw), np_path_str(fold));
 	/* ncclTopoComputePaths (2.28): a GPU whose path to its CPU is C2C and
 	 * a NIC whose path to that CPU is PHB (its PCIe hangs from it) are
@@ -273,7 +278,8 @@ static bool usable(const struct np_nic *n)
 /* The most a NIC's PCIe link carries: its maximum where known. */
 static double pcie_cap(const struct np_pcie *l)
 {
-	int gen = l->gen_max ? l->gen_max : l->gen_cur, width = l->width_max ? l->width_max : l->width_cur;
+	int gen = l->gen_max ? l->gen_max : l->gen_cur,
+	    width = l->width_max ? l->width_max : l->width_cur;
 	double g = np_pcie_gbps(gen, width);
 
 	return g > 0 ? g : l->gbps;
@@ -323,10 +329,7 @@ static bool flattened(const struct np_topo *t)
 	return devices >= 2 && flat == devices && t->ngpus > 0;
 }
 
-bool np_path_gdr_level(enum np_path p)
-{
-	return p <= NP_PATH_PXB || p == NP_PATH_P2C;
-}
+bool np_path_gdr_level(enum np_path p) { return p <= NP_PATH_PXB || p == NP_PATH_P2C; }
 
 bool np_topo_nic_data(const struct np_topo *t, int k)
 {
@@ -356,7 +359,8 @@ static void pxn_paths(struct np_topo *t)
 		enum np_path best = NP_PATH_UNKNOWN;
 		nr->pxn = nr->pxn_nic = -1;
 		nr->pxn_unknown = false;
-		if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN || np_path_gdr_level(nr->nccl))
+		if (t->flat || nr->n == 0 || nr->nccl == NP_PATH_UNKNOWN ||
+		    np_path_gdr_level(nr->nccl))
 			continue;
 		for (int k = 0; k < t->nnics; k++) {
 			enum np_path local = NP_PATH_UNKNOWN;
@@ -365,7 +369,8 @@ static void pxn_paths(struct np_topo *t)
 			for (int q = 0; q < t->ngpus; q++)
 				if (t->gn_nccl[q][k] < local)
 					local = t->gn_nccl[q][k];
-			if (local == NP_PATH_UNKNOWN || !np_path_gdr_level(local) || t->gn_nccl[i][k] <= NP_PATH_P2C)
+			if (local == NP_PATH_UNKNOWN || !np_path_gdr_level(local) ||
+			    t->gn_nccl[i][k] <= NP_PATH_P2C)
 				continue;
 			for (int p = 0; p < t->ngpus; p++) {
 				if (p == i || t->gn_nccl[p][k] != local)
@@ -373,15 +378,19 @@ static void pxn_paths(struct np_topo *t)
 				if (t->gg[i][p] == NP_PATH_NV) {
 					/* of equal classes, a NIC on the sender's NUMA node
 					 * (NCCL's choice among them is its search's) */
-					bool home = t->nics[k].numa >= 0 && t->nics[k].numa == t->gpus[i].numa;
+					bool home = t->nics[k].numa >= 0 &&
+						    t->nics[k].numa == t->gpus[i].numa;
 					if (nr->pxn < 0 || local < best ||
-					    (local == best && home && t->nics[nr->pxn_nic].numa != t->gpus[i].numa)) {
+					    (local == best && home &&
+					     t->nics[nr->pxn_nic].numa != t->gpus[i].numa)) {
 						nr->pxn = p;
 						nr->pxn_nic = k;
 						best = local;
 					}
-				} else if ((t->gpus[i].nvlinks < 0 || t->gpus[p].nvlinks < 0) && t->gpus[i].nvlinks != 0 &&
-					   t->gpus[p].nvlinks != 0) { /* a GPU of no NVLink joins none */
+				} else if ((t->gpus[i].nvlinks < 0 || t->gpus[p].nvlinks < 0) &&
+					   t->gpus[i].nvlinks != 0 &&
+					   t->gpus[p].nvlinks !=
+						   0) { /* a GPU of no NVLink joins none */
 					nr->pxn_unknown = true;
 				}
 			}
@@ -411,18 +420,22 @@ void np_topo_paths(struct np_topo *t)
 		for (int j = 0; j < t->ngpus; j++) {
 			int nv = i == j ? 0 : nvlinks_between(t, i, j);
 			t->gg_nv[i][j] = nv;
-			t->gg[i][j] = i == j ? NP_PATH_X : nv ? NP_PATH_NV
-				    : pci_path(t, t->gpus[i].pci, t->gpus[j].pci, t->gpus[i].numa, t->gpus[j].numa);
+			t->gg[i][j] = i == j ? NP_PATH_X
+				      : nv   ? NP_PATH_NV
+					     : pci_path(t, t->gpus[i].pci, t->gpus[j].pci,
+							t->gpus[i].numa, t->gpus[j].numa);
 		}
 	for (int i = 0; i < t->ngpus; i++)
 		for (int k = 0; k < t->nnics; k++) {
-			t->gn[i][k] = pci_path(t, t->gpus[i].pci, t->nics[k].pci, t->gpus[i].numa, t->nics[k].numa);
+			t->gn[i][k] = pci_path(t, t->gpus[i].pci, t->nics[k].pci, t->gpus[i].numa,
+					       t->nics[k].numa);
 			t->gn_nccl[i][k] = nccl_path(t, i, k);
 		}
 	for (int k = 0; k < t->nnics; k++)
 		for (int l = 0; l < t->nnics; l++)
 			t->nn[k][l] = k == l ? NP_PATH_X
-				    : pci_path(t, t->nics[k].pci, t->nics[l].pci, t->nics[k].numa, t->nics[l].numa);
+					     : pci_path(t, t->nics[k].pci, t->nics[l].pci,
+							t->nics[k].numa, t->nics[l].numa);
 	for (int i = 0; i < t->ngpus; i++) {
 		struct np_near *nr = &t->near[i];
 		bool any_usable = false;
@@ -450,9 +463,10 @@ void np_topo_paths(struct np_topo *t)
 		struct np_near *nr = &t->near[i];
 		nr->c2c_unknown = false;
 		for (int k = 0; k < nr->n && !t->flat; k++)
-			nr->c2c_unknown |= t->gpus[i].c2c_links < 0 && c2c_possible(t, &t->gpus[i]) &&
-					   t->gn_nccl[i][nr->nics[k]] == NP_PATH_PHB && t->gpus[i].numa >= 0 &&
-					   t->gpus[i].numa == t->nics[nr->nics[k]].numa;
+			nr->c2c_unknown |=
+				t->gpus[i].c2c_links < 0 && c2c_possible(t, &t->gpus[i]) &&
+				t->gn_nccl[i][nr->nics[k]] == NP_PATH_PHB && t->gpus[i].numa >= 0 &&
+				t->gpus[i].numa == t->nics[nr->nics[k]].numa;
 	}
 	pxn_paths(t);
 }

@@ -14,8 +14,8 @@
  * allows (the value goes into a shell's export line). */
 static bool selectable(const struct np_nic *n)
 {
-	return (n->ll == NP_LL_IB || n->ll == NP_LL_ROCE || n->ll == NP_LL_UNKNOWN) && n->rdma != NP_NO &&
-	       np_devname_valid(n->name, NP_IBNAMSIZ);
+	return (n->ll == NP_LL_IB || n->ll == NP_LL_ROCE || n->ll == NP_LL_UNKNOWN) &&
+	       n->rdma != NP_NO && np_devname_valid(n->name, NP_IBNAMSIZ);
 }
 
 /* NCCL_IB_HCA with '=' (exact names: prefix matching would make mlx5_1
@@ -86,7 +86,8 @@ static void rec_ib_hca(struct np_topo *t)
 		snprintf(f->message, sizeof(f->message),
 			 "the active RDMA ports are of two fabrics, %d InfiniBand and %d RoCE; NCCL takes both, while the GPUs' nearest ports are %s only",
 			 ib, roce, keep == NP_LL_IB ? "InfiniBand" : "RoCE");
-		snprintf(f->evidence, sizeof(f->evidence), "link layers of the active ports; GPUs nearest to InfiniBand %d, to RoCE %d",
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "link layers of the active ports; GPUs nearest to InfiniBand %d, to RoCE %d",
 			 ib_gpus, roce_gpus);
 		snprintf(f->remedy, sizeof(f->remedy), "select the GPUs' fabric with NCCL_IB_HCA");
 	}
@@ -95,32 +96,40 @@ static void rec_ib_hca(struct np_topo *t)
 	off = 1;
 	for (int k = 0; k < t->nnics && off < sizeof(r->value); k++) {
 		const struct np_nic *n = &t->nics[k];
-		if (!selectable(n) || n->mgmt || n->state != NP_PORT_ACTIVE || n->phys == NP_PORT_POLLING)
+		if (!selectable(n) || n->mgmt || n->state != NP_PORT_ACTIVE ||
+		    n->phys == NP_PORT_POLLING)
 			continue;
 		if (keep != NP_LL_UNKNOWN && n->ll != keep)
 			continue; /* another fabric than the GPUs' */
 		if (top > 0 && n->rate_gbit > 0 && n->rate_gbit < top)
 			continue;
-		off += (size_t)snprintf(r->value + off, sizeof(r->value) - off, "%s%s:%d", off > 1 ? "," : "", n->name, n->port);
+		off += (size_t)snprintf(r->value + off, sizeof(r->value) - off, "%s%s:%d",
+					off > 1 ? "," : "", n->name, n->port);
 	}
-	snprintf(r->reason, sizeof(r->reason), "%s: use only the active %sports%s, by exact name%s", why,
-		 !strcmp(why, "nic-mgmt") ? "data " : "", !strcmp(why, "nic-rate-mixed") ? " at the top rate" : "",
+	snprintf(r->reason, sizeof(r->reason), "%s: use only the active %sports%s, by exact name%s",
+		 why, !strcmp(why, "nic-mgmt") ? "data " : "",
+		 !strcmp(why, "nic-rate-mixed") ? " at the top rate" : "",
 		 !(ib && roce) ? ""
-		 : keep == NP_LL_IB ? "; InfiniBand only: the GPUs' nearest ports are InfiniBand, the RoCE ports another fabric"
-		 : keep == NP_LL_ROCE ? "; RoCE only: the GPUs' nearest ports are RoCE, the InfiniBand ports another fabric"
-		 : ib_gpus || roce_gpus ? "; both InfiniBand and RoCE: GPUs are nearest to ports of each, and NCCL uses both"
-				      : "; both InfiniBand and RoCE: no NVIDIA GPU's nearest port tells one fabric, and NCCL uses both");
+		 : keep == NP_LL_IB
+			 ? "; InfiniBand only: the GPUs' nearest ports are InfiniBand, the RoCE ports another fabric"
+		 : keep == NP_LL_ROCE
+			 ? "; RoCE only: the GPUs' nearest ports are RoCE, the InfiniBand ports another fabric"
+		 : ib_gpus || roce_gpus
+			 ? "; both InfiniBand and RoCE: GPUs are nearest to ports of each, and NCCL uses both"
+			 : "; both InfiniBand and RoCE: no NVIDIA GPU's nearest port tells one fabric, and NCCL uses both");
 }
 
 static void rec_socket(struct np_topo *t)
 {
 	struct np_rec *r;
 
-	if (!np_topo_has_finding(t, "net-socket-iface") || !np_devname_valid(t->host.iface_pci, NP_IFNAMSIZ))
+	if (!np_topo_has_finding(t, "net-socket-iface") ||
+	    !np_devname_valid(t->host.iface_pci, NP_IFNAMSIZ))
 		return;
 	r = np_topo_rec(t, "NCCL_SOCKET_IFNAME", "net-socket-iface");
 	snprintf(r->value, sizeof(r->value), "=%s", t->host.iface_pci);
-	snprintf(r->reason, sizeof(r->reason), "net-socket-iface: NCCL would bootstrap over '%s'", t->host.iface_nccl);
+	snprintf(r->reason, sizeof(r->reason), "net-socket-iface: NCCL would bootstrap over '%s'",
+		 t->host.iface_nccl);
 }
 
 /* NCCL 2.21 and later pick the RoCE v2 IPv4 GID themselves. */
@@ -135,16 +144,22 @@ static void rec_gid(struct np_topo *t)
 		if (n->ll != NP_LL_ROCE || n->state != NP_PORT_ACTIVE || n->gid_index < 0)
 			continue;
 		{
-			struct np_finding *f = np_topo_finding(t, "roce-gid-old-nccl", NP_SEV_INFO, n->name);
-			snprintf(f->message, sizeof(f->message), "NCCL %d.%d.%d does not select the RoCE v2 GID by itself",
-				 t->host.nccl_version / 10000, t->host.nccl_version / 100 % 100, t->host.nccl_version % 100);
-			snprintf(f->evidence, sizeof(f->evidence), "%s port %d: RoCE v2 IPv4 GID at index %d", n->name, n->port,
+			struct np_finding *f =
+				np_topo_finding(t, "roce-gid-old-nccl", NP_SEV_INFO, n->name);
+			snprintf(f->message, sizeof(f->message),
+				 "NCCL %d.%d.%d does not select the RoCE v2 GID by itself",
+				 t->host.nccl_version / 10000, t->host.nccl_version / 100 % 100,
+				 t->host.nccl_version % 100);
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "%s port %d: RoCE v2 IPv4 GID at index %d", n->name, n->port,
 				 n->gid_index);
-			snprintf(f->remedy, sizeof(f->remedy), "set NCCL_IB_GID_INDEX=%d or upgrade NCCL to 2.21+", n->gid_index);
+			snprintf(f->remedy, sizeof(f->remedy),
+				 "set NCCL_IB_GID_INDEX=%d or upgrade NCCL to 2.21+", n->gid_index);
 		}
 		r = np_topo_rec(t, "NCCL_IB_GID_INDEX", "roce-gid-old-nccl");
 		snprintf(r->value, sizeof(r->value), "%d", n->gid_index);
-		snprintf(r->reason, sizeof(r->reason), "roce-gid-old-nccl: RoCE v2 IPv4 GID of %s:%d; NCCL before 2.21 does not find it",
+		snprintf(r->reason, sizeof(r->reason),
+			 "roce-gid-old-nccl: RoCE v2 IPv4 GID of %s:%d; NCCL before 2.21 does not find it",
 			 n->name, n->port);
 		return;
 	}
@@ -161,7 +176,8 @@ static void rec_gid6(struct np_topo *t)
 		const struct np_nic *n = &t->nics[k];
 		if (n->ll != NP_LL_ROCE || n->state != NP_PORT_ACTIVE || !n->gid_checked)
 			continue;
-		if (n->gid_index >= 0) /* one index for all ports: leave a mixed node to the finding */
+		if (n->gid_index >=
+		    0) /* one index for all ports: leave a mixed node to the finding */
 			return;
 		if (n->gid_index6 < 0 || (idx >= 0 && idx != n->gid_index6))
 			return;
@@ -171,10 +187,12 @@ static void rec_gid6(struct np_topo *t)
 		return;
 	r = np_topo_rec(t, "NCCL_IB_GID_INDEX", "roce-no-v2-gid");
 	snprintf(r->value, sizeof(r->value), "%d", idx);
-	snprintf(r->reason, sizeof(r->reason), "roce-no-v2-gid: no IPv4 RoCE v2 GID; this is the IPv6 one (set NCCL_IB_ADDR_FAMILY=AF_INET6 too)");
+	snprintf(r->reason, sizeof(r->reason),
+		 "roce-no-v2-gid: no IPv4 RoCE v2 GID; this is the IPv6 one (set NCCL_IB_ADDR_FAMILY=AF_INET6 too)");
 	r = np_topo_rec(t, "NCCL_IB_ADDR_FAMILY", "roce-no-v2-gid");
 	snprintf(r->value, sizeof(r->value), "AF_INET6");
-	snprintf(r->reason, sizeof(r->reason), "roce-no-v2-gid: the RoCE v2 GID NCCL can use is IPv6");
+	snprintf(r->reason, sizeof(r->reason),
+		 "roce-no-v2-gid: the RoCE v2 GID NCCL can use is IPv6");
 }
 
 static void rec_topo_file(struct np_topo *t)
@@ -185,7 +203,8 @@ static void rec_topo_file(struct np_topo *t)
 		return;
 	r = np_topo_rec(t, "NCCL_TOPO_FILE", "vm-flattened");
 	r->operator_value = true;
-	snprintf(r->reason, sizeof(r->reason), "vm-flattened: the hypervisor hides the PCIe switches; set it to the provider's topology file for this instance type");
+	snprintf(r->reason, sizeof(r->reason),
+		 "vm-flattened: the hypervisor hides the PCIe switches; set it to the provider's topology file for this instance type");
 }
 
 /* No NCCL_CROSS_NIC: its default, 2, lets NCCL's search (search.cc)
@@ -207,15 +226,17 @@ static void rec_diagnostics(struct np_topo *t)
 		bool nic_may = false;
 		for (int k = 0; k < nr->n; k++)
 			nic_may |= t->nics[nr->nics[k]].gdr != NP_NO;
-		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN && !np_path_gdr_level(nr->nccl) &&
-		    nr->pxn < 0 && !nr->pxn_unknown && !nr->c2c_unknown && nr->nccl > worst)
+		if (nr->n && nic_may && t->gpus[i].gdr != NP_NO && nr->nccl != NP_PATH_UNKNOWN &&
+		    !np_path_gdr_level(nr->nccl) && nr->pxn < 0 && !nr->pxn_unknown &&
+		    !nr->c2c_unknown && nr->nccl > worst)
 			worst = nr->nccl;
 	}
 	if (worst == NP_PATH_X)
 		return;
 	r = np_topo_rec(t, "NCCL_NET_GDR_LEVEL", "gdr-path");
 	snprintf(r->value, sizeof(r->value), "%s", np_path_str(worst));
-	snprintf(r->reason, sizeof(r->reason), "gdr-path: diagnostic only; compare busbw with and without it, then fix the placement");
+	snprintf(r->reason, sizeof(r->reason),
+		 "gdr-path: diagnostic only; compare busbw with and without it, then fix the placement");
 	r->diagnostic = true;
 }
 

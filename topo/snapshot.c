@@ -74,20 +74,37 @@ struct reader {
 	struct np_topo *t;
 	struct np_err *err;
 	enum np_status st;
-	const char *rec;    /* the record's info name */
+	const char *rec; /* the record's info name */
 };
 
 static const struct range {
 	const char *key;
 	double lo, hi;
 } ranges[] = {
-	{ "index", 0, 1 << 30 }, { "order", 0, 1 << 30 }, { "numa", -1, 4095 },
-	{ "gen", 0, 6 }, { "genmax", 0, 6 }, { "width", 0, 32 }, { "widthmax", 0, 32 },
-	{ "gbps", 0, 1000 }, { "nvgbps", 0, 1000 }, { "rate", 0, 100000 },
-	{ "nvlinks", -1, 64 }, { "nvswitch", -1, 64 }, { "nvcpu", -1, 64 },
-	{ "sm", 0, 1000 }, { "vendor", 0, 0xffff }, { "device", 0, 0xffff },
-	{ "bar1", 0, 1099511627776.0 }, { "port", 1, 255 }, { "lanes", 0, 32 }, { "mtu", 0, 65536 },
-	{ "gid", -1, 65535 }, { "gid6", -1, 65535 }, { "nccl", 0, 10000000 }, { "source", 0, 3 },
+	{ "index", 0, 1 << 30 },
+	{ "order", 0, 1 << 30 },
+	{ "numa", -1, 4095 },
+	{ "gen", 0, 6 },
+	{ "genmax", 0, 6 },
+	{ "width", 0, 32 },
+	{ "widthmax", 0, 32 },
+	{ "gbps", 0, 1000 },
+	{ "nvgbps", 0, 1000 },
+	{ "rate", 0, 100000 },
+	{ "nvlinks", -1, 64 },
+	{ "nvswitch", -1, 64 },
+	{ "nvcpu", -1, 64 },
+	{ "sm", 0, 1000 },
+	{ "vendor", 0, 0xffff },
+	{ "device", 0, 0xffff },
+	{ "bar1", 0, 1099511627776.0 },
+	{ "port", 1, 255 },
+	{ "lanes", 0, 32 },
+	{ "mtu", 0, 65536 },
+	{ "gid", -1, 65535 },
+	{ "gid6", -1, 65535 },
+	{ "nccl", 0, 10000000 },
+	{ "source", 0, 3 },
 	{ "nvcounts", 0, 1 },
 };
 
@@ -101,7 +118,8 @@ static void bad(struct reader *rd, const char *key, const char *val, const char 
 	for (const char *p = val; *p && k + 1 < sizeof(v); p++)
 		v[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
 	v[k] = '\0';
-	rd->st = np_fail(rd->err, NP_EUSAGE,
+	rd->st =
+		np_fail(rd->err, NP_EUSAGE,
 			"--input '%s': snapshot record %s has %s=%s%s, which %s; export the snapshot again ('nccl-probe topo --export')",
 			rd->t->source, rd->rec, key, v, val[k] ? "..." : "", why);
 }
@@ -190,8 +208,8 @@ static void gpu_record(const struct np_topo *t, int i, char *r, size_t len)
 	kvi(r, len, "device", g->device_id);
 	for (int j = 0; j < t->ngpus; j++)
 		if (g->nvpeer[j])
-			snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), "%s%s*%d", peers[0] ? "," : "",
-				 t->gpus[j].busid, g->nvpeer[j]);
+			snprintf(peers + strlen(peers), sizeof(peers) - strlen(peers), "%s%s*%d",
+				 peers[0] ? "," : "", t->gpus[j].busid, g->nvpeer[j]);
 	kv(r, len, "nvpeers", peers);
 	kvi(r, len, "bar1", (long long)g->bar1_mib);
 	kvi(r, len, "gdr", g->gdr);
@@ -259,9 +277,11 @@ enum np_status np_topo_snapshot(struct np_topo *t, char **xml, size_t *len, stru
 	int n = 0;
 
 	if (!topo)
-		return np_fail(err, NP_EUSAGE, "--export needs the live machine or an hwloc XML input, not an NCCL topology file");
+		return np_fail(err, NP_EUSAGE,
+			       "--export needs the live machine or an hwloc XML input, not an NCCL topology file");
 	if (np_snapshot_present(topo))
-		return np_fail(err, NP_EUSAGE, "--input is already an nccl-probe snapshot; copy the file instead of exporting it again");
+		return np_fail(err, NP_EUSAGE,
+			       "--input is already an nccl-probe snapshot; copy the file instead of exporting it again");
 	r = malloc(REC_LEN);
 	if (!r)
 		return np_fail(err, NP_ENOMEM, "out of memory writing the snapshot");
@@ -328,12 +348,10 @@ static int count(struct reader *rd, const char *rec, const char *key)
 	return v >= 0 && v <= 4096 ? (int)v : NP_COUNT_UNKNOWN;
 }
 
-static enum np_tri tri(long v)
-{
-	return v > 0 ? NP_YES : v == 0 ? NP_NO : NP_UNKNOWN;
-}
+static enum np_tri tri(long v) { return v > 0 ? NP_YES : v == 0 ? NP_NO : NP_UNKNOWN; }
 
-static void read_gpu(struct reader *rd, struct np_topo *t, const char *r, char (*peers)[1024], bool nv_known)
+static void read_gpu(struct reader *rd, struct np_topo *t, const char *r, char (*peers)[1024],
+		     bool nv_known)
 {
 	char raw[64], busid[NP_BUSID_LEN], chain[1024];
 	struct np_gpu *g;
@@ -388,7 +406,8 @@ static void read_nic(struct reader *rd, struct np_topo *t, const char *r)
 	rd->rec = "NCCLProbeNIC";
 	if (!get(r, "name", name, sizeof(name)))
 		return;
-	if (!np_devname_valid(name, NP_IBNAMSIZ) && strncmp(name, "nic@", 4) && strncmp(name, "net@", 4)) {
+	if (!np_devname_valid(name, NP_IBNAMSIZ) && strncmp(name, "nic@", 4) &&
+	    strncmp(name, "net@", 4)) {
 		np_topo_note(t, "a NIC record with a name no kernel allows was left out");
 		return;
 	}
@@ -401,7 +420,8 @@ static void read_nic(struct reader *rd, struct np_topo *t, const char *r)
 	}
 	if (!(n = np_topo_nic_add(t, name, port)))
 		return;
-	if (get(r, "busid", raw, sizeof(raw)) && raw[0] && !np_busid_norm(raw, n->busid, sizeof(n->busid))) {
+	if (get(r, "busid", raw, sizeof(raw)) && raw[0] &&
+	    !np_busid_norm(raw, n->busid, sizeof(n->busid))) {
 		bad(rd, "busid", raw, "is not a PCI bus id");
 		return;
 	}
@@ -423,7 +443,8 @@ static void read_nic(struct reader *rd, struct np_topo *t, const char *r)
 	n->gid_checked = geti(rd, r, "gidchecked", 0) != 0;
 	get(r, "netdev", n->netdev, sizeof(n->netdev));
 	if (n->netdev[0] && !np_devname_valid(n->netdev, NP_IFNAMSIZ)) {
-		np_topo_note(t, "NIC %s: its interface name is not one the kernel allows; left out", n->name);
+		np_topo_note(t, "NIC %s: its interface name is not one the kernel allows; left out",
+			     n->name);
 		n->netdev[0] = '\0';
 	}
 	n->rdma = tri(geti(rd, r, "rdma", 1));
@@ -466,7 +487,7 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 	hwloc_obj_t root = hwloc_get_root_obj(topo);
 	const char *recs[NP_MAX_GPUS + NP_MAX_NICS + 256];
 	const char *host = hwloc_obj_get_info_by_name(root, "NCCLProbeHost");
-	char (*peers)[1024] = calloc(NP_MAX_GPUS, sizeof(*peers));
+	char(*peers)[1024] = calloc(NP_MAX_GPUS, sizeof(*peers));
 	struct reader reader, *rd = &reader;
 	int n = 0;
 	bool nv_known = false;
@@ -493,11 +514,14 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 		/* names go into export lines: keep only what the kernel allows */
 		if ((h->iface_nccl[0] && !np_devname_valid(h->iface_nccl, NP_IFNAMSIZ)) ||
 		    (h->iface_pci[0] && !np_devname_valid(h->iface_pci, NP_IFNAMSIZ))) {
-			np_topo_note(t, "the snapshot's interface names are not ones the kernel allows; they are left out");
+			np_topo_note(t,
+				     "the snapshot's interface names are not ones the kernel allows; they are left out");
 			h->iface_nccl[0] = h->iface_pci[0] = '\0';
 		}
-		nv_known = geti(rd, host, "nvcounts", 0) == 1 || geti(rd, host, "nvlinkknown", 0) != 0;
-		t->origin = geti(rd, host, "source", NP_SRC_LIVE) == NP_SRC_HWLOC ? NP_SRC_HWLOC : NP_SRC_LIVE;
+		nv_known =
+			geti(rd, host, "nvcounts", 0) == 1 || geti(rd, host, "nvlinkknown", 0) != 0;
+		t->origin = geti(rd, host, "source", NP_SRC_LIVE) == NP_SRC_HWLOC ? NP_SRC_HWLOC
+										  : NP_SRC_LIVE;
 	}
 	collect(root, "NCCLProbeGPU", recs, &n, NP_MAX_GPUS);
 	rd->rec = "NCCLProbeGPU";
@@ -507,7 +531,8 @@ enum np_status np_snapshot_read(struct np_topo *t, hwloc_topology_t topo, struct
 	for (int i = 0; i < t->ngpus && !rd->st; i++) { /* "busid*count,..." */
 		char *tok, *save = NULL;
 		rd->rec = "NCCLProbeGPU";
-		for (tok = strtok_r(peers[i], ",", &save); tok && !rd->st; tok = strtok_r(NULL, ",", &save)) {
+		for (tok = strtok_r(peers[i], ",", &save); tok && !rd->st;
+		     tok = strtok_r(NULL, ",", &save)) {
 			char *star = strchr(tok, '*'), id[NP_BUSID_LEN];
 			const char *why;
 			long cnt;

@@ -34,7 +34,8 @@ void np_hwloc_numa(struct np_topo *t, hwloc_topology_t topo)
 	if (arch && !t->host.arch[0])
 		snprintf(t->host.arch, sizeof(t->host.arch), "%s", arch);
 	t->nnuma = 0;
-	while ((o = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, o)) && t->nnuma < NP_MAX_NUMA) {
+	while ((o = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, o)) &&
+	       t->nnuma < NP_MAX_NUMA) {
 		struct np_numa *n = &t->numa[t->nnuma++];
 		n->os_index = (int)o->os_index;
 		if (o->cpuset)
@@ -60,11 +61,13 @@ static void busid_of(hwloc_obj_t o, char *buf, size_t len)
 	if (o->type == HWLOC_OBJ_PCI_DEVICE)
 		snprintf(buf, len, "%04x:%02x:%02x.%x", (unsigned)o->attr->pcidev.domain,
 			 o->attr->pcidev.bus, o->attr->pcidev.dev, o->attr->pcidev.func);
-	else if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
+	else if (o->type == HWLOC_OBJ_BRIDGE &&
+		 o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
 		snprintf(buf, len, "pci%04x:%02x", (unsigned)o->attr->bridge.downstream.pci.domain,
 			 o->attr->bridge.downstream.pci.secondary_bus);
 	else /* a PCI-PCI bridge */
-		snprintf(buf, len, "%04x:%02x:%02x.%x", (unsigned)o->attr->bridge.upstream.pci.domain,
+		snprintf(buf, len, "%04x:%02x:%02x.%x",
+			 (unsigned)o->attr->bridge.upstream.pci.domain,
 			 o->attr->bridge.upstream.pci.bus, o->attr->bridge.upstream.pci.dev,
 			 o->attr->bridge.upstream.pci.func);
 }
@@ -79,7 +82,8 @@ int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj)
 		if (o->type != HWLOC_OBJ_PCI_DEVICE && o->type != HWLOC_OBJ_BRIDGE)
 			break;
 		chain[n++] = o;
-		if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
+		if (o->type == HWLOC_OBJ_BRIDGE &&
+		    o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
 			have_hb = true;
 			break;
 		}
@@ -87,10 +91,12 @@ int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj)
 	if (!have_hb) { /* hwloc may omit the host bridge; name one after the domain and bus */
 		char hb[NP_BUSID_LEN];
 		hwloc_obj_t top = chain[n - 1];
-		unsigned dom = top->type == HWLOC_OBJ_PCI_DEVICE ? top->attr->pcidev.domain
-								 : top->attr->bridge.upstream.pci.domain;
-		unsigned bus = top->type == HWLOC_OBJ_PCI_DEVICE ? top->attr->pcidev.bus
-								 : top->attr->bridge.upstream.pci.bus;
+		unsigned dom = top->type == HWLOC_OBJ_PCI_DEVICE
+				       ? top->attr->pcidev.domain
+				       : top->attr->bridge.upstream.pci.domain;
+		unsigned bus = top->type == HWLOC_OBJ_PCI_DEVICE
+				       ? top->attr->pcidev.bus
+				       : top->attr->bridge.upstream.pci.bus;
 		snprintf(hb, sizeof(hb), "pci%04x:%02x", dom, bus);
 		parent = np_topo_pci_add(t, hb, NP_PCI_HOSTBRIDGE, -1);
 		if (parent >= 0 && t->pci[parent].numa < 0)
@@ -102,15 +108,18 @@ int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj)
 		char id[NP_BUSID_LEN];
 		hwloc_obj_t o = chain[n];
 		enum np_pci_kind kind = o->type == HWLOC_OBJ_PCI_DEVICE ? NP_PCI_DEVICE
-				      : o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST ? NP_PCI_HOSTBRIDGE
-				      : NP_PCI_BRIDGE;
+					: o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST
+						? NP_PCI_HOSTBRIDGE
+						: NP_PCI_BRIDGE;
 		busid_of(o, id, sizeof(id));
 		parent = np_topo_pci_add(t, id, kind, parent);
 		if (parent < 0)
 			return -1;
-		if (kind == NP_PCI_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI) {
+		if (kind == NP_PCI_BRIDGE &&
+		    o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI) {
 			const struct hwloc_pcidev_attr_s *u = &o->attr->bridge.upstream.pci;
-			np_topo_pci_set_ids(t, parent, u->vendor_id, u->device_id, u->subvendor_id, u->subdevice_id, true);
+			np_topo_pci_set_ids(t, parent, u->vendor_id, u->device_id, u->subvendor_id,
+					    u->subdevice_id, true);
 		}
 		if (kind == NP_PCI_HOSTBRIDGE && t->pci[parent].numa < 0)
 			t->pci[parent].numa = numa;
@@ -120,7 +129,8 @@ int np_hwloc_chain(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t obj)
 
 void np_hwloc_bridge_ids(struct np_topo *t, hwloc_topology_t topo)
 {
-	for (hwloc_obj_t o = hwloc_get_next_bridge(topo, NULL); o; o = hwloc_get_next_bridge(topo, o)) {
+	for (hwloc_obj_t o = hwloc_get_next_bridge(topo, NULL); o;
+	     o = hwloc_get_next_bridge(topo, o)) {
 		char id[NP_BUSID_LEN];
 		const struct hwloc_pcidev_attr_s *u = &o->attr->bridge.upstream.pci;
 		int i;
@@ -129,7 +139,8 @@ void np_hwloc_bridge_ids(struct np_topo *t, hwloc_topology_t topo)
 		busid_of(o, id, sizeof(id));
 		i = np_topo_pci_find(t, id);
 		if (i >= 0 && t->pci[i].kind == NP_PCI_BRIDGE && t->pci[i].ids_known == NP_IDS_NONE)
-			np_topo_pci_set_ids(t, i, u->vendor_id, u->device_id, u->subvendor_id, u->subdevice_id, true);
+			np_topo_pci_set_ids(t, i, u->vendor_id, u->device_id, u->subvendor_id,
+					    u->subdevice_id, true);
 	}
 }
 
@@ -158,13 +169,17 @@ static bool is_other_gpu(hwloc_obj_t o)
 	 * own PCIe switch above it (AMD's discrete GPUs since Vega have one,
 	 * 1002:14a1), or a link no on-board graphics has (above PCIe Gen3
 	 * x4, 3.9 GB/s) */
-	if (o->parent && o->parent->type == HWLOC_OBJ_BRIDGE && o->parent->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI &&
+	if (o->parent && o->parent->type == HWLOC_OBJ_BRIDGE &&
+	    o->parent->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI &&
 	    o->parent->attr->bridge.upstream.pci.vendor_id == v)
 		return true;
 	for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
 		if (c->type == HWLOC_OBJ_OS_DEVICE &&
-		    (c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC || c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU) && c->name &&
-		    (!strncmp(c->name, "opencl", 6) || !strncmp(c->name, "rsmi", 4) || !strncmp(c->name, "ze", 2)))
+		    (c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC ||
+		     c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU) &&
+		    c->name &&
+		    (!strncmp(c->name, "opencl", 6) || !strncmp(c->name, "rsmi", 4) ||
+		     !strncmp(c->name, "ze", 2)))
 			return true;
 	return o->attr->pcidev.linkspeed > 4.0f;
 }
@@ -175,11 +190,11 @@ static void other_gpu_what(hwloc_obj_t o, char *buf, size_t len)
 	const char *name = hwloc_obj_get_info_by_name(o, "PCIDevice");
 
 	if (name && name[0])
-		snprintf(buf, len, "%s (%04x:%04x, class 0x%04x)", name, o->attr->pcidev.vendor_id, o->attr->pcidev.device_id,
-			 o->attr->pcidev.class_id);
+		snprintf(buf, len, "%s (%04x:%04x, class 0x%04x)", name, o->attr->pcidev.vendor_id,
+			 o->attr->pcidev.device_id, o->attr->pcidev.class_id);
 	else
-		snprintf(buf, len, "%04x:%04x, class 0x%04x", o->attr->pcidev.vendor_id, o->attr->pcidev.device_id,
-			 o->attr->pcidev.class_id);
+		snprintf(buf, len, "%04x:%04x, class 0x%04x", o->attr->pcidev.vendor_id,
+			 o->attr->pcidev.device_id, o->attr->pcidev.class_id);
 }
 
 static const char *gpu_model_of(hwloc_obj_t pci)
@@ -188,7 +203,9 @@ static const char *gpu_model_of(hwloc_obj_t pci)
 	int gpus = 0;
 
 	for (c = pci->io_first_child; c; c = c->next_sibling) {
-		const char *m = c->type == HWLOC_OBJ_OS_DEVICE ? hwloc_obj_get_info_by_name(c, "GPUModel") : NULL;
+		const char *m = c->type == HWLOC_OBJ_OS_DEVICE
+					? hwloc_obj_get_info_by_name(c, "GPUModel")
+					: NULL;
 		if (m)
 			return m;
 	}
@@ -221,7 +238,8 @@ static void pci_name(hwloc_obj_t o, char *buf, size_t len)
 		np_pci_ids_name(o->attr->pcidev.vendor_id, o->attr->pcidev.device_id, buf, len);
 }
 
-static enum np_status add_gpu(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t o, struct np_err *err)
+static enum np_status add_gpu(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t o,
+			      struct np_err *err)
 {
 	char busid[NP_BUSID_LEN];
 	struct np_gpu *g;
@@ -249,8 +267,8 @@ static enum np_status add_gpu(struct np_topo *t, hwloc_topology_t topo, hwloc_ob
 	return NP_OK;
 }
 
-static enum np_status add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t pci, hwloc_obj_t ofed,
-			      struct np_err *err)
+static enum np_status add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_obj_t pci,
+			      hwloc_obj_t ofed, struct np_err *err)
 {
 	char busid[NP_BUSID_LEN], key[32];
 	const char *netdev = NULL;
@@ -258,7 +276,8 @@ static enum np_status add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_ob
 
 	busid_of(pci, busid, sizeof(busid));
 	for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling)
-		if (c->type == HWLOC_OBJ_OS_DEVICE && c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK &&
+		if (c->type == HWLOC_OBJ_OS_DEVICE &&
+		    c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK &&
 		    (!netdev || !strncmp(c->name, "ib", 2)))
 			netdev = c->name;
 	for (int p = 1; p <= 16; p++) {
@@ -276,7 +295,8 @@ static enum np_status add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_ob
 				       t->source, ofed->name);
 		n = np_topo_nic_add(t, ofed->name, p);
 		if (!n) {
-			np_topo_note(t, "more than %d NIC ports; the rest are left out", NP_MAX_NICS);
+			np_topo_note(t, "more than %d NIC ports; the rest are left out",
+				     NP_MAX_NICS);
 			return NP_OK;
 		}
 		snprintf(n->busid, sizeof(n->busid), "%s", busid);
@@ -288,11 +308,14 @@ static enum np_status add_nic(struct np_topo *t, hwloc_topology_t topo, hwloc_ob
 		if (st) { /* hwloc records the numeric ibv_port_state; else unknown */
 			int32_t v = -1;
 			np_parse_i32(st, 10, 0, INT32_MAX, &v);
-			n->state = v == 4 ? NP_PORT_ACTIVE : v == 1 ? NP_PORT_DOWN : v == 2 ? NP_PORT_INIT
-				 : v == 3 ? NP_PORT_ARMED : NP_PORT_UNKNOWN;
+			n->state = v == 4   ? NP_PORT_ACTIVE
+				   : v == 1 ? NP_PORT_DOWN
+				   : v == 2 ? NP_PORT_INIT
+				   : v == 3 ? NP_PORT_ARMED
+					    : NP_PORT_UNKNOWN;
 		}
-		if (pci->attr->pcidev.vendor_id == PCI_VENDOR_AMAZON || !strncmp(ofed->name, "rdmap", 5) ||
-		    !strncmp(ofed->name, "efa", 3))
+		if (pci->attr->pcidev.vendor_id == PCI_VENDOR_AMAZON ||
+		    !strncmp(ofed->name, "rdmap", 5) || !strncmp(ofed->name, "efa", 3))
 			n->ll = NP_LL_EFA;
 		else if (cls == 0x0207 || cls == 0x0c06)
 			n->ll = NP_LL_IB;
@@ -379,9 +402,11 @@ static void nvlink_distances(struct np_topo *t, hwloc_topology_t topo)
 			if (gj >= 0)
 				g->nvpeer[gj] += links;
 			else if (peer->type == HWLOC_OBJ_PCI_DEVICE)
-				g->nvswitch_links += links; /* an NVSwitch (or a switch hwloc could not name) */
+				g->nvswitch_links +=
+					links; /* an NVSwitch (or a switch hwloc could not name) */
 			else if (peer->cpuset)
-				g->nvcpu_links += links; /* a CPU (POWER): hwloc gives its package */
+				g->nvcpu_links +=
+					links; /* a CPU (POWER): hwloc gives its package */
 		}
 		g->nvlink_gbps = unit / 1000.0;
 	}
@@ -398,7 +423,8 @@ static void plugin_nics(struct np_topo *t, hwloc_topology_t topo)
 
 	while ((o = hwloc_get_next_pcidev(topo, o))) {
 		bool ofed = false, cxi = o->attr->pcidev.vendor_id == PCI_VENDOR_HPE_CRAY;
-		bool efa = o->attr->pcidev.vendor_id == PCI_VENDOR_AMAZON && (o->attr->pcidev.device_id & 0xfff0) == 0xefa0;
+		bool efa = o->attr->pcidev.vendor_id == PCI_VENDOR_AMAZON &&
+			   (o->attr->pcidev.device_id & 0xfff0) == 0xefa0;
 		if ((o->attr->pcidev.class_id >> 8) != 0x02)
 			continue;
 		for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
@@ -410,8 +436,10 @@ static void plugin_nics(struct np_topo *t, hwloc_topology_t topo)
 		if (ofed || (!cxi && !efa))
 			continue;
 		if (!t->plugin_nics++) {
-			snprintf(t->plugin_kind, sizeof(t->plugin_kind), "%s", cxi ? "HPE Slingshot (cxi)" : "AWS EFA");
-			snprintf(t->plugin_name, sizeof(t->plugin_name), "the aws-ofi-nccl plugin with libfabric's %s provider",
+			snprintf(t->plugin_kind, sizeof(t->plugin_kind), "%s",
+				 cxi ? "HPE Slingshot (cxi)" : "AWS EFA");
+			snprintf(t->plugin_name, sizeof(t->plugin_name),
+				 "the aws-ofi-nccl plugin with libfabric's %s provider",
 				 cxi ? "cxi" : "efa");
 		}
 	}
@@ -431,8 +459,11 @@ static void hwloc_lacks(struct np_topo *t)
 
 	for (int k = 0; k < t->nnics; k++)
 		states &= t->nics[k].state != NP_PORT_UNKNOWN;
-	np_topo_note(t, "%sPCIe generations and GDR facts are not in an hwloc file; 'nccl-probe topo --export' keeps them",
-		     !t->nnics ? "" : states ? "NIC port rates, " : "NIC port states and rates, ");
+	np_topo_note(t,
+		     "%sPCIe generations and GDR facts are not in an hwloc file; 'nccl-probe topo --export' keeps them",
+		     !t->nnics ? ""
+		     : states  ? "NIC port rates, "
+			       : "NIC port states and rates, ");
 }
 
 /* An hwloc 1.x file without NUMANode objects: hwloc 1.x writes none for a
@@ -455,7 +486,8 @@ static void one_numa(struct np_topo *t)
 		if (t->pci[i].kind == NP_PCI_HOSTBRIDGE && t->pci[i].numa < 0)
 			t->pci[i].numa = t->numa[0].os_index;
 	if (n)
-		np_topo_note(t, "the file is an hwloc 1.x export without NUMANode objects, as hwloc 1.x writes a machine of one NUMA node: its %d GPU(s) and NIC port(s) are on that node",
+		np_topo_note(t,
+			     "the file is an hwloc 1.x export without NUMANode objects, as hwloc 1.x writes a machine of one NUMA node: its %d GPU(s) and NIC port(s) are on that node",
 			     n);
 }
 
@@ -487,7 +519,8 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 		if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS)
 			continue;
 		if (!o->parent || o->parent->type != HWLOC_OBJ_PCI_DEVICE) {
-			np_topo_note(t, "RDMA device '%s' has no PCI device in the file; left out", o->name);
+			np_topo_note(t, "RDMA device '%s' has no PCI device in the file; left out",
+				     o->name);
 			continue;
 		}
 		if ((st = add_nic(t, topo, o->parent, o, err)))
@@ -498,7 +531,8 @@ enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struc
 	nvlink_distances(t, topo);
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->gpus[i].nvlinks < 0) {
-			np_topo_note(t, "NVLinks unknown for some GPUs: the file has no NVLinkBandwidth distances that tell them");
+			np_topo_note(t,
+				     "NVLinks unknown for some GPUs: the file has no NVLinkBandwidth distances that tell them");
 			break;
 		}
 	hwloc_lacks(t);

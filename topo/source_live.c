@@ -34,7 +34,9 @@ static void sysfs_gpus(struct np_topo *t, const struct np_sysfs *fs)
 			break;
 		g->vendor_id = 0x10de;
 		g->device_id = found[i].device_id;
-		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/label", found[i].dir) && buf[0])
+		if (np_sysfs_readf(fs, buf, sizeof(buf), "sys/bus/pci/devices/%s/label",
+				   found[i].dir) &&
+		    buf[0])
 			snprintf(g->name, sizeof(g->name), "%s", buf);
 		else if (!np_pci_ids_name(0x10de, g->device_id, g->name, sizeof(g->name)))
 			g->name[0] = '\0'; /* unknown: no PCI ID database here */
@@ -53,7 +55,8 @@ static int sysfs_chain(struct np_topo *t, const struct np_sysfs *fs, const char 
 	for (tok = strtok_r(link, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
 		char id[NP_BUSID_LEN];
 		if (!strncmp(tok, "pci", 3) && strlen(tok) < NP_BUSID_LEN) {
-			off = (size_t)snprintf(chain, sizeof(chain), "%s", tok); /* the last host bridge wins */
+			off = (size_t)snprintf(chain, sizeof(chain), "%s",
+					       tok); /* the last host bridge wins */
 		} else if (off && np_busid_norm(tok, id, sizeof(id)) && off < sizeof(chain)) {
 			off += (size_t)snprintf(chain + off, sizeof(chain) - off, "/%s", id);
 		}
@@ -74,7 +77,8 @@ static int place(struct np_topo *t, hwloc_topology_t topo, const struct np_sysfs
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", busid);
 	if (!fs->fake && np_busid_parse(busid, &dom, &bus, &dev, &fn)) {
 		if (dom > 0xffff)
-			np_topo_note(t, "PCI domain of %s is above 0xffff, which this hwloc may not hold; its path comes from sysfs",
+			np_topo_note(t,
+				     "PCI domain of %s is above 0xffff, which this hwloc may not hold; its path comes from sysfs",
 				     busid);
 		else
 			o = hwloc_get_pcidev_by_busid(topo, dom, bus, dev, fn);
@@ -106,7 +110,8 @@ static enum np_tri acs_of(struct np_topo *t, const struct np_sysfs *fs, const ch
 	}
 	t->host.acs_readable = NP_YES;
 	for (int hops = 0; off >= 0x100 && off + 8 <= (unsigned)n && hops < 64; hops++) {
-		unsigned hdr = cfg[off] | cfg[off + 1] << 8 | (unsigned)cfg[off + 2] << 16 | (unsigned)cfg[off + 3] << 24;
+		unsigned hdr = cfg[off] | cfg[off + 1] << 8 | (unsigned)cfg[off + 2] << 16 |
+			       (unsigned)cfg[off + 3] << 24;
 		if ((hdr & 0xffff) == 0x000d) {
 			unsigned ctl = cfg[off + 6] | cfg[off + 7] << 8;
 			return (ctl & 0x0c) ? NP_YES : NP_NO;
@@ -129,7 +134,8 @@ static void acs_paths(struct np_topo *t, const struct np_sysfs *fs)
  * sysfs): NCCL tells Broadcom PEX switches by them. */
 static void bridge_ids(struct np_topo *t, const struct np_sysfs *fs)
 {
-	static const char *const f[] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
+	static const char *const f[] = { "vendor", "device", "subsystem_vendor",
+					 "subsystem_device" };
 
 	for (int i = 0; i < t->npci; i++) {
 		long v[4];
@@ -143,7 +149,8 @@ static void bridge_ids(struct np_topo *t, const struct np_sysfs *fs)
 				break;
 		}
 		if (n >= 2)
-			np_topo_pci_set_ids(t, i, (unsigned)v[0], (unsigned)v[1], n == 4 ? (unsigned)v[2] : 0,
+			np_topo_pci_set_ids(t, i, (unsigned)v[0], (unsigned)v[1],
+					    n == 4 ? (unsigned)v[2] : 0,
 					    n == 4 ? (unsigned)v[3] : 0, n == 4);
 	}
 }
@@ -193,7 +200,8 @@ static void interfaces(struct np_topo *t, const struct np_sysfs *fs)
 		bool pci, logical;
 		if (!strcmp(nm, "lo") || !strncmp(nm, "docker", 6))
 			continue;
-		if (!np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/net/%s/operstate", nm) || strcmp(buf, "up"))
+		if (!np_sysfs_readf(fs, buf, sizeof(buf), "sys/class/net/%s/operstate", nm) ||
+		    strcmp(buf, "up"))
 			continue;
 		snprintf(rel, sizeof(rel), "sys/class/net/%s/device", nm);
 		pci = np_sysfs_exists(fs, rel);
@@ -235,7 +243,8 @@ static void nccl_version(struct np_topo *t)
  * component only adds names to what the Linux backend finds in sysfs (and
  * leaks a little in every load). */
 #if HWLOC_API_VERSION >= 0x00020100 /* hwloc_topology_set_components came with 2.1 */
-static const char *const skip_components[] = { "opencl", "cuda", "nvml", "rsmi", "levelzero", "gl", "pci" };
+static const char *const skip_components[] = { "opencl",    "cuda", "nvml", "rsmi",
+					       "levelzero", "gl",   "pci" };
 #endif
 
 enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct np_err *err)
@@ -257,18 +266,23 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 #if HWLOC_API_VERSION >= 0x00020100
 	for (size_t i = 0; i < sizeof(skip_components) / sizeof(skip_components[0]); i++)
-		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, skip_components[i]);
+		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+					      skip_components[i]);
 #endif
 	if (hwloc_topology_load(topo) != 0) {
 		hwloc_topology_destroy(topo);
 		np_sysfs_release(&fs);
-		return np_fail(err, NP_ESYS, "hwloc could not load this machine's topology: %s", strerror(errno));
+		return np_fail(err, NP_ESYS, "hwloc could not load this machine's topology: %s",
+			       strerror(errno));
 	}
 	np_hwloc_numa(t, topo);
-	if (!t->host.hostname[0] && gethostname(t->host.hostname, sizeof(t->host.hostname) - 1) != 0)
+	if (!t->host.hostname[0] &&
+	    gethostname(t->host.hostname, sizeof(t->host.hostname) - 1) != 0)
 		snprintf(t->host.hostname, sizeof(t->host.hostname), "unknown");
 	if (fs.fake)
-		np_topo_note(t, "NCCL_PROBE_FSROOT='%s': devices come from that tree; NVML, CUDA and verbs are not asked", fs.root);
+		np_topo_note(t,
+			     "NCCL_PROBE_FSROOT='%s': devices come from that tree; NVML, CUDA and verbs are not asked",
+			     fs.root);
 	else if (!t->no_gpu_libs)
 		ngpu = np_gpu_live_nvml(t, busids, NP_MAX_GPUS);
 	if (ngpu < 0)
@@ -277,10 +291,14 @@ enum np_status np_topo_discover_live(struct np_topo *t, bool keep_hwloc, struct 
 		struct np_gpu *g = &t->gpus[i];
 		struct np_pcie l = { 0 };
 		np_pcie_live(&fs, g->busid, &l);
-		if (!g->pcie.gen_cur) g->pcie.gen_cur = l.gen_cur;
-		if (!g->pcie.gen_max) g->pcie.gen_max = l.gen_max;
-		if (!g->pcie.width_cur) g->pcie.width_cur = l.width_cur;
-		if (!g->pcie.width_max) g->pcie.width_max = l.width_max;
+		if (!g->pcie.gen_cur)
+			g->pcie.gen_cur = l.gen_cur;
+		if (!g->pcie.gen_max)
+			g->pcie.gen_max = l.gen_max;
+		if (!g->pcie.width_cur)
+			g->pcie.width_cur = l.width_cur;
+		if (!g->pcie.width_max)
+			g->pcie.width_max = l.width_max;
 		g->pcie.gbps = np_pcie_gbps(g->pcie.gen_cur, g->pcie.width_cur);
 		g->pci = place(t, topo, &fs, g->busid, &g->numa);
 	}

@@ -77,16 +77,16 @@ struct walk {
 	struct np_topo *t;
 	const char *path;
 	struct np_err *err;
-	enum np_status st;            /* the first bad value stops the walk */
+	enum np_status st; /* the first bad value stops the walk */
 	int numa;
-	int cpu_nics;                 /* <nic> directly under a <cpu> */
-	int cpu_repeats;              /* socket interfaces listed again under a later <cpu> */
-	int pci_sockets;              /* <net> of a PCI NIC that NCCL's socket transport wrote */
-	int repeats;                  /* <pci> switches read under an id of their own */
+	int cpu_nics;    /* <nic> directly under a <cpu> */
+	int cpu_repeats; /* socket interfaces listed again under a later <cpu> */
+	int pci_sockets; /* <net> of a PCI NIC that NCCL's socket transport wrote */
+	int repeats;     /* <pci> switches read under an id of their own */
 	struct nvl nv[NP_MAX_GPUS][NV_PER_GPU]; /* deferred <nvlink> entries, by file order */
 	int nnv[NP_MAX_GPUS];
 	bool has_gpu_elem[NP_MAX_GPUS];
-	bool nv_unknown[NP_MAX_GPUS]; /* an <nvlink> without a usable count */
+	bool nv_unknown[NP_MAX_GPUS];     /* an <nvlink> without a usable count */
 	struct np_gpu order[NP_MAX_GPUS]; /* the GPUs in file order */
 };
 
@@ -103,12 +103,14 @@ static void bad(struct walk *w, xmlNodePtr n, const char *name, const char *val,
 	v[k] = '\0';
 	w->st = np_fail(w->err, NP_EUSAGE,
 			"--input '%s' line %ld: <%s> %s=\"%s%s\" %s; correct it or dump the file again (NCCL_TOPO_DUMP_FILE)",
-			w->path, (long)xmlGetLineNo(n), (const char *)n->name, name, v, val[k] ? "..." : "", what);
+			w->path, (long)xmlGetLineNo(n), (const char *)n->name, name, v,
+			val[k] ? "..." : "", what);
 }
 
 /* An attribute as a whole number in [lo, hi]: 1 when it is one, 0 when
  * absent or empty, -1 (the walk stopped) otherwise. */
-static int num(struct walk *w, xmlNodePtr n, const char *name, int base, long lo, long hi, long *out)
+static int num(struct walk *w, xmlNodePtr n, const char *name, int base, long lo, long hi,
+	       long *out)
 {
 	xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
 	const char *why;
@@ -118,7 +120,8 @@ static int num(struct walk *w, xmlNodePtr n, const char *name, int base, long lo
 	if (v && v[0]) {
 		r = 1;
 		if (!np_xml_long((const char *)v, base, lo, hi, out, &why)) {
-			snprintf(what, sizeof(what), base == 16 ? "%s (0x%lx..0x%lx)" : "%s (%ld..%ld)", why, lo, hi);
+			snprintf(what, sizeof(what),
+				 base == 16 ? "%s (0x%lx..0x%lx)" : "%s (%ld..%ld)", why, lo, hi);
 			bad(w, n, name, (const char *)v, what);
 			r = -1;
 		}
@@ -134,7 +137,8 @@ static int cmp_gpu(const void *a, const void *b)
 
 /* The <net> entries of a <nic>: one NIC port each. busid is "" for a
  * <nic> straight under a <cpu> (NCCL's socket and virtual interfaces). */
-static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node, long cls, long vendor)
+static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node, long cls,
+		     long vendor)
 {
 	struct np_topo *t = w->t;
 	bool on_cpu = !busid[0];
@@ -157,7 +161,8 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		} else {
 			snprintf(name, sizeof(name), "%s", buf);
 		}
-		if (num(w, net, "port", 10, 0, 255, &v) > 0) { /* socket interfaces: 0, shown as written */
+		if (num(w, net, "port", 10, 0, 255, &v) >
+		    0) { /* socket interfaces: 0, shown as written */
 			port = v;
 			port0 = v == 0;
 		}
@@ -177,7 +182,8 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		}
 		n = np_topo_nic_add(t, name, (int)port);
 		if (!n) {
-			np_topo_note(t, "more than %d NIC ports; the rest are left out", NP_MAX_NICS);
+			np_topo_note(t, "more than %d NIC ports; the rest are left out",
+				     NP_MAX_NICS);
 			return;
 		}
 		added++;
@@ -191,7 +197,8 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 			if (v <= 10000000)
 				n->rate_gbit = (double)v / 1000.0;
 			else
-				np_topo_note(t, "<net> speed=\"%ld\" is above any port's rate in Mb/s (a plugin's own unit?); that NIC's rate is unknown",
+				np_topo_note(t,
+					     "<net> speed=\"%ld\" is above any port's rate in Mb/s (a plugin's own unit?); that NIC's rate is unknown",
 					     v);
 		}
 		if (num(w, net, "gdr", 10, 0, 1, &v) > 0)
@@ -210,7 +217,8 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		} else if ((cls >> 8) == 0x0207) {
 			n->ll = NP_LL_IB;
 		} else if (n->gdr != NP_YES) {
-			n->rdma = NP_UNKNOWN; /* an Ethernet function: RoCE or a socket, the file does not say */
+			n->rdma = NP_UNKNOWN; /* an Ethernet function: RoCE or a socket, the file
+						 does not say */
 		}
 	}
 	if (on_cpu)
@@ -225,7 +233,9 @@ static void add_nets(struct walk *w, xmlNodePtr nic, const char *busid, int node
 		snprintf(n->busid, sizeof(n->busid), "%s", busid);
 		n->pci = node;
 		n->numa = w->numa;
-		n->ll = vendor == 0x1d0f ? NP_LL_EFA : (cls >> 8) == 0x0207 ? NP_LL_IB : NP_LL_UNKNOWN;
+		n->ll = vendor == 0x1d0f       ? NP_LL_EFA
+			: (cls >> 8) == 0x0207 ? NP_LL_IB
+					       : NP_LL_UNKNOWN;
 		n->rdma = n->ll != NP_LL_UNKNOWN ? NP_YES : NP_UNKNOWN;
 	}
 }
@@ -244,7 +254,8 @@ static void fill_link(struct walk *w, xmlNodePtr pci, struct np_pcie *l)
 		while (*end == ' ')
 			end++;
 		if (*end && strncmp(end, "GT/s", 4)) {
-			bad(w, pci, "link_speed", buf, "is not a PCIe rate like \"16.0 GT/s PCIe\"");
+			bad(w, pci, "link_speed", buf,
+			    "is not a PCIe rate like \"16.0 GT/s PCIe\"");
 			return;
 		}
 		if (gts > 256) {
@@ -300,7 +311,8 @@ static void read_gpu(struct walk *w, xmlNodePtr pci, struct np_gpu *g, long vend
 			}
 			e = &w->nv[gi][w->nnv[gi]++];
 			e->count = (int)cnt;
-			if (!attr(nv, "target", tgt, sizeof(tgt)) || !np_busid_norm(tgt, e->target, sizeof(e->target)))
+			if (!attr(nv, "target", tgt, sizeof(tgt)) ||
+			    !np_busid_norm(tgt, e->target, sizeof(e->target)))
 				e->target[0] = '\0';
 			if (!attr(nv, "tclass", tcls, sizeof(tcls)))
 				e->kind = NV_OTHER;
@@ -335,7 +347,8 @@ static bool rccl_gpu(xmlNodePtr pci, char *what, size_t len, bool first)
 			for (char *p = gcn; *p; p++)
 				if (*p < 0x20 || *p >= 0x7f || *p == '"')
 					*p = '?';
-			snprintf(what, len, "%s%s%s%s", gcn[0] ? "gcn=\"" : "", gcn, gcn[0] ? "\"" : "",
+			snprintf(what, len, "%s%s%s%s", gcn[0] ? "gcn=\"" : "", gcn,
+				 gcn[0] ? "\"" : "",
 				 xgmi ? (gcn[0] ? " and <xgmi> links" : "<xgmi> links") : "");
 		}
 		return true;
@@ -359,7 +372,8 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		return;
 	}
 	if ((has_cls = num(w, pci, "class", 16, 0, 0xffffff, &cls)) < 0 ||
-	    (has_vendor = num(w, pci, "vendor", 16, 0, 0xffff, &vendor)) < 0 || num(w, pci, "device", 16, 0, 0xffff, &device) < 0)
+	    (has_vendor = num(w, pci, "vendor", 16, 0, 0xffff, &vendor)) < 0 ||
+	    num(w, pci, "device", 16, 0, 0xffff, &device) < 0)
 		return;
 	for (xmlNodePtr c = pci->children; c; c = c->next) {
 		if (is_elem(c, "gpu"))
@@ -411,8 +425,8 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 			if ((hsv = num(w, pci, "subsystem_vendor", 16, 0, 0xffff, &sv)) < 0 ||
 			    (hsd = num(w, pci, "subsystem_device", 16, 0, 0xffff, &sd)) < 0)
 				return;
-			np_topo_pci_set_ids(t, node, (unsigned)vendor, (unsigned)device, (unsigned)sv, (unsigned)sd,
-					    hsv && hsd);
+			np_topo_pci_set_ids(t, node, (unsigned)vendor, (unsigned)device,
+					    (unsigned)sv, (unsigned)sd, hsv && hsd);
 		}
 		for (xmlNodePtr c = pci->children; c; c = c->next)
 			if (is_elem(c, "pci"))
@@ -428,11 +442,13 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		if (!t->other_gpus++) {
 			t->other_gpu_vendor = (unsigned)vendor;
 			if (!rccl_gpu(pci, t->other_gpu_what, sizeof(t->other_gpu_what), true))
-				snprintf(t->other_gpu_what, sizeof(t->other_gpu_what), "vendor=\"0x%04lx\"", vendor);
+				snprintf(t->other_gpu_what, sizeof(t->other_gpu_what),
+					 "vendor=\"0x%04lx\"", vendor);
 		}
 		return;
 	}
-	if (has_gpu && !vendor && rccl_gpu(pci, t->other_gpu_what, sizeof(t->other_gpu_what), !t->other_gpus)) {
+	if (has_gpu && !vendor &&
+	    rccl_gpu(pci, t->other_gpu_what, sizeof(t->other_gpu_what), !t->other_gpus)) {
 		/* RCCL's dumps give no vendor: its <gpu> has gcn and <xgmi> */
 		if (!t->other_gpus++)
 			t->other_gpu_vendor = 0x1002;
@@ -453,7 +469,8 @@ static void walk_pci(struct walk *w, xmlNodePtr pci, int parent)
 		if (nic)
 			add_nets(w, nic, busid, node, cls, vendor);
 		else
-			add_nets(w, pci, busid, node, cls, vendor); /* no <net> inside: one bare NIC */
+			add_nets(w, pci, busid, node, cls,
+				 vendor); /* no <net> inside: one bare NIC */
 		for (int i = first; i < t->nnics; i++)
 			fill_link(w, pci, &t->nics[i].pcie);
 	}
@@ -492,9 +509,10 @@ static void resolve_nvlinks(struct walk *w)
 			} else if (peer == i) {
 				f = np_topo_finding(t, "nvlink-self", NP_SEV_WARNING, s);
 				snprintf(f->message, sizeof(f->message),
-					 "%s lists %d NVLink(s) whose far end is the GPU itself; they are not counted as links to any peer", s,
-					 e->count);
-				snprintf(f->evidence, sizeof(f->evidence), "the file says <nvlink target=\"%s\" count=\"%d\"> under GPU %s",
+					 "%s lists %d NVLink(s) whose far end is the GPU itself; they are not counted as links to any peer",
+					 s, e->count);
+				snprintf(f->evidence, sizeof(f->evidence),
+					 "the file says <nvlink target=\"%s\" count=\"%d\"> under GPU %s",
 					 e->target, e->count, g->busid);
 				snprintf(f->remedy, sizeof(f->remedy),
 					 "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE) with the NVSwitch and fabric manager up, or check 'nvidia-smi nvlink -s'");
@@ -504,11 +522,15 @@ static void resolve_nvlinks(struct walk *w)
 			} else {
 				f = np_topo_finding(t, "nvlink-unmatched", NP_SEV_WARNING, s);
 				snprintf(f->message, sizeof(f->message),
-					 "%s lists %d NVLink(s) to %s, which the file does not hold as a GPU, NVSwitch or CPU; they are not counted", s,
-					 e->count, e->target[0] ? e->target : "an unnamed target");
-				snprintf(f->evidence, sizeof(f->evidence), "the file's <nvlink> of GPU %s has target \"%s\" and class %s",
-					 g->busid, e->target, e->kind == NV_GPU ? "GPU" : "not given or unknown");
-				snprintf(f->remedy, sizeof(f->remedy), "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE)");
+					 "%s lists %d NVLink(s) to %s, which the file does not hold as a GPU, NVSwitch or CPU; they are not counted",
+					 s, e->count,
+					 e->target[0] ? e->target : "an unnamed target");
+				snprintf(f->evidence, sizeof(f->evidence),
+					 "the file's <nvlink> of GPU %s has target \"%s\" and class %s",
+					 g->busid, e->target,
+					 e->kind == NV_GPU ? "GPU" : "not given or unknown");
+				snprintf(f->remedy, sizeof(f->remedy),
+					 "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE)");
 				continue;
 			}
 			if (g->nvlinks >= 0)
@@ -526,10 +548,12 @@ static void resolve_nvlinks(struct walk *w)
 			snprintf(s, sizeof(s), "GPU%d,GPU%d", i, j);
 			f = np_topo_finding(t, "nvlink-asymmetric", NP_SEV_WARNING, s);
 			snprintf(f->message, sizeof(f->message),
-				 "GPU%d lists %d NVLink(s) to GPU%d but GPU%d lists %d back; the path between them counts the smaller", i,
-				 a->nvpeer[j], j, j, b->nvpeer[i]);
-			snprintf(f->evidence, sizeof(f->evidence), "the file's <nvlink> entries of %s and %s", a->busid, b->busid);
-			snprintf(f->remedy, sizeof(f->remedy), "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE)");
+				 "GPU%d lists %d NVLink(s) to GPU%d but GPU%d lists %d back; the path between them counts the smaller",
+				 i, a->nvpeer[j], j, j, b->nvpeer[i]);
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "the file's <nvlink> entries of %s and %s", a->busid, b->busid);
+			snprintf(f->remedy, sizeof(f->remedy),
+				 "dump the topology again on the machine (NCCL_TOPO_DUMP_FILE)");
 			if (a->nvpeer[j] > b->nvpeer[i])
 				a->nvpeer[j] = b->nvpeer[i];
 			else
@@ -541,7 +565,8 @@ static void name_gpus(struct np_topo *t)
 {
 	for (int i = 0; i < t->ngpus; i++) {
 		struct np_gpu *g = &t->gpus[i];
-		if (g->vendor_id && !np_pci_ids_name(g->vendor_id, g->device_id, g->name, sizeof(g->name)))
+		if (g->vendor_id &&
+		    !np_pci_ids_name(g->vendor_id, g->device_id, g->name, sizeof(g->name)))
 			g->name[0] = '\0';
 	}
 }
@@ -571,8 +596,8 @@ static int host_hashes(xmlNodePtr sys, char (*hashes)[NP_HASH_LEN], int max)
 
 /* Read the <cpu> trees of one host: host (a host_hash) or, NULL, those
  * without one and the first host's. */
-static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path, const char *host,
-				  struct np_err *err)
+static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char *path,
+				  const char *host, struct np_err *err)
 {
 	struct walk *w = calloc(1, sizeof(*w));
 	enum np_status st;
@@ -628,13 +653,17 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 		return st;
 	}
 	if (w->repeats)
-		np_topo_note(t, "%d <pci> element(s) repeat the bus id of an earlier one where one of them is a switch; NCCL makes a node of each, and so does this reading (the repeat named BUSID#N)",
+		np_topo_note(t,
+			     "%d <pci> element(s) repeat the bus id of an earlier one where one of them is a switch; NCCL makes a node of each, and so does this reading (the repeat named BUSID#N)",
 			     w->repeats);
 	if (w->pci_sockets)
-		np_topo_note(t, "%d <net> entr%s of PCI NICs %s port=\"0\" with NCCL's socket transport's maxconn 65536 (or a wireless controller's class 0x0280): socket interfaces, not RDMA ports",
-			     w->pci_sockets, w->pci_sockets == 1 ? "y" : "ies", w->pci_sockets == 1 ? "has" : "have");
+		np_topo_note(t,
+			     "%d <net> entr%s of PCI NICs %s port=\"0\" with NCCL's socket transport's maxconn 65536 (or a wireless controller's class 0x0280): socket interfaces, not RDMA ports",
+			     w->pci_sockets, w->pci_sockets == 1 ? "y" : "ies",
+			     w->pci_sockets == 1 ? "has" : "have");
 	if (w->cpu_repeats)
-		np_topo_note(t, "%d socket interface entr%s repeated under another <cpu> (NCCL lists such interfaces under each CPU) read once",
+		np_topo_note(t,
+			     "%d socket interface entr%s repeated under another <cpu> (NCCL lists such interfaces under each CPU) read once",
 			     w->cpu_repeats, w->cpu_repeats == 1 ? "y" : "ies");
 	/* nvidia-smi numbers GPUs in bus id order; the file's order may differ */
 	memcpy(w->order, t->gpus, sizeof(t->gpus[0]) * (size_t)t->ngpus);
@@ -649,8 +678,8 @@ static enum np_status walk_system(struct np_topo *t, xmlNodePtr sys, const char 
 }
 
 /* One tray of a multi-node NVLink dump read and analyzed on its own. */
-static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const char *path, const char *hash,
-				   struct np_err *err)
+static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const char *path,
+				   const char *hash, struct np_err *err)
 {
 	struct np_topo *t = malloc(sizeof(*t));
 	enum np_status st;
@@ -681,7 +710,8 @@ static enum np_status tray_summary(struct np_tray *tr, xmlNodePtr sys, const cha
 			tr->warnings += x->sev >= NP_SEV_WARNING;
 			tr->errors += x->sev >= NP_SEV_ERROR;
 			if (x->sev >= NP_SEV_ERROR && !tr->first_error[0])
-				snprintf(tr->first_error, sizeof(tr->first_error), "%.31s [%.40s]: %.240s", x->id, x->subject, x->message);
+				snprintf(tr->first_error, sizeof(tr->first_error),
+					 "%.31s [%.40s]: %.240s", x->id, x->subject, x->message);
 		}
 	}
 	np_topo_release(t);
@@ -711,17 +741,23 @@ static void domain_nvlinks(struct np_topo *t)
 		snprintf(msg, sizeof(msg),
 			 "the GPUs of tray %d (host_hash %.40s) have at most %d NVLinks, the same GPUs of tray %d have %d: %s",
 			 k + 1, tr->host_hash, tr->nvlinks_most, from + 1, most,
-			 tr->nvlinks_most ? "NCCL's NVLink paths through that tray carry less"
-					  : "NCCL's NVLink rings and NVLS cannot reach that tray's GPUs, which go by PCIe or the network");
+			 tr->nvlinks_most
+				 ? "NCCL's NVLink paths through that tray carry less"
+				 : "NCCL's NVLink rings and NVLS cannot reach that tray's GPUs, which go by PCIe or the network");
 		tr->warnings++;
 		if (!tr->nvlinks_most)
 			tr->errors++;
 		if (!tr->nvlinks_most && !tr->first_error[0])
-			snprintf(tr->first_error, sizeof(tr->first_error), "nvlink-tray [tray %d]: %.250s", k + 1, msg);
+			snprintf(tr->first_error, sizeof(tr->first_error),
+				 "nvlink-tray [tray %d]: %.250s", k + 1, msg);
 		if (k == t->tray) {
-			struct np_finding *f = np_topo_finding(t, "nvlink-tray", tr->nvlinks_most ? NP_SEV_WARNING : NP_SEV_ERROR, "node");
+			struct np_finding *f =
+				np_topo_finding(t, "nvlink-tray",
+						tr->nvlinks_most ? NP_SEV_WARNING : NP_SEV_ERROR,
+						"node");
 			snprintf(f->message, sizeof(f->message), "%s", msg);
-			snprintf(f->evidence, sizeof(f->evidence), "the file's <nvlink> counts under <cpu host_hash=\"%.40s\"> and under tray %d's",
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "the file's <nvlink> counts under <cpu host_hash=\"%.40s\"> and under tray %d's",
 				 tr->host_hash, from + 1);
 			snprintf(f->remedy, sizeof(f->remedy),
 				 "nvidia-smi nvlink -s on the tray's node; check its NVLink cables and the NVLink switch trays' ports, restart the fabric manager, else drain the node");
@@ -732,10 +768,11 @@ static void domain_nvlinks(struct np_topo *t)
 /* The host the report is of (t->tray_want, else the first) and, where the
  * file holds several (a multi-node NVLink dump: one <cpu> tree per tray,
  * keyed by host_hash, as NCCL keys them), each tray's summary. */
-static enum np_status read_trays(struct np_topo *t, xmlNodePtr sys, const char *path, struct np_err *err)
+static enum np_status read_trays(struct np_topo *t, xmlNodePtr sys, const char *path,
+				 struct np_err *err)
 {
 	enum { MAX_TRAYS = 1024 };
-	char (*hashes)[NP_HASH_LEN] = calloc(MAX_TRAYS, NP_HASH_LEN);
+	char(*hashes)[NP_HASH_LEN] = calloc(MAX_TRAYS, NP_HASH_LEN);
 	int n, want = 0;
 	enum np_status st = NP_OK;
 
@@ -748,10 +785,14 @@ static enum np_status read_trays(struct np_topo *t, xmlNodePtr sys, const char *
 		if (want == n) {
 			char list[200] = "";
 			for (int k = 0; k < n && strlen(list) < sizeof(list) - NP_HASH_LEN - 8; k++)
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "", hashes[k]);
-			st = np_fail(err, NP_EUSAGE, n ? "--host-hash '%.40s' names no tray of --input '%s'; its trays' host_hash: %s%s"
-						 : "--host-hash '%.40s': --input '%s' is not a multi-node NVLink dump (no <cpu host_hash>)%s%s",
-				     t->tray_want, path, list, n && strlen(list) >= sizeof(list) - NP_HASH_LEN - 8 ? ", ..." : "");
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+					 k ? ", " : "", hashes[k]);
+			st = np_fail(err, NP_EUSAGE,
+				     n ? "--host-hash '%.40s' names no tray of --input '%s'; its trays' host_hash: %s%s"
+				       : "--host-hash '%.40s': --input '%s' is not a multi-node NVLink dump (no <cpu host_hash>)%s%s",
+				     t->tray_want, path, list,
+				     n && strlen(list) >= sizeof(list) - NP_HASH_LEN - 8 ? ", ..."
+											 : "");
 			goto out_free;
 		}
 	}
@@ -770,21 +811,24 @@ static enum np_status read_trays(struct np_topo *t, xmlNodePtr sys, const char *
 	t->ntrays = n;
 	t->tray = want;
 	domain_nvlinks(t);
-	np_topo_note(t, "the file holds %d%s hosts (trays) of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, tray %d, and the trays' summary follows; --host-hash reports another",
+	np_topo_note(t,
+		     "the file holds %d%s hosts (trays) of one multi-node NVLink domain (<cpu host_hash>); this report is of host_hash %s, tray %d, and the trays' summary follows; --host-hash reports another",
 		     n, n == MAX_TRAYS ? " or more" : "", hashes[want], want + 1);
 out_free:
 	free(hashes);
 	return st;
 }
 
-enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path, struct np_err *err)
+enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const char *path,
+				     struct np_err *err)
 {
 	xmlNodePtr root = xmlDocGetRootElement(doc);
 	enum np_status st;
 	long version = 0;
 
 	if (!root || !is_elem(root, "system"))
-		return np_fail(err, NP_EUSAGE, "--input '%s' is not an NCCL topology file (no <system>)", path);
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' is not an NCCL topology file (no <system>)", path);
 	{
 		xmlChar *v = xmlGetProp(root, (const xmlChar *)"version");
 		const char *why;
@@ -793,15 +837,18 @@ enum np_status np_topo_from_nccl_doc(struct np_topo *t, xmlDocPtr doc, const cha
 		xmlFree(v);
 	}
 	if (version != 1)
-		np_topo_note(t, "NCCL topology file version %ld; version 1 is the one known", version);
+		np_topo_note(t, "NCCL topology file version %ld; version 1 is the one known",
+			     version);
 	t->kind = t->origin = NP_SRC_NCCL;
 	st = read_trays(t, root, path, err);
 	if (st)
 		return st;
-	np_topo_note(t, "an NCCL topology file has no NIC port states, current PCIe links (its link_speed and link_width are the maximums) or host facts; those checks are skipped");
+	np_topo_note(t,
+		     "an NCCL topology file has no NIC port states, current PCIe links (its link_speed and link_width are the maximums) or host facts; those checks are skipped");
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->gpus[i].nvlinks < 0) {
-			np_topo_note(t, "the NVLinks of some GPUs are not in the file (no <gpu> element, or an <nvlink> without a count); they are unknown");
+			np_topo_note(t,
+				     "the NVLinks of some GPUs are not in the file (no <gpu> element, or an <nvlink> without a count); they are unknown");
 			break;
 		}
 	return NP_OK;

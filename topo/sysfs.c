@@ -45,7 +45,8 @@ static void push(char *out, size_t len, size_t *off, const char *comp, size_t n)
 
 /* rel resolved inside the root into out ("" for the root itself); the last
  * component is left unfollowed unless follow_last. -1 with errno set. */
-static int resolve_in_root(const struct np_sysfs *fs, const char *rel, bool follow_last, char *out, size_t len)
+static int resolve_in_root(const struct np_sysfs *fs, const char *rel, bool follow_last, char *out,
+			   size_t len)
 {
 	char todo[4096], link[4096];
 	size_t off = 0;
@@ -122,7 +123,8 @@ static int open_in_root(const struct np_sysfs *fs, const char *rel, int flags)
 
 	if (!fs->fake)
 		return openat(fs->root_fd, rel, flags);
-#if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_IN_ROOT) && !defined(NP_SYSFS_NO_OPENAT2)
+#if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_IN_ROOT) && \
+	!defined(NP_SYSFS_NO_OPENAT2)
 	{
 		struct open_how how;
 		long fd;
@@ -306,7 +308,8 @@ bool np_sysfs_read_long(const struct np_sysfs *fs, const char *rel, long *out)
 
 	/* np_sysfs_read took the trailing newline off: the file is the number
 	 * alone ("0x10de", "-1" of a VM's numa_node), or it is not read */
-	if (!np_sysfs_read(fs, rel, buf, sizeof(buf)) || !np_parse_i64(buf, 0, LONG_MIN, LONG_MAX, &v))
+	if (!np_sysfs_read(fs, rel, buf, sizeof(buf)) ||
+	    !np_parse_i64(buf, 0, LONG_MIN, LONG_MAX, &v))
 		return false;
 	*out = (long)v;
 	return true;

@@ -12,7 +12,7 @@
 
 struct np_sysfs {
 	int root_fd;
-	bool fake;          /* NCCL_PROBE_FSROOT was set */
+	bool fake; /* NCCL_PROBE_FSROOT was set */
 	char root[512];
 };
 
@@ -45,9 +45,6 @@ bool np_sysfs_read_long(const struct np_sysfs *fs, const char *rel, long *out);
  * base class 0x03, a display controller (VGA 0x0300, 3D 0x0302, other
  * 0x0380). The one test of "is a GPU" on sysfs, for topo's GPU list and
  * health's list of the driver's GPUs alike. */
-static inline bool np_pci_class_is_gpu(long cls)
-{
-	return ((cls >> 16) & 0xff) == 0x03;
-}
+static inline bool np_pci_class_is_gpu(long cls) { return ((cls >> 16) & 0xff) == 0x03; }
 
 #endif

@@ -24,8 +24,8 @@ enum np_status np_topo_discover_file(struct np_topo *t, const char *path, bool k
 
 /* The same for a file's bytes in memory (len of them, no NUL needed);
  * name stands for the file in messages. */
-enum np_status np_topo_discover_buffer(struct np_topo *t, const char *buf, size_t len, const char *name,
-				       bool keep_hwloc, struct np_err *err);
+enum np_status np_topo_discover_buffer(struct np_topo *t, const char *buf, size_t len,
+				       const char *name, bool keep_hwloc, struct np_err *err);
 
 /* Source back-ends (topo/source_*.c). */
 enum np_status np_topo_from_hwloc(struct np_topo *t, void *hwloc_topology, struct np_err *err);
@@ -59,8 +59,8 @@ enum np_tri np_topo_gdr_all(const struct np_topo *t);
 /* One MPI rank's CPU binding, checked against its GPU's NUMA node. */
 struct np_rank_bind {
 	int rank;
-	int gpu;                      /* model index, -1 none */
-	char cpus[NP_CPUSET_LEN];     /* sched_getaffinity as a CPU list */
+	int gpu;                  /* model index, -1 none */
+	char cpus[NP_CPUSET_LEN]; /* sched_getaffinity as a CPU list */
 };
 void np_topo_check_binding(struct np_topo *t, const struct np_rank_bind *b, int n);
 

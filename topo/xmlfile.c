@@ -119,8 +119,8 @@ static void refuse(void *ctx, const char *what)
 	xmlStopParser(ctxt);
 }
 
-static void on_entity(void *ctx, const xmlChar *name, int type, const xmlChar *pub, const xmlChar *sys,
-		      xmlChar *content)
+static void on_entity(void *ctx, const xmlChar *name, int type, const xmlChar *pub,
+		      const xmlChar *sys, xmlChar *content)
 {
 	refuse(ctx, "an entity");
 }
@@ -176,13 +176,12 @@ static void on_error(void *ctx, xmlErrorPtr e)
 {
 	xmlParserCtxtPtr ctxt = ctx;
 
-	if (e && (e->code == XML_ERR_NO_MEMORY || e->domain == XML_FROM_MEMORY) && ctxt && ctxt->_private)
+	if (e && (e->code == XML_ERR_NO_MEMORY || e->domain == XML_FROM_MEMORY) && ctxt &&
+	    ctxt->_private)
 		((struct guard *)ctxt->_private)->oom = true;
 }
 
-static void on_generic_error(void *ctx, const char *fmt, ...)
-{
-}
+static void on_generic_error(void *ctx, const char *fmt, ...) {}
 
 static void on_notation(void *ctx, const xmlChar *name, const xmlChar *pub, const xmlChar *sys)
 {
@@ -194,7 +193,9 @@ void np_xml_one_line(const char *in, char *out, size_t len)
 	size_t k = 0;
 
 	for (; in && *in && k + 1 < len; in++)
-		out[k++] = (*in == '\n' || *in == '\r') ? ' ' : isprint((unsigned char)*in) ? *in : '?';
+		out[k++] = (*in == '\n' || *in == '\r')  ? ' '
+			   : isprint((unsigned char)*in) ? *in
+							 : '?';
 	while (k > 0 && out[k - 1] == ' ')
 		k--;
 	out[k] = '\0';
@@ -242,8 +243,8 @@ static bool starts(const struct scan *s, const char *lit)
 
 static bool name_char(char c)
 {
-	return !isspace((unsigned char)c) && c != '=' && c != '>' && c != '/' && c != '<' && c != '"' &&
-	       c != '\'';
+	return !isspace((unsigned char)c) && c != '=' && c != '>' && c != '/' && c != '<' &&
+	       c != '"' && c != '\'';
 }
 
 static const char *over_bound(struct scan *s)
@@ -296,7 +297,8 @@ static const char *over_bound(struct scan *s)
 			if (c == '>') {
 				s->i++;
 				if (++depth > NP_XML_MAX_DEPTH)
-					return "elements nested more than " NP_STR(NP_XML_MAX_DEPTH) " deep";
+					return "elements nested more than " NP_STR(
+						NP_XML_MAX_DEPTH) " deep";
 				break;
 			}
 			if (c == '/' && starts(s, "/>")) {
@@ -322,7 +324,8 @@ static const char *over_bound(struct scan *s)
 			if (s->i - k > NP_XML_MAX_NAME)
 				return "a name longer than " NP_STR(NP_XML_MAX_NAME) " characters";
 			if (++attrs > NP_XML_MAX_ATTRS)
-				return "an element with more than " NP_STR(NP_XML_MAX_ATTRS) " attributes";
+				return "an element with more than " NP_STR(
+					NP_XML_MAX_ATTRS) " attributes";
 			if (++attrs_all > NP_XML_MAX_ATTRS_TOTAL)
 				return "more than " NP_STR(NP_XML_MAX_ATTRS_TOTAL) " attributes";
 		}
@@ -338,15 +341,16 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 	xmlDocPtr doc;
 
 	if (len > NP_XML_MAX_BYTES)
-		return np_fail(err, NP_EUSAGE, "--input '%s' is larger than %u MiB; no topology file is", path,
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' is larger than %u MiB; no topology file is", path,
 			       NP_XML_MAX_BYTES >> 20);
 	{
 		struct scan sc = { buf, len, 0, 1 };
 		const char *bound = over_bound(&sc);
 		if (bound)
 			return np_fail(err, NP_EUSAGE,
-				       "--input '%s' line %d: %s, past nccl-probe's bound for a topology file; %s", path,
-				       sc.line, bound, NP_XML_HINT);
+				       "--input '%s' line %d: %s, past nccl-probe's bound for a topology file; %s",
+				       path, sc.line, bound, NP_XML_HINT);
 	}
 	xmlSetGenericErrorFunc(NULL, on_generic_error);
 	xmlSetStructuredErrorFunc(NULL, NULL);
@@ -370,7 +374,8 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 		if (doc)
 			xmlFreeDoc(doc);
 		xmlFreeParserCtxt(ctxt);
-		return np_fail(err, NP_ENOMEM, "out of memory parsing --input '%s'; free memory or raise the limit (ulimit -v)",
+		return np_fail(err, NP_ENOMEM,
+			       "out of memory parsing --input '%s'; free memory or raise the limit (ulimit -v)",
 			       path);
 	}
 	if (g.what && g.ref[0]) {
@@ -395,7 +400,8 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 		int line = e ? e->line : 0;
 		np_xml_one_line(e ? e->message : "unreadable", msg, sizeof(msg));
 		xmlFreeParserCtxt(ctxt);
-		return np_fail(err, NP_EUSAGE, "--input '%s' is not XML (line %d: %s); %s", path, line, msg, NP_XML_HINT);
+		return np_fail(err, NP_EUSAGE, "--input '%s' is not XML (line %d: %s); %s", path,
+			       line, msg, NP_XML_HINT);
 	}
 	xmlFreeParserCtxt(ctxt);
 	if (doc->intSubset && doc->intSubset->children) {
@@ -406,7 +412,8 @@ enum np_status np_xml_parse(struct np_xml *x, const char *buf, size_t len, const
 	}
 	if (!xmlDocGetRootElement(doc)) {
 		xmlFreeDoc(doc);
-		return np_fail(err, NP_EUSAGE, "--input '%s' has no root element; %s", path, NP_XML_HINT);
+		return np_fail(err, NP_EUSAGE, "--input '%s' has no root element; %s", path,
+			       NP_XML_HINT);
 	}
 	x->doc = doc;
 	return NP_OK;
@@ -424,14 +431,17 @@ enum np_status np_xml_read(struct np_xml *x, const char *path, struct np_err *er
 	/* O_NONBLOCK: a FIFO swapped in after the caller's stat must not hang */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path, strerror(errno), NP_XML_HINT);
+		return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path,
+			       strerror(errno), NP_XML_HINT);
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		close(fd);
-		return np_fail(err, NP_EUSAGE, "--input '%s' is not a regular file; %s", path, NP_XML_HINT);
+		return np_fail(err, NP_EUSAGE, "--input '%s' is not a regular file; %s", path,
+			       NP_XML_HINT);
 	}
 	if (sb.st_size > (off_t)NP_XML_MAX_BYTES) {
 		close(fd);
-		return np_fail(err, NP_EUSAGE, "--input '%s' is larger than %u MiB; no topology file is", path,
+		return np_fail(err, NP_EUSAGE,
+			       "--input '%s' is larger than %u MiB; no topology file is", path,
 			       NP_XML_MAX_BYTES >> 20);
 	}
 	cap = (size_t)sb.st_size + 1;
@@ -451,7 +461,8 @@ enum np_status np_xml_read(struct np_xml *x, const char *path, struct np_err *er
 			if (!nb) {
 				free(buf);
 				close(fd);
-				return np_fail(err, NP_ENOMEM, "out of memory reading --input '%s'", path);
+				return np_fail(err, NP_ENOMEM, "out of memory reading --input '%s'",
+					       path);
 			}
 			buf = nb;
 		}
@@ -462,7 +473,8 @@ enum np_status np_xml_read(struct np_xml *x, const char *path, struct np_err *er
 			int e = errno;
 			free(buf);
 			close(fd);
-			return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path, strerror(e), NP_XML_HINT);
+			return np_fail(err, NP_EUSAGE, "cannot read --input '%s': %s; %s", path,
+				       strerror(e), NP_XML_HINT);
 		}
 		if (r == 0)
 			break;

@@ -30,8 +30,8 @@
 #define NP_XML_MAX_NAME 128
 
 struct np_xml {
-	char *buf;      /* the file's bytes, NUL-terminated */
-	size_t len;     /* without the NUL */
+	char *buf;  /* the file's bytes, NUL-terminated */
+	size_t len; /* without the NUL */
 	xmlDocPtr doc;
 };
 

@@ -20,7 +20,7 @@ struct hwcheck {
 	const char *path;
 	struct np_err *err;
 	enum np_status st;
-	bool v1;              /* a 1.x file: hwloc imports it by the 1.x rules */
+	bool v1; /* a 1.x file: hwloc imports it by the 1.x rules */
 	long nobjects;
 	hwloc_bitmap_t cpus;  /* every CPU or memory object's cpuset, together */
 	hwloc_bitmap_t nodes; /* every NUMA node's nodeset, together */
@@ -40,7 +40,8 @@ static const char *attr_text(xmlAttrPtr a)
 	return "";
 }
 
-static enum np_status bad(struct hwcheck *c, xmlNodePtr n, const char *attr, const char *val, const char *what)
+static enum np_status bad(struct hwcheck *c, xmlNodePtr n, const char *attr, const char *val,
+			  const char *what)
 {
 	char v[48];
 
@@ -64,7 +65,9 @@ static bool hex_field(const char **p, unsigned maxdigits, unsigned long max, uns
 	unsigned n = 0;
 
 	while (isxdigit((unsigned char)*s) && n < maxdigits) {
-		v = v * 16 + (unsigned long)(isdigit((unsigned char)*s) ? *s - '0' : (tolower((unsigned char)*s) - 'a' + 10));
+		v = v * 16 + (unsigned long)(isdigit((unsigned char)*s)
+						     ? *s - '0'
+						     : (tolower((unsigned char)*s) - 'a' + 10));
 		s++;
 		n++;
 	}
@@ -81,7 +84,8 @@ static bool parse_busid(const char *s)
 	unsigned long dom, bus, dev, fn;
 
 	if (!hex_field(&s, 8, 0xffffffffUL, &dom) || *s++ != ':' || !hex_field(&s, 2, 0xff, &bus) ||
-	    *s++ != ':' || !hex_field(&s, 2, 0x1f, &dev) || *s++ != '.' || !hex_field(&s, 1, 7, &fn) || *s)
+	    *s++ != ':' || !hex_field(&s, 2, 0x1f, &dev) || *s++ != '.' ||
+	    !hex_field(&s, 1, 7, &fn) || *s)
 		return false;
 	return true;
 }
@@ -91,8 +95,9 @@ static bool parse_bridge_pci(const char *s)
 {
 	unsigned long dom, sec, sub;
 
-	return hex_field(&s, 8, 0xffffffffUL, &dom) && *s++ == ':' && *s++ == '[' && hex_field(&s, 2, 0xff, &sec) &&
-	       *s++ == '-' && hex_field(&s, 2, 0xff, &sub) && *s++ == ']' && !*s;
+	return hex_field(&s, 8, 0xffffffffUL, &dom) && *s++ == ':' && *s++ == '[' &&
+	       hex_field(&s, 2, 0xff, &sec) && *s++ == '-' && hex_field(&s, 2, 0xff, &sub) &&
+	       *s++ == ']' && !*s;
 }
 
 /* hwloc's bitmap syntax as it writes it: "0x0000000f,,0xffffffff" (an
@@ -143,9 +148,11 @@ static enum np_status check_sets(struct hwcheck *c, xmlNodePtr n)
 		for (xmlAttrPtr a = n->properties; a; a = a->next) {
 			const char *name = (const char *)a->name;
 			size_t l = strlen(name);
-			if (((l >= 6 && !strcmp(name + l - 6, "cpuset")) || (l >= 7 && !strcmp(name + l - 7, "nodeset"))) &&
+			if (((l >= 6 && !strcmp(name + l - 6, "cpuset")) ||
+			     (l >= 7 && !strcmp(name + l - 7, "nodeset"))) &&
 			    !bitmap_ok(attr_text(a)))
-				return bad(c, n, name, attr_text(a), "is not an hwloc bitmap (0x0000000f,0xffffffff)");
+				return bad(c, n, name, attr_text(a),
+					   "is not an hwloc bitmap (0x0000000f,0xffffffff)");
 		}
 		check_sets(c, n->children);
 	}
@@ -160,15 +167,16 @@ static enum np_status check_sets(struct hwcheck *c, xmlNodePtr n)
 static enum np_status check_text(struct hwcheck *c, xmlNodePtr n)
 {
 	for (; n && !c->st; n = n->next) {
-		if ((n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && !xmlIsBlankNode(n) &&
-		    n->parent && !is_elem(n->parent, "indexes") && !is_elem(n->parent, "u64values") &&
-		    !is_elem(n->parent, "userdata")) {
+		if ((n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) &&
+		    !xmlIsBlankNode(n) && n->parent && !is_elem(n->parent, "indexes") &&
+		    !is_elem(n->parent, "u64values") && !is_elem(n->parent, "userdata")) {
 			const char *t = (const char *)n->content;
 			char what[96], v[32];
 			while (isspace((unsigned char)*t))
 				t++;
 			np_xml_one_line(t, v, sizeof(v));
-			snprintf(what, sizeof(what), "has text \"%s%s\" among its elements; hwloc XML has none", v,
+			snprintf(what, sizeof(what),
+				 "has text \"%s%s\" among its elements; hwloc XML has none", v,
 				 strlen(t) >= sizeof(v) - 1 ? "..." : "");
 			return bad(c, n->parent, NULL, NULL, what);
 		}
@@ -183,12 +191,14 @@ enum obj_class { OBJ_NORMAL, OBJ_MEMORY, OBJ_IO, OBJ_MISC };
 /* hwloc relies on each object's sets lying within its complete sets, and
  * those within its parent's (it crashed on a Machine whose complete_cpuset
  * left out its cpuset). */
-static enum np_status check_nesting(struct hwcheck *c, xmlNodePtr n, const bool *have, const char *const *setv,
-				    hwloc_bitmap_t *b, hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
+static enum np_status check_nesting(struct hwcheck *c, xmlNodePtr n, const bool *have,
+				    const char *const *setv, hwloc_bitmap_t *b,
+				    hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
 {
 	for (int s = 0; s < 4; s++)
 		if (have[s] && (!b[s] || hwloc_bitmap_sscanf(b[s], setv[s]) != 0))
-			return c->st = np_fail(c->err, NP_ENOMEM, "out of memory checking --input '%s'", c->path);
+			return c->st = np_fail(c->err, NP_ENOMEM,
+					       "out of memory checking --input '%s'", c->path);
 	/* a 1.x file may leave out every nodeset (hwloc then adds one NUMA
 	 * node); a set left out is not compared */
 	if (have[0] && have[1] && !hwloc_bitmap_isincluded(b[0], b[1]))
@@ -196,9 +206,11 @@ static enum np_status check_nesting(struct hwcheck *c, xmlNodePtr n, const bool 
 	if (have[2] && have[3] && !hwloc_bitmap_isincluded(b[2], b[3]))
 		return bad(c, n, "nodeset", setv[2], "is not within the object's complete_nodeset");
 	if (pcc && have[1] && !hwloc_bitmap_isincluded(b[1], pcc))
-		return bad(c, n, "complete_cpuset", setv[1], "is not within the parent's complete_cpuset");
+		return bad(c, n, "complete_cpuset", setv[1],
+			   "is not within the parent's complete_cpuset");
 	if (pcn && have[3] && !hwloc_bitmap_isincluded(b[3], pcn))
-		return bad(c, n, "complete_nodeset", setv[3], "is not within the parent's complete_nodeset");
+		return bad(c, n, "complete_nodeset", setv[3],
+			   "is not within the parent's complete_nodeset");
 	return NP_OK;
 }
 
@@ -206,14 +218,16 @@ static enum np_status check_nesting(struct hwcheck *c, xmlNodePtr n, const bool 
  * cpusets and nodesets each in pairs, no nodeset without a cpuset, a
  * cpuset on every CPU-side object and a nodeset on every NUMA node.
  * Groups that miss some are dropped by hwloc, not refused. */
-static enum np_status check_v1_sets(struct hwcheck *c, xmlNodePtr n, const char *tname, hwloc_obj_type_t type,
-				    const bool *have)
+static enum np_status check_v1_sets(struct hwcheck *c, xmlNodePtr n, const char *tname,
+				    hwloc_obj_type_t type, const bool *have)
 {
 	if (type == HWLOC_OBJ_GROUP)
 		return NP_OK;
 	if (have[0] != have[1] || have[2] != have[3])
-		return bad(c, n, "type", tname, have[0] != have[1] ? "has a cpuset without its complete_cpuset, or the reverse"
-							     : "has a nodeset without its complete_nodeset, or the reverse");
+		return bad(c, n, "type", tname,
+			   have[0] != have[1]
+				   ? "has a cpuset without its complete_cpuset, or the reverse"
+				   : "has a nodeset without its complete_nodeset, or the reverse");
 	if (have[2] && !have[0])
 		return bad(c, n, "type", tname, "has a nodeset but no cpuset");
 	if (!have[0])
@@ -223,7 +237,8 @@ static enum np_status check_v1_sets(struct hwcheck *c, xmlNodePtr n, const char 
 	return NP_OK;
 }
 
-static const char *const obj_sets[] = { "cpuset", "complete_cpuset", "nodeset", "complete_nodeset" };
+static const char *const obj_sets[] = { "cpuset", "complete_cpuset", "nodeset",
+					"complete_nodeset" };
 
 /* The attributes of one <object> that the checks below need. */
 struct obj_attrs {
@@ -235,7 +250,8 @@ struct obj_attrs {
 
 /* The hwloc type of an <object>, read as hwloc's importer reads it
  * (older names, 1.x's Caches and Misc objects with a cpuset). */
-static enum np_status obj_type(struct hwcheck *c, xmlNodePtr n, bool root, const char **tnamep, hwloc_obj_type_t *type)
+static enum np_status obj_type(struct hwcheck *c, xmlNodePtr n, bool root, const char **tnamep,
+			       hwloc_obj_type_t *type)
 {
 	const char *tname = NULL;
 	bool has_cpuset = false;
@@ -265,8 +281,8 @@ static enum np_status obj_type(struct hwcheck *c, xmlNodePtr n, bool root, const
 
 /* Where an object of class cls may sit: the root is a Machine, and CPU
  * side, memory and I/O objects nest as hwloc 1.x or 2.x allows. */
-static enum np_status check_obj_place(struct hwcheck *c, xmlNodePtr n, const char *tname, hwloc_obj_type_t type, int cls,
-				      int parent_class, bool root)
+static enum np_status check_obj_place(struct hwcheck *c, xmlNodePtr n, const char *tname,
+				      hwloc_obj_type_t type, int cls, int parent_class, bool root)
 {
 	/* a 1.x file may have its one NUMA node as the root: hwloc puts a
 	 * Machine above it */
@@ -277,24 +293,30 @@ static enum np_status check_obj_place(struct hwcheck *c, xmlNodePtr n, const cha
 	if (c->v1) {
 		/* 1.x put CPU-side objects and I/O below NUMA nodes; hwloc moves
 		 * them up to the NUMA node's parent */
-		if ((cls == OBJ_NORMAL || cls == OBJ_MEMORY) && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
-			return bad(c, n, "type", tname, "is a CPU-side or memory object below an I/O or Misc object");
+		if ((cls == OBJ_NORMAL || cls == OBJ_MEMORY) &&
+		    (parent_class == OBJ_IO || parent_class == OBJ_MISC))
+			return bad(c, n, "type", tname,
+				   "is a CPU-side or memory object below an I/O or Misc object");
 		if (cls == OBJ_IO && parent_class == OBJ_MISC)
 			return bad(c, n, "type", tname, "is an I/O object below a Misc object");
 	} else {
 		if (cls == OBJ_NORMAL && parent_class != OBJ_NORMAL)
-			return bad(c, n, "type", tname, "is a CPU-side object below an I/O, memory or Misc object");
+			return bad(c, n, "type", tname,
+				   "is a CPU-side object below an I/O, memory or Misc object");
 		if (cls == OBJ_IO && (parent_class == OBJ_MEMORY || parent_class == OBJ_MISC))
-			return bad(c, n, "type", tname, "is an I/O object below a memory or Misc object");
+			return bad(c, n, "type", tname,
+				   "is an I/O object below a memory or Misc object");
 		if (cls == OBJ_MEMORY && (parent_class == OBJ_IO || parent_class == OBJ_MISC))
-			return bad(c, n, "type", tname, "is a memory object below an I/O or Misc object");
+			return bad(c, n, "type", tname,
+				   "is a memory object below an I/O or Misc object");
 	}
 	return NP_OK;
 }
 
 /* Each attribute's value, checked where hwloc reads it unchecked (sets,
  * indexes, link speeds, OS device types), and kept in at. */
-static enum np_status read_obj_attrs(struct hwcheck *c, xmlNodePtr n, hwloc_obj_type_t type, int cls, struct obj_attrs *at)
+static enum np_status read_obj_attrs(struct hwcheck *c, xmlNodePtr n, hwloc_obj_type_t type,
+				     int cls, struct obj_attrs *at)
 {
 	long l;
 	double d;
@@ -312,10 +334,13 @@ static enum np_status read_obj_attrs(struct hwcheck *c, xmlNodePtr n, hwloc_obj_
 				at->setv[s] = v;
 			}
 			if (cls == OBJ_IO || cls == OBJ_MISC)
-				return bad(c, n, name, v, "is a CPU or node set on an I/O or Misc object");
+				return bad(c, n, name, v,
+					   "is a CPU or node set on an I/O or Misc object");
 			if (!bitmap_ok(v))
-				return bad(c, n, name, v, "is not an hwloc bitmap (0x0000000f,0xffffffff)");
-		} else if (!strcmp(name, "os_index") && (type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE)) {
+				return bad(c, n, name, v,
+					   "is not an hwloc bitmap (0x0000000f,0xffffffff)");
+		} else if (!strcmp(name, "os_index") &&
+			   (type == HWLOC_OBJ_PU || type == HWLOC_OBJ_NUMANODE)) {
 			at->have_index = v[0] != '\0';
 			/* hwloc sets bit os_index of the root's sets: a huge one is a
 			 * huge allocation */
@@ -343,8 +368,8 @@ static enum np_status read_obj_attrs(struct hwcheck *c, xmlNodePtr n, hwloc_obj_
 
 /* The attributes hwloc assumes an object of this type has: its sets, an
  * index, an OS device's name, a bridge's type and range, a bus id. */
-static enum np_status check_obj_required(struct hwcheck *c, xmlNodePtr n, const char *tname, hwloc_obj_type_t type, int cls,
-					 const struct obj_attrs *at)
+static enum np_status check_obj_required(struct hwcheck *c, xmlNodePtr n, const char *tname,
+					 hwloc_obj_type_t type, int cls, const struct obj_attrs *at)
 {
 	if (c->v1 && (cls == OBJ_NORMAL || cls == OBJ_MEMORY)) {
 		if (check_v1_sets(c, n, tname, type, at->have))
@@ -363,17 +388,21 @@ static enum np_status check_obj_required(struct hwcheck *c, xmlNodePtr n, const 
 	if (type == HWLOC_OBJ_OS_DEVICE && !at->osdev_name)
 		return bad(c, n, "type", tname, "has no name attribute");
 	if (type == HWLOC_OBJ_BRIDGE) {
-		if (!at->bridge_type || (strcmp(at->bridge_type, "0-1") && strcmp(at->bridge_type, "1-1")))
+		if (!at->bridge_type ||
+		    (strcmp(at->bridge_type, "0-1") && strcmp(at->bridge_type, "1-1")))
 			return bad(c, n, "bridge_type", at->bridge_type ? at->bridge_type : "",
 				   "is not 0-1 (host bridge) or 1-1 (PCI bridge)");
 		if (!at->bridge_pci || !parse_bridge_pci(at->bridge_pci))
-			return bad(c, n, "bridge_pci", at->bridge_pci ? at->bridge_pci : "", "is not a PCI bus range dddd:[bb-bb]");
+			return bad(c, n, "bridge_pci", at->bridge_pci ? at->bridge_pci : "",
+				   "is not a PCI bus range dddd:[bb-bb]");
 	}
 	/* a bus id twice is not hwloc's problem (one of its own test files
 	 * has it); GPUs and NICs on one bus id are refused by the sources */
-	if ((type == HWLOC_OBJ_PCI_DEVICE || (type == HWLOC_OBJ_BRIDGE && !strcmp(at->bridge_type, "1-1"))) &&
+	if ((type == HWLOC_OBJ_PCI_DEVICE ||
+	     (type == HWLOC_OBJ_BRIDGE && !strcmp(at->bridge_type, "1-1"))) &&
 	    (!at->busid || !parse_busid(at->busid)))
-		return bad(c, n, "pci_busid", at->busid ? at->busid : "", "is not a PCI bus id dddd:bb:dd.f");
+		return bad(c, n, "pci_busid", at->busid ? at->busid : "",
+			   "is not a PCI bus id dddd:bb:dd.f");
 	return NP_OK;
 }
 
@@ -381,7 +410,8 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 				   hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn);
 
 /* The child objects, within hwloc's bounds on their number. */
-static void check_obj_children(struct hwcheck *c, xmlNodePtr n, int cls, hwloc_const_bitmap_t pcc, hwloc_const_bitmap_t pcn)
+static void check_obj_children(struct hwcheck *c, xmlNodePtr n, int cls, hwloc_const_bitmap_t pcc,
+			       hwloc_const_bitmap_t pcn)
 {
 	long children = 0;
 
@@ -391,9 +421,11 @@ static void check_obj_children(struct hwcheck *c, xmlNodePtr n, int cls, hwloc_c
 		/* hwloc appends each child by walking its siblings: keep that
 		 * quadratic cost bounded, far above any machine's counts */
 		if (++children > NP_XML_MAX_CHILDREN)
-			bad(c, ch, NULL, NULL, "is one child object too many (hwloc XML of real machines has at most a few hundred per object)");
+			bad(c, ch, NULL, NULL,
+			    "is one child object too many (hwloc XML of real machines has at most a few hundred per object)");
 		else if (c->nobjects >= NP_XML_MAX_OBJECTS)
-			bad(c, ch, NULL, NULL, "is one object too many (hwloc XML of real machines has at most tens of thousands)");
+			bad(c, ch, NULL, NULL,
+			    "is one object too many (hwloc XML of real machines has at most tens of thousands)");
 		else
 			check_object(c, ch, cls, false, pcc, pcn);
 	}
@@ -414,8 +446,10 @@ static enum np_status check_object(struct hwcheck *c, xmlNodePtr n, int parent_c
 	c->nobjects++;
 	if ((st = obj_type(c, n, root, &tname, &type)) != NP_OK)
 		return st;
-	cls = hwloc_obj_type_is_normal(type) ? OBJ_NORMAL : hwloc_obj_type_is_memory(type) ? OBJ_MEMORY
-	    : hwloc_obj_type_is_io(type) ? OBJ_IO : OBJ_MISC;
+	cls = hwloc_obj_type_is_normal(type)   ? OBJ_NORMAL
+	      : hwloc_obj_type_is_memory(type) ? OBJ_MEMORY
+	      : hwloc_obj_type_is_io(type)     ? OBJ_IO
+					       : OBJ_MISC;
 	if ((st = check_obj_place(c, n, tname, type, cls, parent_class, root)) != NP_OK ||
 	    (st = read_obj_attrs(c, n, type, cls, &at)) != NP_OK ||
 	    (st = check_obj_required(c, n, tname, type, cls, &at)) != NP_OK)
@@ -451,8 +485,10 @@ static enum np_status check_distances(struct hwcheck *c, xmlNodePtr n)
 		if (strcmp((const char *)a->name, "nbobjs"))
 			continue;
 		/* hwloc allocates nbobjs^2 values in an unsigned int product */
-		if (!np_xml_long(attr_text(a), 10, 1, c->nobjects < 65535 ? c->nobjects : 65535, &l, &why))
-			return bad(c, n, "nbobjs", attr_text(a), "is more objects than the file has");
+		if (!np_xml_long(attr_text(a), 10, 1, c->nobjects < 65535 ? c->nobjects : 65535, &l,
+				 &why))
+			return bad(c, n, "nbobjs", attr_text(a),
+				   "is more objects than the file has");
 	}
 	return NP_OK;
 }
@@ -467,7 +503,8 @@ static enum np_status check_allowed(struct hwcheck *c, xmlNodePtr root)
 	hwloc_bitmap_t b = hwloc_bitmap_alloc();
 
 	if (!b)
-		return c->st = np_fail(c->err, NP_ENOMEM, "out of memory checking --input '%s'", c->path);
+		return c->st = np_fail(c->err, NP_ENOMEM, "out of memory checking --input '%s'",
+				       c->path);
 	for (xmlAttrPtr a = root->properties; a; a = a->next)
 		if (!strcmp((const char *)a->name, "allowed_cpuset"))
 			acpu = attr_text(a);
@@ -476,10 +513,13 @@ static enum np_status check_allowed(struct hwcheck *c, xmlNodePtr root)
 	if (hwloc_bitmap_iszero(c->cpus))
 		bad(c, root, NULL, NULL, "has no CPU in any object's cpuset (hwloc needs a PU)");
 	else if (!c->v1 && hwloc_bitmap_iszero(c->nodes)) /* hwloc adds one to a 1.x file */
-		bad(c, root, NULL, NULL, "has no NUMANode object with a node in its nodeset (hwloc needs one)");
-	else if (acpu && (hwloc_bitmap_sscanf(b, acpu) != 0 || !hwloc_bitmap_intersects(b, c->cpus)))
+		bad(c, root, NULL, NULL,
+		    "has no NUMANode object with a node in its nodeset (hwloc needs one)");
+	else if (acpu &&
+		 (hwloc_bitmap_sscanf(b, acpu) != 0 || !hwloc_bitmap_intersects(b, c->cpus)))
 		bad(c, root, "allowed_cpuset", acpu, "allows none of the file's CPUs");
-	else if (anode && !hwloc_bitmap_iszero(c->nodes) && (hwloc_bitmap_sscanf(b, anode) != 0 || !hwloc_bitmap_intersects(b, c->nodes)))
+	else if (anode && !hwloc_bitmap_iszero(c->nodes) &&
+		 (hwloc_bitmap_sscanf(b, anode) != 0 || !hwloc_bitmap_intersects(b, c->nodes)))
 		bad(c, root, "allowed_nodeset", anode, "allows none of the file's NUMA nodes");
 	hwloc_bitmap_free(b);
 	return c->st;
@@ -504,8 +544,10 @@ enum np_status np_xml_check_hwloc(const struct np_xml *x, const char *path, stru
 	xmlNodePtr root = xmlDocGetRootElement(x->doc), obj = NULL;
 	xmlDtdPtr dtd = x->doc->intSubset;
 
-	if (dtd && (!dtd->name || strcmp((const char *)dtd->name, "topology") || dtd->ExternalID || !dtd->SystemID ||
-		    (strcmp((const char *)dtd->SystemID, "hwloc2.dtd") && strcmp((const char *)dtd->SystemID, "hwloc.dtd"))))
+	if (dtd && (!dtd->name || strcmp((const char *)dtd->name, "topology") || dtd->ExternalID ||
+		    !dtd->SystemID ||
+		    (strcmp((const char *)dtd->SystemID, "hwloc2.dtd") &&
+		     strcmp((const char *)dtd->SystemID, "hwloc.dtd"))))
 		return np_fail(err, NP_EUSAGE,
 			       "--input '%s' has a DOCTYPE other than hwloc's <!DOCTYPE topology SYSTEM \"hwloc2.dtd\">; write that line or remove it",
 			       path);
@@ -513,17 +555,20 @@ enum np_status np_xml_check_hwloc(const struct np_xml *x, const char *path, stru
 		if (!is_elem(ch, "object"))
 			continue;
 		if (obj)
-			return bad(&c, ch, NULL, NULL, "is a second root object; hwloc XML has one");
+			return bad(&c, ch, NULL, NULL,
+				   "is a second root object; hwloc XML has one");
 		obj = ch;
 	}
 	if (!obj)
-		return np_fail(err, NP_EUSAGE, "--input '%s' has no <object> in <topology>; %s", path, NP_XML_HINT);
+		return np_fail(err, NP_EUSAGE, "--input '%s' has no <object> in <topology>; %s",
+			       path, NP_XML_HINT);
 	c.v1 = hwloc_xml_major(root) < 2;
 	c.cpus = hwloc_bitmap_alloc();
 	c.nodes = hwloc_bitmap_alloc();
 	if (!c.cpus || !c.nodes)
 		c.st = np_fail(err, NP_ENOMEM, "out of memory checking --input '%s'", path);
-	else if (!check_sets(&c, root->children) && !check_object(&c, obj, OBJ_NORMAL, true, NULL, NULL))
+	else if (!check_sets(&c, root->children) &&
+		 !check_object(&c, obj, OBJ_NORMAL, true, NULL, NULL))
 		check_allowed(&c, obj);
 	for (xmlNodePtr ch = root->children; ch && !c.st; ch = ch->next)
 		if (is_elem(ch, "distances2") || is_elem(ch, "distances2hetero"))

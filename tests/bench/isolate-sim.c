@@ -84,10 +84,20 @@
 enum fault { F_NONE, F_NODE, F_LINK, F_TWO, F_FABRIC, F_STRAGGLER };
 static const char *const fault_names[] = { "none", "node", "link", "two", "fabric", "straggler" };
 
-enum scenario { S_PLAIN, S_LEAF, S_LEAF_SHUFFLED, S_LEAF_BUSY, S_LEAF_ROUNDS, S_MODES, S_BIMODAL,
-		S_INTERMITTENT, S_COUNT };
-static const char *const scenario_names[] = { "plain", "leaf", "leaf-shuffled", "leaf-busy",
-					      "leaf-rounds", "modes", "bimodal", "intermittent" };
+enum scenario {
+	S_PLAIN,
+	S_LEAF,
+	S_LEAF_SHUFFLED,
+	S_LEAF_BUSY,
+	S_LEAF_ROUNDS,
+	S_MODES,
+	S_BIMODAL,
+	S_INTERMITTENT,
+	S_COUNT
+};
+static const char *const scenario_names[] = { "plain",     "leaf",        "leaf-shuffled",
+					      "leaf-busy", "leaf-rounds", "modes",
+					      "bimodal",   "intermittent" };
 #define LEAF_SIZE 32
 #define MAX_ROUNDS 64
 
@@ -110,20 +120,20 @@ struct sim {
 	uint64_t rng[4];
 	bool verbose;
 	/* the run's truth */
-	int bad[2], nbad;  /* slow nodes (node, two, straggler) */
-	int la, lb;        /* slow link, -1 none */
+	int bad[2], nbad;    /* slow nodes (node, two, straggler) */
+	int la, lb;          /* slow link, -1 none */
 	bool on[MAX_ROUNDS]; /* straggler, intermittent link: slow in round r */
 	enum scenario scen;
-	bool topology;     /* the judge is told the leaves */
-	int *leaf;         /* node v's leaf switch (leaf scenarios), else NULL */
+	bool topology; /* the judge is told the leaves */
+	int *leaf;     /* node v's leaf switch (leaf scenarios), else NULL */
 	int nleaves;
-	double xleaf;      /* factor on a pair's times across two leaves */
-	int busy;          /* leaf-busy: the congested leaf */
-	double busyf;      /* its factor on pairs across leaves */
-	double *leafr;     /* leaf-rounds: leafr[round * nleaves + leaf] */
-	int notes_link;    /* intermittent: notes naming the planted link */
-	double busbw;      /* a healthy group's GB/s */
-	double *w;         /* the phase's windows */
+	double xleaf;   /* factor on a pair's times across two leaves */
+	int busy;       /* leaf-busy: the congested leaf */
+	double busyf;   /* its factor on pairs across leaves */
+	double *leafr;  /* leaf-rounds: leafr[round * nleaves + leaf] */
+	int notes_link; /* intermittent: notes naming the planted link */
+	double busbw;   /* a healthy group's GB/s */
+	double *w;      /* the phase's windows */
 	double *tmp;
 };
 
@@ -301,10 +311,10 @@ static void run_phase(struct sim *s, struct np_iso_judge *j, const int *part, in
 
 struct outcome {
 	int rounds;
-	bool accused;  /* a healthy node (or a link between healthy nodes) named */
-	bool exact;    /* named exactly what was planted */
+	bool accused;      /* a healthy node (or a link between healthy nodes) named */
+	bool exact;        /* named exactly what was planted */
 	bool inconclusive; /* exit 6 */
-	bool segment;  /* a switch or fabric segment found */
+	bool segment;      /* a switch or fabric segment found */
 };
 
 /* Where the run's leaves and their congestion are: the leaf scenarios. */
@@ -341,8 +351,7 @@ static void plant(struct sim *s)
 	plant_places(s);
 	switch (s->fault) {
 	case F_NONE:
-	case F_FABRIC:
-		break;
+	case F_FABRIC: break;
 	case F_NODE:
 	case F_STRAGGLER:
 		s->bad[s->nbad++] = below(s, s->N);
@@ -476,7 +485,8 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 			if (!is_bad(s, v))
 				out->accused = true;
 			if (s->verbose)
-				fprintf(stderr, "  named node %d (%s)%s: %s\n", v, np_iso_node_state_str(j.state[v]),
+				fprintf(stderr, "  named node %d (%s)%s: %s\n", v,
+					np_iso_node_state_str(j.state[v]),
 					is_bad(s, v) ? "" : " HEALTHY", j.evidence[v]);
 		}
 	for (int i = 0; i < j.nlinks; i++) {
@@ -485,15 +495,12 @@ static double one_run(struct sim *s, const char (*names)[NP_ISO_NAMELEN], int *p
 		if (!planted && !is_bad(s, a) && !is_bad(s, b))
 			out->accused = true;
 		if (s->verbose)
-			fprintf(stderr, "  named link %d-%d%s: %s\n", a, b, planted ? "" : " (not planted)", j.links[i].why);
+			fprintf(stderr, "  named link %d-%d%s: %s\n", a, b,
+				planted ? "" : " (not planted)", j.links[i].why);
 	}
 	switch (s->fault) {
-	case F_NONE:
-		out->exact = false;
-		break;
-	case F_FABRIC:
-		out->exact = j.fleet[0] && !named && !j.nlinks;
-		break;
+	case F_NONE: out->exact = false; break;
+	case F_FABRIC: out->exact = j.fleet[0] && !named && !j.nlinks; break;
 	case F_LINK:
 		out->exact = !named && j.nlinks == 1 &&
 			     ((j.links[0].a == s->la && j.links[0].b == s->lb) ||
@@ -525,7 +532,7 @@ struct cell {
 
 static void run_cell(struct sim *s, uint64_t sd, struct cell *c)
 {
-	char (*names)[NP_ISO_NAMELEN] = calloc((size_t)s->N, sizeof(*names));
+	char(*names)[NP_ISO_NAMELEN] = calloc((size_t)s->N, sizeof(*names));
 	int *part = calloc((size_t)s->N, sizeof(int)), *alone = calloc((size_t)s->N, sizeof(int));
 	int *first = calloc((size_t)s->N, sizeof(int));
 
@@ -549,11 +556,12 @@ static void run_cell(struct sim *s, uint64_t sd, struct cell *c)
 			enum fault f = s->fault;
 			s->fault = F_NONE;
 			plant(s);
-			floor = one_run(s, (const char (*)[NP_ISO_NAMELEN])names, part, alone, first, 0, &out);
+			floor = one_run(s, (const char(*)[NP_ISO_NAMELEN])names, part, alone, first,
+					0, &out);
 			s->fault = f;
 		}
 		plant(s);
-		one_run(s, (const char (*)[NP_ISO_NAMELEN])names, part, alone, first, floor, &out);
+		one_run(s, (const char(*)[NP_ISO_NAMELEN])names, part, alone, first, floor, &out);
 		c->fa += out.accused;
 		c->det += out.exact;
 		c->inc += out.inconclusive;
@@ -562,8 +570,10 @@ static void run_cell(struct sim *s, uint64_t sd, struct cell *c)
 			c->rmax = out.rounds;
 		if (s->verbose)
 			fprintf(stderr, "run %d: rounds %d%s%s%s%s\n", r + 1, out.rounds,
-				out.accused ? " accused a healthy node" : "", out.exact ? " found it" : "",
-				out.inconclusive ? " inconclusive" : "", out.segment ? " segment" : "");
+				out.accused ? " accused a healthy node" : "",
+				out.exact ? " found it" : "",
+				out.inconclusive ? " inconclusive" : "",
+				out.segment ? " segment" : "");
 	}
 	free(names);
 	free(part);
@@ -603,8 +613,9 @@ static const char *planted(const struct sim *s)
 
 	if (s->fault == F_NONE)
 		return "nothing";
-	snprintf(buf, sizeof(buf), "%s %g%%%s", s->fault == F_TWO ? "2 nodes" : fault_names[s->fault],
-		 s->slow, s->scen == S_INTERMITTENT ? " at times" : "");
+	snprintf(buf, sizeof(buf), "%s %g%%%s",
+		 s->fault == F_TWO ? "2 nodes" : fault_names[s->fault], s->slow,
+		 s->scen == S_INTERMITTENT ? " at times" : "");
 	return buf;
 }
 
@@ -612,13 +623,14 @@ static const char *planted(const struct sim *s)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: isolate-sim [--nodes N] [--runs R] [--slow PCT] [--seed S]\n"
-		   "                   [--fault none|node|link|two|fabric|straggler]\n"
-		   "                   [--scenario plain|leaf|leaf-shuffled|leaf-busy|leaf-rounds|\n"
-		   "                               modes|bimodal|intermittent]\n"
-		   "                   [--table] [--no-topology]\n"
-		   "                   [--noise host|gpu] [--ranks-per-node L] [--min-effect PCT]\n"
-		   "                   [--samples K] [--verbose]\n");
+	fprintf(f,
+		"usage: isolate-sim [--nodes N] [--runs R] [--slow PCT] [--seed S]\n"
+		"                   [--fault none|node|link|two|fabric|straggler]\n"
+		"                   [--scenario plain|leaf|leaf-shuffled|leaf-busy|leaf-rounds|\n"
+		"                               modes|bimodal|intermittent]\n"
+		"                   [--table] [--no-topology]\n"
+		"                   [--noise host|gpu] [--ranks-per-node L] [--min-effect PCT]\n"
+		"                   [--samples K] [--verbose]\n");
 }
 
 static double num_arg(const char *opt, const char *v, double lo, double hi)
@@ -656,8 +668,9 @@ static void run_table(struct sim *s, uint64_t sd, bool nodes_given, clock_t c0)
 			if (!nodes_given)
 				s->N = sizes[z];
 			run_cell(s, sd ^ ((uint64_t)k << 40) ^ (uint64_t)s->N, &c);
-			printf("| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", scenario_names[k],
-			       planted(s), s->N, s->runs, c.fa, c.det, c.inc, c.seg, c.rmax);
+			printf("| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n",
+			       scenario_names[k], planted(s), s->N, s->runs, c.fa, c.det, c.inc,
+			       c.seg, c.rmax);
 			fflush(stdout);
 		}
 	printf("# %.1f s cpu\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
@@ -711,12 +724,14 @@ int main(int argc, char **argv)
 			s.samples = (int)num_arg(o, v, 3, 10000);
 		} else if (!strcmp(o, "--fault")) {
 			fault = v;
-			s.fault = (enum fault)-1;
-			for (int k = 0; v && k < (int)(sizeof(fault_names) / sizeof(*fault_names)); k++)
+			s.fault = (enum fault) - 1;
+			for (int k = 0; v && k < (int)(sizeof(fault_names) / sizeof(*fault_names));
+			     k++)
 				if (!strcmp(v, fault_names[k]))
 					s.fault = (enum fault)k;
 			if ((int)s.fault < 0) {
-				fprintf(stderr, "error: --fault takes none, node, link, two, fabric or straggler, got '%s'\n",
+				fprintf(stderr,
+					"error: --fault takes none, node, link, two, fabric or straggler, got '%s'\n",
 					v ? v : "");
 				return 64;
 			}
@@ -726,7 +741,8 @@ int main(int argc, char **argv)
 				if (!strcmp(v, scenario_names[k]))
 					s.scen = (enum scenario)k;
 			if (s.scen == S_COUNT) {
-				fprintf(stderr, "error: --scenario takes plain, leaf, leaf-shuffled, leaf-busy, leaf-rounds, modes, bimodal or intermittent, got '%s'\n",
+				fprintf(stderr,
+					"error: --scenario takes plain, leaf, leaf-shuffled, leaf-busy, leaf-rounds, modes, bimodal or intermittent, got '%s'\n",
 					v ? v : "");
 				return 64;
 			}
@@ -737,7 +753,8 @@ int main(int argc, char **argv)
 				if (!strcmp(v, noises[k].name))
 					s.nz = &noises[k];
 			if (!s.nz) {
-				fprintf(stderr, "error: --noise takes host or gpu, got '%s'\n", v ? v : "");
+				fprintf(stderr, "error: --noise takes host or gpu, got '%s'\n",
+					v ? v : "");
 				return 64;
 			}
 		} else {
@@ -748,7 +765,8 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (table && (fault || s.slow > 0 || scen_given)) {
-		fprintf(stderr, "error: --table runs every scenario with its own fault; leave out --fault, --slow and --scenario\n");
+		fprintf(stderr,
+			"error: --table runs every scenario with its own fault; leave out --fault, --slow and --scenario\n");
 		return 64;
 	}
 	if (!fault && !(s.slow > 0) && s.scen != S_PLAIN)
@@ -756,7 +774,8 @@ int main(int argc, char **argv)
 	else if (!fault)
 		s.fault = s.slow > 0 ? (s.scen == S_INTERMITTENT ? F_LINK : F_NODE) : F_NONE;
 	if (s.fault != F_NONE && !(s.slow > 0)) {
-		fprintf(stderr, "error: --fault %s needs --slow PCT above 0\n", fault_names[s.fault]);
+		fprintf(stderr, "error: --fault %s needs --slow PCT above 0\n",
+			fault_names[s.fault]);
 		return 64;
 	}
 	if (s.fault == F_TWO && s.N < 4) {
@@ -771,8 +790,8 @@ int main(int argc, char **argv)
 	}
 	run_cell(&s, sd, &c);
 	printf("# noise %s, scenario %s, fault %s, slow %g%%, %d ranks per node, --min-effect %g, %d batches, %.1f s cpu\n",
-	       s.nz->name, scenario_names[s.scen], fault_names[s.fault], s.slow, s.L, s.min_effect * 100,
-	       s.samples, (double)(clock() - c0) / CLOCKS_PER_SEC);
+	       s.nz->name, scenario_names[s.scen], fault_names[s.fault], s.slow, s.L,
+	       s.min_effect * 100, s.samples, (double)(clock() - c0) / CLOCKS_PER_SEC);
 	printf("nodes=%d runs=%d false_accusations=%d detected=%d rounds_max=%d inconclusive=%d segments=%d\n",
 	       s.N, s.runs, c.fa, c.det, c.rmax, c.inc, c.seg);
 	return 0;

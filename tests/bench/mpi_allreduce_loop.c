@@ -70,7 +70,8 @@ int main(int argc, char **argv)
 	}
 	qsort(t, (size_t)samples, sizeof(double), cmp);
 	if (rank == 0)
-		printf("%.4f\n", 1e6 * (samples % 2 ? t[samples / 2] : (t[samples / 2 - 1] + t[samples / 2]) / 2));
+		printf("%.4f\n", 1e6 * (samples % 2 ? t[samples / 2]
+						    : (t[samples / 2 - 1] + t[samples / 2]) / 2));
 	free(sb);
 	free(rb);
 	free(t);

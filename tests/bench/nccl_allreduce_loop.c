@@ -25,22 +25,22 @@
 
 #define MAX_SIZES 64
 
-#define CUDA_OK(x)                                                                                \
-	do {                                                                                      \
-		cudaError_t e_ = (x);                                                             \
-		if (e_ != cudaSuccess) {                                                          \
-			fprintf(stderr, "error: %s: %s\n", #x, cudaGetErrorString(e_));          \
-			MPI_Abort(MPI_COMM_WORLD, 3);                                             \
-		}                                                                                 \
+#define CUDA_OK(x)                                                                      \
+	do {                                                                            \
+		cudaError_t e_ = (x);                                                   \
+		if (e_ != cudaSuccess) {                                                \
+			fprintf(stderr, "error: %s: %s\n", #x, cudaGetErrorString(e_)); \
+			MPI_Abort(MPI_COMM_WORLD, 3);                                   \
+		}                                                                       \
 	} while (0)
 
-#define NCCL_OK(x)                                                                                \
-	do {                                                                                      \
-		ncclResult_t r_ = (x);                                                            \
-		if (r_ != ncclSuccess) {                                                          \
-			fprintf(stderr, "error: %s: %s\n", #x, ncclGetErrorString(r_));          \
-			MPI_Abort(MPI_COMM_WORLD, 3);                                             \
-		}                                                                                 \
+#define NCCL_OK(x)                                                                      \
+	do {                                                                            \
+		ncclResult_t r_ = (x);                                                  \
+		if (r_ != ncclSuccess) {                                                \
+			fprintf(stderr, "error: %s: %s\n", #x, ncclGetErrorString(r_)); \
+			MPI_Abort(MPI_COMM_WORLD, 3);                                   \
+		}                                                                       \
 	} while (0)
 
 static unsigned long long parse_size(const char *s)
@@ -55,9 +55,18 @@ static unsigned long long parse_size(const char *s)
 		exit(64);
 	}
 	switch (*end) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
 	default: break;
 	}
 	if (*end) {
@@ -108,12 +117,18 @@ static int parse_args(int argc, char **argv, struct args *o)
 			return 64;
 		}
 		i++;
-		if (!strcmp(a, "-b")) o->minb = parse_size(v);
-		else if (!strcmp(a, "-e")) o->maxb = parse_size(v);
-		else if (!strcmp(a, "-f")) o->factor = (unsigned long long)parse_long(v, 2);
-		else if (!strcmp(a, "-n")) o->iters = parse_long(v, 1);
-		else if (!strcmp(a, "-s")) o->samples = parse_long(v, 1);
-		else if (!strcmp(a, "-w")) o->warmup = parse_long(v, 0);
+		if (!strcmp(a, "-b"))
+			o->minb = parse_size(v);
+		else if (!strcmp(a, "-e"))
+			o->maxb = parse_size(v);
+		else if (!strcmp(a, "-f"))
+			o->factor = (unsigned long long)parse_long(v, 2);
+		else if (!strcmp(a, "-n"))
+			o->iters = parse_long(v, 1);
+		else if (!strcmp(a, "-s"))
+			o->samples = parse_long(v, 1);
+		else if (!strcmp(a, "-w"))
+			o->warmup = parse_long(v, 0);
 		else if (!strcmp(a, "-N")) {
 			char *copy = strdup(v), *tok, *save = NULL;
 			for (tok = strtok_r(copy, ",", &save); tok && o->nsizes_iters < MAX_SIZES;
@@ -130,8 +145,9 @@ static int parse_args(int argc, char **argv, struct args *o)
 
 int main(int argc, char **argv)
 {
-	struct args o = { .minb = 8, .maxb = 8ull << 30, .factor = 4, .iters = 20, .samples = 10,
-			  .warmup = 5 };
+	struct args o = {
+		.minb = 8, .maxb = 8ull << 30, .factor = 4, .iters = 20, .samples = 10, .warmup = 5
+	};
 	int rank, nranks, local = 0;
 	float *send, *recv;
 	MPI_Comm node;
@@ -180,7 +196,8 @@ int main(int argc, char **argv)
 			cudaGraph_t g;
 			CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
 			for (long i = 0; i < n; i++)
-				NCCL_OK(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream));
+				NCCL_OK(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm,
+						      stream));
 			CUDA_OK(cudaStreamEndCapture(stream, &g));
 			CUDA_OK(cudaGraphInstantiateWithFlags(&exec, g, 0));
 			CUDA_OK(cudaGraphDestroy(g));
@@ -208,7 +225,7 @@ int main(int argc, char **argv)
 		qsort(t, (size_t)o.samples, sizeof(*t), cmp_double);
 		if (rank == 0) {
 			double med = o.samples % 2 ? t[o.samples / 2]
-						 : (t[o.samples / 2 - 1] + t[o.samples / 2]) / 2;
+						   : (t[o.samples / 2 - 1] + t[o.samples / 2]) / 2;
 			printf("%llu %zu %ld %.3f %.3f\n", size, count, n, med, t[0]);
 			fflush(stdout);
 		}

@@ -161,10 +161,16 @@ int nvmlInit_v2(void)
 	return OK;
 }
 
-#define API(name, ...) int name(__VA_ARGS__); int name(__VA_ARGS__)
+#define API(name, ...)         \
+	int name(__VA_ARGS__); \
+	int name(__VA_ARGS__)
 
 API(nvmlShutdown, void) { return OK; }
-API(nvmlDeviceGetCount_v2, unsigned *n) { *n = (unsigned)count; return OK; }
+API(nvmlDeviceGetCount_v2, unsigned *n)
+{
+	*n = (unsigned)count;
+	return OK;
+}
 API(nvmlDeviceGetHandleByIndex_v2, unsigned i, void **d)
 {
 	if (i >= (unsigned)count)
@@ -200,9 +206,18 @@ static const char *clock_key(int type, const char *sm, const char *mem)
 	return type == 1 ? sm : type == 2 ? mem : "none";
 }
 
-API(nvmlDeviceGetClockInfo, void *d, int type, unsigned *v) { return getu(d, clock_key(type, "sm", "mem"), v); }
-API(nvmlDeviceGetMaxClockInfo, void *d, int type, unsigned *v) { return getu(d, clock_key(type, "sm_max", "mem_max"), v); }
-API(nvmlDeviceGetApplicationsClock, void *d, int type, unsigned *v) { return getu(d, clock_key(type, "sm_app", "mem_app"), v); }
+API(nvmlDeviceGetClockInfo, void *d, int type, unsigned *v)
+{
+	return getu(d, clock_key(type, "sm", "mem"), v);
+}
+API(nvmlDeviceGetMaxClockInfo, void *d, int type, unsigned *v)
+{
+	return getu(d, clock_key(type, "sm_max", "mem_max"), v);
+}
+API(nvmlDeviceGetApplicationsClock, void *d, int type, unsigned *v)
+{
+	return getu(d, clock_key(type, "sm_app", "mem_app"), v);
+}
 API(nvmlDeviceGetDefaultApplicationsClock, void *d, int type, unsigned *v)
 {
 	return getu(d, clock_key(type, "sm_app_default", "mem_app_default"), v);
@@ -225,8 +240,14 @@ API(nvmlDeviceGetViolationStatus, void *d, int policy, viol_t *v)
 		v->ref = 0, v->viol = (unsigned long long)x;
 	return r;
 }
-API(nvmlDeviceGetTemperature, void *d, int sensor, unsigned *v) { return sensor ? INVALID : getu(d, "temp", v); }
-API(nvmlDeviceGetTemperatureThreshold, void *d, int type, unsigned *v) { return type == 1 ? getu(d, "slowdown", v) : NOT_SUPPORTED; }
+API(nvmlDeviceGetTemperature, void *d, int sensor, unsigned *v)
+{
+	return sensor ? INVALID : getu(d, "temp", v);
+}
+API(nvmlDeviceGetTemperatureThreshold, void *d, int type, unsigned *v)
+{
+	return type == 1 ? getu(d, "slowdown", v) : NOT_SUPPORTED;
+}
 API(nvmlDeviceGetMarginTemperature, void *d, margin_t *m)
 {
 	long long x;
@@ -254,7 +275,10 @@ API(nvmlDeviceGetFieldValues, void *d, int n, field_t *fv)
 }
 API(nvmlDeviceGetPowerUsage, void *d, unsigned *v) { return getu(d, "power", v); }
 API(nvmlDeviceGetEnforcedPowerLimit, void *d, unsigned *v) { return getu(d, "power_limit", v); }
-API(nvmlDeviceGetPowerManagementDefaultLimit, void *d, unsigned *v) { return getu(d, "power_default", v); }
+API(nvmlDeviceGetPowerManagementDefaultLimit, void *d, unsigned *v)
+{
+	return getu(d, "power_default", v);
+}
 API(nvmlDeviceGetPcieReplayCounter, void *d, unsigned *v) { return getu(d, "pcie_replay", v); }
 API(nvmlDeviceGetPersistenceMode, void *d, int *v) { return getu(d, "persistence", (unsigned *)v); }
 API(nvmlDeviceGetEccMode, void *d, int *cur, int *pend)
@@ -274,7 +298,8 @@ API(nvmlDeviceGetTotalEccErrors, void *d, int type, int counter, unsigned long l
 		*v = (unsigned long long)x;
 	return r;
 }
-API(nvmlDeviceGetRemappedRows, void *d, unsigned *corr, unsigned *unc, unsigned *pending, unsigned *failed)
+API(nvmlDeviceGetRemappedRows, void *d, unsigned *corr, unsigned *unc, unsigned *pending,
+    unsigned *failed)
 {
 	if (getu(d, "remap_pending", pending) != OK)
 		return NOT_SUPPORTED;
@@ -283,7 +308,10 @@ API(nvmlDeviceGetRemappedRows, void *d, unsigned *corr, unsigned *unc, unsigned 
 	*corr = *unc = 0;
 	return OK;
 }
-API(nvmlDeviceGetRetiredPagesPendingStatus, void *d, int *v) { return getu(d, "retired_pending", (unsigned *)v); }
+API(nvmlDeviceGetRetiredPagesPendingStatus, void *d, int *v)
+{
+	return getu(d, "retired_pending", (unsigned *)v);
+}
 API(nvmlDeviceGetCurrPcieLinkGeneration, void *d, unsigned *v) { return getu(d, "gen", v); }
 API(nvmlDeviceGetMaxPcieLinkGeneration, void *d, unsigned *v) { return getu(d, "gen_max", v); }
 API(nvmlDeviceGetCurrPcieLinkWidth, void *d, unsigned *v) { return getu(d, "width", v); }

@@ -17,8 +17,8 @@ static const char head[] =
 	"<topology version=\"2.0\">\n"
 	"<object type=\"Machine\" os_index=\"0\" cpuset=\"0x3\" complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" gp_index=\"1\">\n"
 	"<info name=\"NCCLProbeSnapshot\" value=\"1 fuzz\"/>\n";
-static const char *const names[] = { "NCCLProbeHost", "NCCLProbeGPU", "NCCLProbeNIC", "NCCLProbePCI",
-				     "NCCLProbeGPU", "NCCLProbeNIC" };
+static const char *const names[] = { "NCCLProbeHost", "NCCLProbeGPU", "NCCLProbeNIC",
+				     "NCCLProbePCI",  "NCCLProbeGPU", "NCCLProbeNIC" };
 static const char tail[] =
 	"<object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" gp_index=\"2\"/>\n"
 	"<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" gp_index=\"3\"/>\n"
@@ -37,11 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	off += (size_t)snprintf(x + off, cap - off, "%s", head);
 	while (i <= size && rec < sizeof(names) / sizeof(names[0])) {
-		off += (size_t)snprintf(x + off, cap - off, "<info name=\"%s\" value=\"", names[rec++]);
+		off += (size_t)snprintf(x + off, cap - off, "<info name=\"%s\" value=\"",
+					names[rec++]);
 		for (; i < size && data[i] != '\n'; i++) {
 			unsigned char c = data[i];
 			if (c == '<' || c == '&' || c == '"' || c < 0x20 || c >= 0x7f)
-				off += (size_t)snprintf(x + off, cap - off, "&#%u;", c < 0x20 || c >= 0x7f ? 0x3f : c);
+				off += (size_t)snprintf(x + off, cap - off, "&#%u;",
+							c < 0x20 || c >= 0x7f ? 0x3f : c);
 			else
 				x[off++] = (char)c;
 		}

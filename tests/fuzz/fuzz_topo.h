@@ -62,7 +62,9 @@ static void fuzz_quiet_end(FILE *real)
 	if (n <= 0)
 		return;
 	rewind(scratch);
-	fprintf(stderr, "error: %ld bytes written to stderr while reading the input (a second line beside the one error):\n", n);
+	fprintf(stderr,
+		"error: %ld bytes written to stderr while reading the input (a second line beside the one error):\n",
+		n);
 	while (fgets(line, sizeof(line), scratch))
 		fputs(line, stderr);
 	abort();
@@ -88,7 +90,8 @@ static void fuzz_topo(const char *buf, size_t len)
 		np_topo_analyze(t);
 		np_topo_report_table(fuzz_null(), t, NULL, false);
 		np_topo_report_table(fuzz_null(), t, NULL, true);
-		static const struct np_run_record rec = { .id = "0", .start_time = "1970-01-01T00:00:00Z" };
+		static const struct np_run_record rec = { .id = "0",
+							  .start_time = "1970-01-01T00:00:00Z" };
 		np_topo_report_json(fuzz_null(), t, NULL, false, &rec);
 		np_topo_report_recommend(fuzz_null(), t);
 	}

@@ -18,7 +18,10 @@ int main(int argc, char **argv)
 	FILE *f;
 	int n = 0, failed = 0;
 
-	snprintf(path, sizeof(path), "%s/tests/fuzz/regress/sizes/list.txt", argc > 1 ? argv[1] : dir ? dir : ".");
+	snprintf(path, sizeof(path), "%s/tests/fuzz/regress/sizes/list.txt",
+		 argc > 1 ? argv[1]
+		 : dir    ? dir
+			  : ".");
 	f = fopen(path, "r");
 	if (!f) {
 		printf("1..0 # SKIP %s not found\n", path);
@@ -46,12 +49,14 @@ int main(int argc, char **argv)
 			continue;
 		}
 		got_ok = np_parse_sweep(value, o, &err) == NP_OK;
-		if (got_ok && (o->min_bytes > o->max_bytes || np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES + 1))
+		if (got_ok &&
+		    (o->min_bytes > o->max_bytes || np_opts_sizes(o, NULL, 0) > NP_MAX_SIZES + 1))
 			got_ok = false;
 		if (want_ok != got_ok || (want_ok && (o->min_bytes != lo || o->max_bytes != hi))) {
-			printf("not ok %d - '%s': wanted %s %" PRIu64 " %" PRIu64 ", got %s %" PRIu64 " %" PRIu64 " (%s)\n",
-			       ++n, value, want_ok ? "ok" : "bad", lo, hi, got_ok ? "ok" : "bad", o->min_bytes,
-			       o->max_bytes, got_ok ? "" : err.msg);
+			printf("not ok %d - '%s': wanted %s %" PRIu64 " %" PRIu64
+			       ", got %s %" PRIu64 " %" PRIu64 " (%s)\n",
+			       ++n, value, want_ok ? "ok" : "bad", lo, hi, got_ok ? "ok" : "bad",
+			       o->min_bytes, o->max_bytes, got_ok ? "" : err.msg);
 			failed++;
 		} else {
 			printf("ok %d - '%s' %s\n", ++n, value, want_ok ? "accepted" : "refused");

@@ -21,7 +21,8 @@ static long step(void)
 
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
-	int (*real)(clockid_t, struct timespec *) = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	int (*real)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
 	int rc = real ? real(id, ts) : -1;
 
 	if (rc == 0 && (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE))
@@ -31,7 +32,8 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 
 int gettimeofday(struct timeval *tv, void *tz)
 {
-	int (*real)(struct timeval *, void *) = (int (*)(struct timeval *, void *))dlsym(RTLD_NEXT, "gettimeofday");
+	int (*real)(struct timeval *, void *) =
+		(int (*)(struct timeval *, void *))dlsym(RTLD_NEXT, "gettimeofday");
 	int rc = real ? real(tv, tz) : -1;
 
 	if (rc == 0)

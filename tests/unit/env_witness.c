@@ -25,7 +25,8 @@ static void record(const char *what, const char *name)
 
 	if (!log)
 		return;
-	n = snprintf(line, sizeof(line), "rank %s: %s %s=%s\n", rank ? rank : "?", what, name, v ? v : "(unset)");
+	n = snprintf(line, sizeof(line), "rank %s: %s %s=%s\n", rank ? rank : "?", what, name,
+		     v ? v : "(unset)");
 	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		if (write(fd, line, (size_t)n) != n)
@@ -44,7 +45,8 @@ static void first_gpu_call(const char *fn)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-	int (*real)(int *, char ***, int, int *) = (int (*)(int *, char ***, int, int *))dlsym(RTLD_NEXT, "MPI_Init_thread");
+	int (*real)(int *, char ***, int, int *) =
+		(int (*)(int *, char ***, int, int *))dlsym(RTLD_NEXT, "MPI_Init_thread");
 	char what[64];
 
 	snprintf(what, sizeof(what), "MPI_Init_thread required=%d", required);
@@ -60,12 +62,12 @@ int MPI_Init(int *argc, char ***argv)
 	return real ? real(argc, argv) : 1;
 }
 
-#define FORWARD(ret, name, params, args)                                  \
-	ret name params                                                   \
-	{                                                                 \
+#define FORWARD(ret, name, params, args)                                    \
+	ret name params                                                     \
+	{                                                                   \
 		ret(*real) params = (ret(*) params)dlsym(RTLD_NEXT, #name); \
-		first_gpu_call(#name);                                    \
-		return real ? real args : (ret)1;                         \
+		first_gpu_call(#name);                                      \
+		return real ? real args : (ret)1;                           \
 	}
 
 FORWARD(int, cudaGetDeviceCount, (int *n), (n))

@@ -14,7 +14,7 @@
 
 #define MAXN 8
 #define MAXNAMES 64 /* the leaf tests' fleets */
-#define NT 8 /* batches per figure */
+#define NT 8        /* batches per figure */
 
 static char names[MAXNAMES][NP_ISO_NAMELEN];
 
@@ -57,7 +57,7 @@ static void setup(struct np_iso_judge *j, int N, int L, double floor, double wor
 {
 	for (int v = 0; v < MAXNAMES; v++)
 		snprintf(names[v], sizeof(names[v]), "n%d", v);
-	if (!np_iso_judge_init(j, N, L, (const char (*)[NP_ISO_NAMELEN])names, 0.05, floor,
+	if (!np_iso_judge_init(j, N, L, (const char(*)[NP_ISO_NAMELEN])names, 0.05, floor,
 			       world_floor)) {
 		printf("Bail out! out of memory\n");
 		exit(1);

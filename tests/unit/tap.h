@@ -25,30 +25,30 @@ static void tap_ok(int cond, const char *fmt, ...)
 		tap_failed++;
 }
 
-#define tap_is_int(got, want, ...)                                                  \
-	do {                                                                        \
-		long long g_ = (long long)(got), w_ = (long long)(want);            \
-		tap_ok(g_ == w_, __VA_ARGS__);                                      \
-		if (g_ != w_)                                                       \
-			printf("#   got %lld, want %lld\n", g_, w_);                \
+#define tap_is_int(got, want, ...)                                       \
+	do {                                                             \
+		long long g_ = (long long)(got), w_ = (long long)(want); \
+		tap_ok(g_ == w_, __VA_ARGS__);                           \
+		if (g_ != w_)                                            \
+			printf("#   got %lld, want %lld\n", g_, w_);     \
 	} while (0)
 
-#define tap_is_dbl(got, want, tol, ...)                                             \
-	do {                                                                        \
-		double g_ = (got), w_ = (want);                                     \
-		tap_ok(fabs(g_ - w_) <= (tol), __VA_ARGS__);                        \
-		if (!(fabs(g_ - w_) <= (tol)))                                      \
-			printf("#   got %.12g, want %.12g\n", g_, w_);              \
+#define tap_is_dbl(got, want, tol, ...)                                \
+	do {                                                           \
+		double g_ = (got), w_ = (want);                        \
+		tap_ok(fabs(g_ - w_) <= (tol), __VA_ARGS__);           \
+		if (!(fabs(g_ - w_) <= (tol)))                         \
+			printf("#   got %.12g, want %.12g\n", g_, w_); \
 	} while (0)
 
-#define tap_is_str(got, want, ...)                                                  \
-	do {                                                                        \
-		const char *g_ = (got), *w_ = (want);                               \
-		int eq_ = g_ && w_ && !strcmp(g_, w_);                              \
-		tap_ok(eq_, __VA_ARGS__);                                           \
-		if (!eq_)                                                           \
-			printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)",      \
-			       w_ ? w_ : "(null)");                                 \
+#define tap_is_str(got, want, ...)                                              \
+	do {                                                                    \
+		const char *g_ = (got), *w_ = (want);                           \
+		int eq_ = g_ && w_ && !strcmp(g_, w_);                          \
+		tap_ok(eq_, __VA_ARGS__);                                       \
+		if (!eq_)                                                       \
+			printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", \
+			       w_ ? w_ : "(null)");                             \
 	} while (0)
 
 static int tap_done(void)

@@ -22,7 +22,8 @@ int main(void)
 	int L[2];
 	double B[2];
 
-	tap_is_dbl(np_node_bw_used(8, full, r50, 400), 400, 1e-9, "full node: the 8 NICs, 400 GB/s");
+	tap_is_dbl(np_node_bw_used(8, full, r50, 400), 400, 1e-9,
+		   "full node: the 8 NICs, 400 GB/s");
 	tap_is_dbl(np_node_bw_used(2, two, r50, 400), 100, 1e-9,
 		   "2 of 8 GPUs, each with its NIC: 100 GB/s, not the node's 400");
 	tap_is_dbl(np_node_bw_used(2, shared, r50, 400), 50, 1e-9,

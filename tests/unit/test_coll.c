@@ -72,13 +72,17 @@ static void test_accounting(void)
 			      np_busbw(c, n, 10.0) <= 10.0 * design_factor(c->id, n) + 1e-9))
 				bad_factor++;
 			np_coll_layout(c, size, elt, n, &l);
-			/* size is count*elt, or count*elt*n for those that count every rank's block */
-			if (l.size != l.count * elt * (design_size_n(c->id) ? (size_t)n : 1) || l.size > size ||
-			    (l.count && l.size + elt * (design_size_n(c->id) ? (size_t)n : 1) <= size))
+			/* size is count*elt, or count*elt*n for those that count every rank's block
+			 */
+			if (l.size != l.count * elt * (design_size_n(c->id) ? (size_t)n : 1) ||
+			    l.size > size ||
+			    (l.count &&
+			     l.size + elt * (design_size_n(c->id) ? (size_t)n : 1) <= size))
 				bad_size++;
 		}
 	tap_is_int(bad_factor, 0, "busbw factors are DESIGN.md's on 1..65536 ranks");
-	tap_is_int(bad_size, 0, "the size column counts count*elt (x n where DESIGN.md says), rounded down");
+	tap_is_int(bad_size, 0,
+		   "the size column counts count*elt (x n where DESIGN.md says), rounded down");
 	tap_is_dbl(np_algbw(1000000000, 2.0), 0.5, 1e-12, "algbw: 1e9 bytes in 2 s is 0.5 GB/s");
 	tap_is_dbl(np_algbw(100, 0.0), 0.0, 0, "algbw of no time is 0, not infinite");
 }

@@ -22,7 +22,8 @@ static void bad(const char *s, size_t len, size_t off, const char *why)
 	enum np_status st = np_json_parse(s, len, "x.json", &v, &err);
 
 	snprintf(want, sizeof(want), "at byte %zu;", off);
-	tap_ok(st == NP_EUSAGE && strstr(err.msg, "'x.json'") && strstr(err.msg, want), "refused: %s", why);
+	tap_ok(st == NP_EUSAGE && strstr(err.msg, "'x.json'") && strstr(err.msg, want),
+	       "refused: %s", why);
 	if (st != NP_EUSAGE || !strstr(err.msg, want))
 		printf("#   status %d, message: %s (wanted '%s')\n", st, err.msg, want);
 }
@@ -33,20 +34,25 @@ static void json_tests(void)
 {
 	struct np_jval v;
 	struct np_err err = { 0 };
-	const char *good = "{\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\\\"\", "
-			   "\"o\": {\"k\": 0.000125}, \"a\": 7}";
+	const char *good =
+		"{\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\\\"\", "
+		"\"o\": {\"k\": 0.000125}, \"a\": 7}";
 	const struct np_jval *a, *o;
 
-	tap_is_int(np_json_parse(good, strlen(good), "g.json", &v, &err), NP_OK, "a valid document parses");
+	tap_is_int(np_json_parse(good, strlen(good), "g.json", &v, &err), NP_OK,
+		   "a valid document parses");
 	a = np_jget(&v, "a");
 	tap_ok(a && a->type == NP_J_ARR && a->n == 5, "an array of 5");
 	tap_is_dbl(a ? a->items[1].num : 0, -2500, 0, "a number with an exponent");
-	tap_ok(a && a->items[2].type == NP_J_BOOL && a->items[2].b && a->items[4].type == NP_J_NULL, "true and null");
-	tap_ok(np_jstr(np_jget(&v, "s")) && !strcmp(np_jstr(np_jget(&v, "s")), "x\xc3\xa9\xf0\x9f\x98\x80\n\""),
+	tap_ok(a && a->items[2].type == NP_J_BOOL && a->items[2].b && a->items[4].type == NP_J_NULL,
+	       "true and null");
+	tap_ok(np_jstr(np_jget(&v, "s")) &&
+		       !strcmp(np_jstr(np_jget(&v, "s")), "x\xc3\xa9\xf0\x9f\x98\x80\n\""),
 	       "escapes unescape to UTF-8, a surrogate pair to one code point");
 	o = np_jget2(&v, "o", "k");
 	tap_is_dbl(o ? o->num : 0, 0.000125, 0, "a nested member");
-	tap_ok(np_jget(&v, "missing") == NULL && np_jget(a, "a") == NULL, "absent members and non-objects give NULL");
+	tap_ok(np_jget(&v, "missing") == NULL && np_jget(a, "a") == NULL,
+	       "absent members and non-objects give NULL");
 	np_jval_free(&v);
 
 	BAD("", 0, "empty input");
@@ -103,14 +109,17 @@ static void json_tests(void)
 				big[2 + 2 * i] = i + 1 < n ? ',' : ']';
 			}
 			/* the array is value 1; the zero at offset 2 * MAX - 1 is value MAX + 1 */
-			bad(big, len, 2 * (size_t)NP_JREAD_MAX_VALUES - 1, "more values than the bound");
+			bad(big, len, 2 * (size_t)NP_JREAD_MAX_VALUES - 1,
+			    "more values than the bound");
 			free(big);
 		}
 	}
 	{
 		struct np_jval f;
-		tap_is_int(np_json_parse_file("/nonexistent/x.json", &f, &err), NP_EUSAGE, "a missing file is a usage error");
-		tap_is_int(np_json_parse_file("/", &f, &err), NP_EUSAGE, "a directory is a usage error");
+		tap_is_int(np_json_parse_file("/nonexistent/x.json", &f, &err), NP_EUSAGE,
+			   "a missing file is a usage error");
+		tap_is_int(np_json_parse_file("/", &f, &err), NP_EUSAGE,
+			   "a directory is a usage error");
 	}
 }
 

@@ -25,8 +25,8 @@ struct run {
 	double logt[MAXROWS][NS];
 };
 
-static void mkrun(struct run *x, const char *backend, long long ranks, int nrows, const uint64_t *sizes,
-		  const double *t, int ns)
+static void mkrun(struct run *x, const char *backend, long long ranks, int nrows,
+		  const uint64_t *sizes, const double *t, int ns)
 {
 	memset(x, 0, sizeof(*x));
 	x->r.path = "run.json";
@@ -84,18 +84,22 @@ static void pairs_and_shifts(void)
 
 	/* runs that cannot be compared */
 	mkrun(&b, "mpi", 4, 4, sz, ta, NS);
-	tap_ok(np_cmp_incomparable(&a.r, &b.r, why, sizeof(why)) && strstr(why, "2 ranks and B on 4"),
+	tap_ok(np_cmp_incomparable(&a.r, &b.r, why, sizeof(why)) &&
+		       strstr(why, "2 ranks and B on 4"),
 	       "2 ranks against 4: not comparable (%s)", why);
 	mkrun(&b, "nccl", 2, 4, sz, ta, NS);
-	tap_ok(np_cmp_incomparable(&a.r, &b.r, why, sizeof(why)) && strstr(why, "mpi backend and B on the nccl"),
+	tap_ok(np_cmp_incomparable(&a.r, &b.r, why, sizeof(why)) &&
+		       strstr(why, "mpi backend and B on the nccl"),
 	       "mpi against nccl: not comparable (%s)", why);
 	mkrun(&b, "mpi", 2, 4, sz, ta, NS);
-	tap_ok(!np_cmp_incomparable(&a.r, &b.r, why, sizeof(why)), "the same world and backend: comparable");
+	tap_ok(!np_cmp_incomparable(&a.r, &b.r, why, sizeof(why)),
+	       "the same world and backend: comparable");
 
 	/* the same times: no difference, no regression */
 	n = np_cmp_pair_rows(&a.r, &b.r, p);
 	tap_is_int(np_cmp_judge_pairs(p, n, 0.02, 0.05), 4, "the same runs: every row compared");
-	tap_ok(p[0].v == NP_CV_NONE && p[3].v == NP_CV_NONE && !p[3].regression, "  no significant difference");
+	tap_ok(p[0].v == NP_CV_NONE && p[3].v == NP_CV_NONE && !p[3].regression,
+	       "  no significant difference");
 	tap_is_dbl(p[3].speed, 1, 1e-9, "  speed 1");
 
 	/* B 20% slower at every size: slower, a regression beyond 5%, not
@@ -105,14 +109,16 @@ static void pairs_and_shifts(void)
 	mkrun(&b, "mpi", 2, 4, sz, tb, NS);
 	n = np_cmp_pair_rows(&a.r, &b.r, p);
 	np_cmp_judge_pairs(p, n, 0.02, 0.05);
-	tap_ok(p[3].v == NP_CV_SLOWER && p[3].regression, "B 1.25x the time: slower, a regression beyond 5%% (speed %.3f)",
-	       p[3].speed);
+	tap_ok(p[3].v == NP_CV_SLOWER && p[3].regression,
+	       "B 1.25x the time: slower, a regression beyond 5%% (speed %.3f)", p[3].speed);
 	tap_is_dbl(p[3].speed, 0.8, 1e-6, "  speed 0.8 (A's time / B's)");
-	tap_ok(p[3].speed_lo < 0.8 && p[3].speed_hi > 0.8 && p[3].speed_hi < 1, "  its interval holds 0.8 and excludes 1");
+	tap_ok(p[3].speed_lo < 0.8 && p[3].speed_hi > 0.8 && p[3].speed_hi < 1,
+	       "  its interval holds 0.8 and excludes 1");
 	np_cmp_judge_pairs(p, n, 0.02, 0.5);
-	tap_ok(p[3].v == NP_CV_SLOWER && !p[3].regression, "  with --max-regression 50: slower, no regression");
-	tap_ok(!p[3].undecided, "  and decided: its interval (%.3f to %.3f) shows it within 50%%", p[3].speed_lo,
-	       p[3].speed_hi);
+	tap_ok(p[3].v == NP_CV_SLOWER && !p[3].regression,
+	       "  with --max-regression 50: slower, no regression");
+	tap_ok(!p[3].undecided, "  and decided: its interval (%.3f to %.3f) shows it within 50%%",
+	       p[3].speed_lo, p[3].speed_hi);
 
 	/* B 1.5x the time in every batch but one, which ran at A's speed:
 	 * slower, but within 5% once (a busy host as much as a slow node):
@@ -127,7 +133,8 @@ static void pairs_and_shifts(void)
 	tap_ok(p[3].v == NP_CV_SLOWER && !p[3].regression && p[3].undecided,
 	       "B 1.5x the time, one batch at A's: slower, undecided against --max-regression 5, no regression (speed %.3f)",
 	       p[3].speed);
-	tap_ok(p[2].regression && !p[2].undecided, "  the row beside it, every batch 1.5x: a regression");
+	tap_ok(p[2].regression && !p[2].undecided,
+	       "  the row beside it, every batch 1.5x: a regression");
 	np_cmp_judge_pairs(p, n, 0.02, 0);
 	tap_ok(p[3].regression, "  with no margin (--max-regression 0): a regression");
 
@@ -145,7 +152,8 @@ static void pairs_and_shifts(void)
 	       p[3].speed_lo, p[3].speed_hi);
 	tap_ok(!p[0].undecided, "  a row of tight times beside it is decided");
 	np_cmp_judge_pairs(p, n, 0.02, 0);
-	tap_ok(!p[3].undecided && !p[3].regression, "  with no margin (--max-regression 0): not undecided, no regression");
+	tap_ok(!p[3].undecided && !p[3].regression,
+	       "  with no margin (--max-regression 0): not undecided, no regression");
 }
 
 /* shifts under --min-change, faster, and too few samples */
@@ -163,7 +171,8 @@ static void small_shifts(void)
 	mkrun(&b, "mpi", 2, 4, sz, tb, NS);
 	n = np_cmp_pair_rows(&a.r, &b.r, p);
 	np_cmp_judge_pairs(p, n, 0.05, 0.01);
-	tap_ok(p[3].v == NP_CV_NONE && !p[3].regression, "B 2%% slower against --min-change 5%%: no difference");
+	tap_ok(p[3].v == NP_CV_NONE && !p[3].regression,
+	       "B 2%% slower against --min-change 5%%: no difference");
 	np_cmp_judge_pairs(p, n, 0.01, 0.5);
 	tap_ok(p[3].v == NP_CV_SLOWER, "  against --min-change 1%%: slower");
 
@@ -173,14 +182,17 @@ static void small_shifts(void)
 	mkrun(&b, "mpi", 2, 4, sz, tb, NS);
 	n = np_cmp_pair_rows(&a.r, &b.r, p);
 	np_cmp_judge_pairs(p, n, 0.02, 0.05);
-	tap_ok(p[3].v == NP_CV_FASTER && !p[3].regression, "B 0.8x the time: faster (speed %.3f)", p[3].speed);
+	tap_ok(p[3].v == NP_CV_FASTER && !p[3].regression, "B 0.8x the time: faster (speed %.3f)",
+	       p[3].speed);
 
 	/* two sample times a row: too few, not compared */
 	mkrun(&b, "mpi", 2, 4, sz, tb, 2);
 	n = np_cmp_pair_rows(&a.r, &b.r, p);
-	tap_is_int(np_cmp_judge_pairs(p, n, 0.02, 0.05), 0, "B with 2 sample times a row: none compared");
+	tap_is_int(np_cmp_judge_pairs(p, n, 0.02, 0.05), 0,
+		   "B with 2 sample times a row: none compared");
 	tap_ok(p[0].v == NP_CV_FEW && !p[0].regression, "  too few samples, no regression");
-	tap_ok(p[0].undecided, "  and with a margin (--max-regression 5) undecided: not shown within it");
+	tap_ok(p[0].undecided,
+	       "  and with a margin (--max-regression 5) undecided: not shown within it");
 	np_cmp_judge_pairs(p, n, 0.02, 0);
 	tap_ok(!p[0].undecided, "  without a margin, not undecided");
 }
@@ -201,16 +213,19 @@ static void bw_bound_and_summary(void)
 	n = np_cmp_pair_rows(&a.r, &b.r, p);
 	np_cmp_judge_pairs(p, n, 0.02, 0.05);
 	np_cmp_mark_bw_bound(p, n, &a.r, &b.r);
-	tap_ok(!p[0].bw_bound && !p[2].bw_bound && p[3].bw_bound, "no judged sizes: the largest quarter is bandwidth-bound");
+	tap_ok(!p[0].bw_bound && !p[2].bw_bound && p[3].bw_bound,
+	       "no judged sizes: the largest quarter is bandwidth-bound");
 	a.r.judge_from = 2048;
 	np_cmp_mark_bw_bound(p, n, &a.r, &b.r);
-	tap_ok(!p[0].bw_bound && p[1].bw_bound && p[3].bw_bound, "A judged from 2 KiB: 2 KiB up are");
+	tap_ok(!p[0].bw_bound && p[1].bw_bound && p[3].bw_bound,
+	       "A judged from 2 KiB: 2 KiB up are");
 	a.r.judge_from = 0;
 	for (int i = 0; i < 4; i++)
 		a.rows[i].judged = b.rows[i].judged = i >= 2;
 	b.rows[2].judged = 0;
 	np_cmp_mark_bw_bound(p, n, &a.r, &b.r);
-	tap_ok(!p[2].bw_bound && p[3].bw_bound, "the rows' judged: bandwidth-bound only where both judged it");
+	tap_ok(!p[2].bw_bound && p[3].bw_bound,
+	       "the rows' judged: bandwidth-bound only where both judged it");
 
 	/* the summary: one group; B slower at its bandwidth-bound rows only */
 	for (int i = 0; i < 4; i++)

@@ -76,7 +76,8 @@ static int nic_rate(long long cur, long long max, enum np_port_state state, stru
 	return count(t, "health-nic-rate");
 }
 
-static struct np_health_row row(const char *node, int gpu, long long sm, long long reasons, int under_load)
+static struct np_health_row row(const char *node, int gpu, long long sm, long long reasons,
+				int under_load)
 {
 	struct np_health_row r;
 
@@ -116,7 +117,8 @@ static void gpu_clocks_span(void)
 		"gpu1.reasons=0x20\ngpu1.temp=87\ngpu1.viol_power=5000000\n";
 
 	if (fd < 0 || !realpath("tests/fakenvml/libfakenvml.so", lib)) {
-		tap_ok(0, "the fake NVML (tests/fakenvml/libfakenvml.so, built by make check) and a temporary file");
+		tap_ok(0,
+		       "the fake NVML (tests/fakenvml/libfakenvml.so, built by make check) and a temporary file");
 		if (fd >= 0)
 			unlink(conf);
 		return;
@@ -127,23 +129,28 @@ static void gpu_clocks_span(void)
 	unsetenv("OMPI_COMM_WORLD_RANK");
 
 	write_conf(conf, base);
-	tap_ok(np_gpu_clocks_read("0000:3b:00.0", &a), "the GPU at 0000:3b:00.0 is read (NVML spells it 00000000:3B:00.0)");
+	tap_ok(np_gpu_clocks_read("0000:3b:00.0", &a),
+	       "the GPU at 0000:3b:00.0 is read (NVML spells it 00000000:3B:00.0)");
 	tap_is_int((int)a.sm_mhz, 1200, "  its SM clock, not the first GPU's");
 	tap_ok(!np_gpu_clocks_read("0000:5e:00.0", &b) && !b.known && b.sm_mhz == NP_HX,
 	       "a bus id NVML does not list: unknown, every figure unknown");
-	tap_ok(!np_gpu_clocks_read(NULL, &b) && !b.known, "no GPU (the host backend): nothing read");
+	tap_ok(!np_gpu_clocks_read(NULL, &b) && !b.known,
+	       "no GPU (the host backend): nothing read");
 
 	{
 		char more[sizeof(base) + 128];
-		snprintf(more, sizeof(more), "%sgpu1.viol_thermal=3100000000\ngpu1.viol_power=5000000\n", base);
+		snprintf(more, sizeof(more),
+			 "%sgpu1.viol_thermal=3100000000\ngpu1.viol_power=5000000\n", base);
 		/* before the sweep: thermal 1 s; after: 3.1 s; power unchanged */
-		write_conf(conf, "count=2\ngpu1.busid=00000000:3B:00.0\ngpu1.viol_thermal=1000000000\ngpu1.viol_power=5000000\ngpu1.reasons=0\n");
+		write_conf(conf,
+			   "count=2\ngpu1.busid=00000000:3B:00.0\ngpu1.viol_thermal=1000000000\ngpu1.viol_power=5000000\ngpu1.reasons=0\n");
 		np_gpu_clocks_read("0000:3b:00.0", &a);
 		write_conf(conf, more);
 		np_gpu_clocks_read("0000:3b:00.0", &b);
 	}
 	np_gpu_clocks_span(&a, &b, &span);
-	tap_is_int((int)(span.viol_ns[NP_VIOL_THERMAL] / 1000000), 2100, "thermal violation time grew 2100 ms over the span");
+	tap_is_int((int)(span.viol_ns[NP_VIOL_THERMAL] / 1000000), 2100,
+		   "thermal violation time grew 2100 ms over the span");
 	tap_is_int((int)span.viol_ns[NP_VIOL_POWER], 0, "power violation did not grow");
 	tap_ok(span.viol_ns[NP_VIOL_BOARD] == NP_HX, "a counter NVML does not give stays unknown");
 	tap_ok(span.reasons == NP_CLK_SW_THERMAL, "the reasons of either read");
@@ -153,15 +160,19 @@ static void gpu_clocks_span(void)
 	all[1] = span;
 	np_gpu_clocks_read("0000:19:00.0", &all[2]);
 	all[2].sm_mhz = 1400;
-	tap_is_int((int)np_gpu_clocks_median_sm(all, 3, 1), 1405, "the other ranks' median SM clock leaves the slow rank out");
+	tap_is_int((int)np_gpu_clocks_median_sm(all, 3, 1), 1405,
+		   "the other ranks' median SM clock leaves the slow rank out");
 	np_gpu_clocks_str(&span, np_gpu_clocks_median_sm(all, 3, 1), ev, sizeof(ev));
-	tap_is_str(ev, "SM 1200 MHz after the sweep (max 1980, the other ranks' median 1405); below application clocks during it: thermal 2100 ms; clock events: SW thermal slowdown; 87 C",
+	tap_is_str(ev,
+		   "SM 1200 MHz after the sweep (max 1980, the other ranks' median 1405); below application clocks during it: thermal 2100 ms; clock events: SW thermal slowdown; 87 C",
 		   "the evidence beside the slowest rank");
 	np_gpu_clocks_span(&a, &b, &span);
 	span.viol_ns[NP_VIOL_THERMAL] = 0;
 	span.reasons = 0;
 	np_gpu_clocks_str(&span, NP_HX, ev, sizeof(ev));
-	tap_ok(strstr(ev, "(max 1980, the other ranks' median ?); below application clocks during it: never; clock events: none") != NULL,
+	tap_ok(strstr(ev,
+		      "(max 1980, the other ranks' median ?); below application clocks during it: never; clock events: none") !=
+		       NULL,
 	       "a healthy span says never and none; an unknown median is '?'");
 	np_gpu_clocks_read(NULL, &b);
 	np_gpu_clocks_str(&b, 1410, ev, sizeof(ev));
@@ -179,13 +190,17 @@ int main(void)
 	char buf[160];
 
 	np_topo_init(t);
-	tap_is_int(clock_low(true, 1200, 0, t), 1, "under load at 1200 of 1755 MHz, no reason: clock-low");
-	tap_ok(strstr(t->findings[0].message, "SM 1200 MHz under load, below its application clock 1755 MHz") != NULL,
+	tap_is_int(clock_low(true, 1200, 0, t), 1,
+		   "under load at 1200 of 1755 MHz, no reason: clock-low");
+	tap_ok(strstr(t->findings[0].message,
+		      "SM 1200 MHz under load, below its application clock 1755 MHz") != NULL,
 	       "  the message has both clocks: %s", t->findings[0].message);
 	tap_is_int(clock_low(true, 1650, 0, t), 0, "under load at 1650 of 1755 MHz (94%%): none");
-	tap_is_int(clock_low(true, 345, NP_CLK_IDLE, t), 0, "an idle GPU under --under-load (hidden from the load): none");
+	tap_is_int(clock_low(true, 345, NP_CLK_IDLE, t), 0,
+		   "an idle GPU under --under-load (hidden from the load): none");
 	tap_is_int(clock_low(false, 345, 0, t), 0, "idle sampling compares no clock");
-	tap_is_int(clock_low(true, 1200, NP_CLK_HW_THERMAL, t), 0, "a thermal slowdown is not also clock-low");
+	tap_is_int(clock_low(true, 1200, NP_CLK_HW_THERMAL, t), 0,
+		   "a thermal slowdown is not also clock-low");
 	tap_is_int(count(t, "health-gpu-slowdown"), 1, "  it is health-gpu-slowdown");
 	tap_is_int(clock_low(true, NP_HX, 0, t), 0, "an unknown clock: none");
 
@@ -199,7 +214,8 @@ int main(void)
 	np_health_fleet(t, rows, 8, &median);
 	tap_is_int((int)median, 1410, "fleet median of 7 x 1410 and 1200 MHz");
 	tap_is_int(count(t, "health-fleet-outlier"), 1, "one outlier");
-	tap_is_str(t->findings[0].message, "node17 GPU3: SM 1200 MHz (fleet 1410), thermal slowdown active",
+	tap_is_str(t->findings[0].message,
+		   "node17 GPU3: SM 1200 MHz (fleet 1410), thermal slowdown active",
 		   "  named as the issue describes it");
 	tap_is_int(t->findings[0].sev, NP_SEV_ERROR, "  an error");
 
@@ -214,7 +230,8 @@ int main(void)
 	np_topo_release(t);
 	np_topo_init(t);
 	np_health_fleet(t, rows, 8, &median);
-	tap_ok(median == NP_HX && t->nfindings == 0, "reasons unknown and no load: clocks are not compared");
+	tap_ok(median == NP_HX && t->nfindings == 0,
+	       "reasons unknown and no load: clocks are not compared");
 	for (int i = 0; i < 8; i++)
 		rows[i] = row("n", i, i == 5 ? 1300 : 1410, NP_HX, 1);
 	np_topo_release(t);
@@ -224,36 +241,48 @@ int main(void)
 	       "reasons unknown under load: 1300 MHz is a warning against 1410");
 
 	/* Ethernet ports below their fastest link mode */
-	tap_is_int(nic_rate(100000, 400000, NP_PORT_ACTIVE, t), 1, "RoCE port at 100 of 400 Gb/s: health-nic-rate");
-	tap_ok(strstr(t->findings[0].message, "ens1f0np0 runs at 100 of the 400 Gb/s it supports") != NULL,
+	tap_is_int(nic_rate(100000, 400000, NP_PORT_ACTIVE, t), 1,
+		   "RoCE port at 100 of 400 Gb/s: health-nic-rate");
+	tap_ok(strstr(t->findings[0].message,
+		      "ens1f0np0 runs at 100 of the 400 Gb/s it supports") != NULL,
 	       "  the message names the netdev and both rates: %s", t->findings[0].message);
-	tap_ok(strstr(t->findings[0].evidence, "speed 100000 Mb/s, fastest supported link mode 400000 Mb/s") != NULL,
+	tap_ok(strstr(t->findings[0].evidence,
+		      "speed 100000 Mb/s, fastest supported link mode 400000 Mb/s") != NULL,
 	       "  the evidence is ethtool's: %s", t->findings[0].evidence);
 	tap_is_int(nic_rate(400000, 400000, NP_PORT_ACTIVE, t), 0, "at its fastest mode: none");
-	tap_is_int(nic_rate(1000, 2500, NP_PORT_ACTIVE, t), 1, "1 of 2.5 Gb/s: found (rates kept in Mb/s)");
+	tap_is_int(nic_rate(1000, 2500, NP_PORT_ACTIVE, t), 1,
+		   "1 of 2.5 Gb/s: found (rates kept in Mb/s)");
 	tap_is_int(nic_rate(100000, NP_HX, NP_PORT_ACTIVE, t), 0, "fastest mode unknown: none");
 	tap_is_int(nic_rate(NP_HX, NP_HX, NP_PORT_ACTIVE, t), 0, "ethtool could not tell: none");
-	tap_is_int(nic_rate(100000, 400000, NP_PORT_DOWN, t), 0, "a port that is down: not this finding");
+	tap_is_int(nic_rate(100000, 400000, NP_PORT_DOWN, t), 0,
+		   "a port that is down: not this finding");
 	{
 		uint32_t m[8] = { 0 };
 		long long cur = 1, max = 1;
 		tap_is_int((int)np_link_modes_max_mbps(m, 8), 0, "no mode set: 0");
 		m[0] = 1u << 6 | 1u << 13; /* Autoneg, Pause: not speeds */
 		tap_is_int((int)np_link_modes_max_mbps(m, 8), 0, "only non-speed bits: 0");
-		m[1] = 1u << (36 - 32);    /* 100000baseKR4 */
+		m[1] = 1u << (36 - 32); /* 100000baseKR4 */
 		tap_is_int((int)np_link_modes_max_mbps(m, 8), 100000, "100GBASE-KR4: 100000 Mb/s");
-		m[2] = 1u << (89 - 64);    /* 400000baseCR4 */
-		tap_is_int((int)np_link_modes_max_mbps(m, 8), 400000, "and 400GBASE-CR4: 400000 Mb/s");
-		m[2] |= 1u << (93 - 64);   /* 800000baseCR8 (Linux 6.4) */
-		tap_is_int((int)np_link_modes_max_mbps(m, 8), 800000, "and 800GBASE-CR8: 800000 Mb/s");
-		tap_is_int((int)np_link_modes_max_mbps(m, 2), 100000, "only the words the kernel gave are read");
+		m[2] = 1u << (89 - 64); /* 400000baseCR4 */
+		tap_is_int((int)np_link_modes_max_mbps(m, 8), 400000,
+			   "and 400GBASE-CR4: 400000 Mb/s");
+		m[2] |= 1u << (93 - 64); /* 800000baseCR8 (Linux 6.4) */
+		tap_is_int((int)np_link_modes_max_mbps(m, 8), 800000,
+			   "and 800GBASE-CR8: 800000 Mb/s");
+		tap_is_int((int)np_link_modes_max_mbps(m, 2), 100000,
+			   "only the words the kernel gave are read");
 		memset(m, 0, sizeof(m));
-		m[7] = 1u << 31;           /* a mode newer than the table */
-		tap_is_int((int)np_link_modes_max_mbps(m, 8), 0, "a mode of unknown speed is not guessed");
-		tap_is_int(np_ethtool_rates("lo", &cur, &max), -1, "loopback has no link modes: unknown");
+		m[7] = 1u << 31; /* a mode newer than the table */
+		tap_is_int((int)np_link_modes_max_mbps(m, 8), 0,
+			   "a mode of unknown speed is not guessed");
+		tap_is_int(np_ethtool_rates("lo", &cur, &max), -1,
+			   "loopback has no link modes: unknown");
 		tap_ok(cur == 0 && max == 0, "  and both rates read 0");
-		tap_is_int(np_ethtool_rates("no-such-netdev0", &cur, &max), -1, "a netdev that does not exist: unknown");
-		tap_is_int(np_ethtool_rates("an-interface-name-far-too-long", &cur, &max), -1, "a name longer than IFNAMSIZ: refused");
+		tap_is_int(np_ethtool_rates("no-such-netdev0", &cur, &max), -1,
+			   "a netdev that does not exist: unknown");
+		tap_is_int(np_ethtool_rates("an-interface-name-far-too-long", &cur, &max), -1,
+			   "a name longer than IFNAMSIZ: refused");
 	}
 
 	gpu_clocks_span();

@@ -92,8 +92,8 @@ static void test_plan_matching(void)
 				}
 			}
 		}
-	tap_ok(same * 100 < pairs * 20, "leaves of 32 in node order: %d of %d pairs same-leaf (random: 12%%)",
-	       same, pairs);
+	tap_ok(same * 100 < pairs * 20,
+	       "leaves of 32 in node order: %d of %d pairs same-leaf (random: 12%%)", same, pairs);
 }
 
 /* The paired rule: below its round's fleet by more than min_effect, and
@@ -157,7 +157,8 @@ static void test_unpaired_rule(void)
 	np_iso_judge_figs(&j);
 	tap_is_int(j.figs[1].nref, 1, "alone in its round: the other round's group is its fleet");
 	tap_ok(j.figs[1].ratio == 0, "no group in its round: no paired ratio");
-	tap_ok(!j.figs[1].bad && j.figs[1].ok, "no floor: nothing judges it below, so not bad (ok)");
+	tap_ok(!j.figs[1].bad && j.figs[1].ok,
+	       "no floor: nothing judges it below, so not bad (ok)");
 	np_iso_judge_release(&j);
 
 	setup(&j, 4, 1, 80, 0);
@@ -201,10 +202,7 @@ static void truth_init(struct truth *t)
 	t->world = 100;
 }
 
-static double min2(double x, double y)
-{
-	return x < y ? x : y;
-}
+static double min2(double x, double y) { return x < y ? x : y; }
 
 /* A node whose round-1 alone figure noise brings up to its fleet, -1 none */
 static int alone_fine_in_round1 = -1;
@@ -248,7 +246,8 @@ static void phase(struct np_iso_judge *j, const struct truth *t, const int *part
 			np_iso_fig_add(j, &f);
 			continue;
 		}
-		add_fig(j, round, kind, a, b, bw, t->wrong >= 0 && (t->wrong == a || t->wrong == b));
+		add_fig(j, round, kind, a, b, bw,
+			t->wrong >= 0 && (t->wrong == a || t->wrong == b));
 	}
 }
 
@@ -332,7 +331,8 @@ static void test_run_network(void)
 		char why[256];
 		np_iso_node_why(&j, 3, why, sizeof(why));
 		tap_ok(strstr(why, "never measured alone") && !strstr(why, "fine alone"),
-		       "one rank per node: never 'fine alone', it was never measured alone: '%.60s'", why);
+		       "one rank per node: never 'fine alone', it was never measured alone: '%.60s'",
+		       why);
 		np_iso_node_why(&j, 0, why, sizeof(why));
 		tap_is_str(why, "", "a node not named has no why");
 	}
@@ -398,7 +398,8 @@ static void test_run_inside(void)
 	run(&j, &t);
 	alone_fine_in_round1 = -1;
 	tap_is_str(np_iso_node_state_str(j.state[2]), "bad-inside",
-		   "fine alone once, below alone in %d confirmation rounds: inside, not its network", NP_ISO_CONFIRMS);
+		   "fine alone once, below alone in %d confirmation rounds: inside, not its network",
+		   NP_ISO_CONFIRMS);
 	tap_is_int(named(&j) + j.nlinks, 1, "  only that node is named");
 	np_iso_judge_release(&j);
 
@@ -479,7 +480,8 @@ static void test_run_wrong(void)
 		np_iso_node_why(&j, 1, why, sizeof(why));
 		tap_is_str(np_iso_node_state_str(j.state[1]), "could-not-run",
 			   "could not run, again: could-not-run, not wrong-data");
-		tap_ok(strstr(j.evidence[1], "(could not run)") != NULL && strstr(j.evidence[1], "wrong data") == NULL,
+		tap_ok(strstr(j.evidence[1], "(could not run)") != NULL &&
+			       strstr(j.evidence[1], "wrong data") == NULL,
 		       "its evidence says could not run: '%.80s'", j.evidence[1]);
 		tap_ok(strstr(why, "could not run") == why, "and why, for people: '%s'", why);
 	}
@@ -500,7 +502,9 @@ static void test_run_fleet_scale(void)
 	snprintf(j.floor_src, sizeof(j.floor_src), "--min-busbw");
 	run(&j, &t);
 	tap_is_int(named(&j) + j.nlinks, 0, "every node alike below the floor: no node named");
-	tap_ok(strstr(j.fleet, "the whole fleet is below the floor: median 50 GB/s, floor 80 GB/s (--min-busbw)") == j.fleet,
+	tap_ok(strstr(j.fleet,
+		      "the whole fleet is below the floor: median 50 GB/s, floor 80 GB/s (--min-busbw)") ==
+		       j.fleet,
 	       "the fleet finding: '%.70s'", j.fleet);
 	tap_is_int(np_iso_exit_code(&j), 1, "exit 1");
 	np_iso_judge_release(&j);
@@ -573,8 +577,8 @@ static void test_inconclusive(void)
 			add_fig2(&j, round, v % 8, (v + 1) % 8, 0.01, v % 3 ? 0.0101 : 0.01);
 	j.rounds = 2;
 	np_iso_decide(&j, true);
-	tap_ok(!j.inconclusive[0] && np_iso_exit_code(&j) == 0, "tight figures: cleared, exit 0 ('%.60s')",
-	       j.inconclusive);
+	tap_ok(!j.inconclusive[0] && np_iso_exit_code(&j) == 0,
+	       "tight figures: cleared, exit 0 ('%.60s')", j.inconclusive);
 	np_iso_judge_release(&j);
 }
 
@@ -647,8 +651,10 @@ static void test_busy_leaf(void)
 	busy_leaf(&j, false, 4);
 	/* leaves unknown: node order stands for them; its 8 nodes, 0 to 7,
 	 * consecutive, are one segment by node order, none named */
-	tap_is_int(named(&j) + j.nlinks, 0, "a busy leaf, leaves unknown: none of its 8 nodes named, no link");
-	tap_ok(strstr(j.segment, "nodes n0 to n7 (8 in node order, 8 of them slow only with partners") != NULL,
+	tap_is_int(named(&j) + j.nlinks, 0,
+		   "a busy leaf, leaves unknown: none of its 8 nodes named, no link");
+	tap_ok(strstr(j.segment,
+		      "nodes n0 to n7 (8 in node order, 8 of them slow only with partners") != NULL,
 	       "  one segment finding by node order: '%.100s'", j.segment);
 	tap_is_int(np_iso_exit_code(&j), 1, "  exit 1, as a segment finding");
 	np_iso_judge_release(&j);
@@ -674,13 +680,15 @@ static void test_busy_leaf(void)
 	busy_leaf(&j, true, 2);
 	{
 		int part[48], alone[48], paired = 0;
-		tap_ok(np_iso_decide(&j, false) > 0, "a leaf busy in rounds 1 and 2: open, another round asked");
+		tap_ok(np_iso_decide(&j, false) > 0,
+		       "a leaf busy in rounds 1 and 2: open, another round asked");
 		tap_ok(np_iso_plan_confirm(&j, part, alone), "  a confirmation round is planned");
 		for (int v = 0; v < 48; v++)
 			paired += part[v] >= 0;
 		tap_is_int(paired, 48, "  of every node, paired");
 		np_iso_decide(&j, true);
-		tap_ok(!j.segment[0] && named(&j) == 0 && strstr(last_note, "congestion that comes and goes"),
+		tap_ok(!j.segment[0] && named(&j) == 0 &&
+			       strstr(last_note, "congestion that comes and goes"),
 		       "  ended there: a note, no segment, nobody named");
 	}
 	np_iso_judge_release(&j);
@@ -701,7 +709,8 @@ static void test_relation(void)
 			j.nleaves = 6;
 		}
 		for (int k = 0; k < 8; k++)
-			add_fig(&j, 1, NP_FIG_PAIR, 2 * k, 2 * k + 1, 130, 0); /* nodes 0-15: leaves 0, 1 */
+			add_fig(&j, 1, NP_FIG_PAIR, 2 * k, 2 * k + 1, 130,
+				0); /* nodes 0-15: leaves 0, 1 */
 		for (int k = 0; k < 6; k++)
 			add_fig(&j, 1, NP_FIG_PAIR, 16 + k, 40 + k, k == 5 ? 90 : 100, 0);
 		j.rounds = 1;
@@ -710,10 +719,13 @@ static void test_relation(void)
 		for (int i = 8; i < 13; i++)
 			slow += j.figs[i].slow;
 		if (told) {
-			tap_is_int(slow, 0, "leaves known: pairs across leaves at 100 compared with theirs, not below");
-			tap_ok(j.figs[13].slow, "  the one at 90 across leaves is below its relation's fleet");
+			tap_is_int(slow, 0,
+				   "leaves known: pairs across leaves at 100 compared with theirs, not below");
+			tap_ok(j.figs[13].slow,
+			       "  the one at 90 across leaves is below its relation's fleet");
 		} else {
-			tap_is_int(slow, 5, "leaves unknown: pairs across leaves at 100 below the 130 of pairs within one");
+			tap_is_int(slow, 5,
+				   "leaves unknown: pairs across leaves at 100 below the 130 of pairs within one");
 		}
 		np_iso_judge_release(&j);
 	}

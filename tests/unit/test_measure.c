@@ -24,15 +24,12 @@ static struct {
 	int runs, prepares, checks;
 	int last_iters;
 	uint64_t wrong;
-	double clock;          /* seconds: the planted clock */
-	int stop_after;        /* set the stop flag after this many runs, 0 never */
+	double clock;   /* seconds: the planted clock */
+	int stop_after; /* set the stop flag after this many runs, 0 never */
 	volatile sig_atomic_t *stop;
 } stub;
 
-static double stub_clock(void)
-{
-	return stub.clock;
-}
+static double stub_clock(void) { return stub.clock; }
 
 static enum np_status stub_prepare(struct np_backend *be, const struct np_bench *b)
 {
@@ -105,8 +102,9 @@ static void setup(const double *times, int ntimes, double budget)
 	meas.sorted = sorted;
 	meas.own = own;
 	meas.clock = stub_clock;
-	bench = (struct np_bench){ .coll = &np_colls[NP_COLL_ALLREDUCE], .dtype = NP_FLOAT,
-				   .op = NP_OP_SUM, .root = 0 };
+	bench = (struct np_bench){
+		.coll = &np_colls[NP_COLL_ALLREDUCE], .dtype = NP_FLOAT, .op = NP_OP_SUM, .root = 0
+	};
 	np_coll_layout(bench.coll, 1 << 20, 4, 1, &bench.lay);
 }
 
@@ -122,7 +120,8 @@ static void test_converges(void)
 	tap_is_str(np_stop_str(r.stop), "converged", "samples within 1%%: stop is converged");
 	tap_ok(r.converged, "converged is set");
 	tap_is_int(r.samples, 6, "stops at the first count with an interval (6 samples)");
-	tap_ok(r.ci_half_rel <= 0.01, "the interval is within the 1%% target (%.4f)", r.ci_half_rel);
+	tap_ok(r.ci_half_rel <= 0.01, "the interval is within the 1%% target (%.4f)",
+	       r.ci_half_rel);
 	tap_ok(r.t_ci_lo <= r.t_med && r.t_med <= r.t_ci_hi, "the median lies in its interval");
 	tap_ok(r.t_min <= r.t_med && r.t_med <= r.t_max, "min <= median <= max");
 	/* calibration: batches of 1, 8, ... until one lasts an eighth of
@@ -132,7 +131,8 @@ static void test_converges(void)
 	 * two of 2 are the first samples */
 	tap_is_int(r.iters, 2, "--iters auto: 2 iterations fill a 2 ms batch at 1 ms each");
 	tap_is_int(r.steady, 1, "no fall from 2 to 4 iterations: steady");
-	tap_is_int(stub.runs, 1 + 2 + 2 + 2 + 4, "1 + 2 + 2 + 2 search batches, then 4 runs for 6 samples");
+	tap_is_int(stub.runs, 1 + 2 + 2 + 2 + 4,
+		   "1 + 2 + 2 + 2 search batches, then 4 runs for 6 samples");
 	tap_is_int(stub.prepares, 1, "prepare once");
 	tap_is_int(stub.checks, 0, "no check without --check");
 	tap_is_dbl(r.algbw, (double)bench.lay.size / r.t_med / 1e9, 1e-9,
@@ -225,11 +225,11 @@ static void test_unsteady(void)
  * seeded generator (interference only lengthens a batch). */
 struct series {
 	double fill, per, noise;
-	double plateau;          /* batches shorter than plateau_len: this much slower */
+	double plateau; /* batches shorter than plateau_len: this much slower */
 	int plateau_len;
 	unsigned long long state;
-	int calls, others;       /* others: steps another party still searches */
-	int others_from;         /* ... from this many batches on (0: from the start) */
+	int calls, others; /* others: steps another party still searches */
+	int others_from;   /* ... from this many batches on (0: from the start) */
 	int others_then;
 	double spent;
 };
@@ -255,15 +255,13 @@ static int series_agree(void *arg, int v)
 }
 
 /* How much the time per collective at k exceeds the steady one */
-static double excess(const struct series *s, int k)
-{
-	return s->fill / (k * s->per);
-}
+static double excess(const struct series *s, int k) { return s->fill / (k * s->per); }
 
 static void test_batch_rule(void)
 {
-	struct np_batch_rule rule = { .min_batch = 2e-3, .max_batch = 10, .precision = 0.01,
-				      .max_iters = 1 << 20 };
+	struct np_batch_rule rule = {
+		.min_batch = 2e-3, .max_batch = 10, .precision = 0.01, .max_iters = 1 << 20
+	};
 	struct np_batch_len len;
 	struct series s;
 	int bad = 0, unsteady = 0, n = 200;
@@ -282,7 +280,8 @@ static void test_batch_rule(void)
 	 * one iteration a batch, as before the search existed */
 	s = (struct series){ .per = 45e-3, .state = 1 };
 	np_batch_find(&rule, series_batch, NULL, &s, &len);
-	tap_ok(len.steady && len.iters == 1, "a 45 ms collective: steady at 1 iteration (%d)", len.iters);
+	tap_ok(len.steady && len.iters == 1, "a 45 ms collective: steady at 1 iteration (%d)",
+	       len.iters);
 
 	/* a fill cost of 3 ms a batch beside 1 ms a collective (arrival skew,
 	 * a pipeline's fill and drain): a single collective reads 4x slow;
@@ -290,11 +289,13 @@ static void test_batch_rule(void)
 	s = (struct series){ .fill = 3e-3, .per = 1e-3, .state = 1 };
 	np_batch_find(&rule, series_batch, NULL, &s, &len);
 	tap_ok(len.steady, "fill 3 ms: steady");
-	tap_ok(excess(&s, len.iters) <= 0.021, "fill 3 ms: %d iterations, %.2f%% above the steady time",
-	       len.iters, 100 * excess(&s, len.iters));
+	tap_ok(excess(&s, len.iters) <= 0.021,
+	       "fill 3 ms: %d iterations, %.2f%% above the steady time", len.iters,
+	       100 * excess(&s, len.iters));
 	tap_ok(excess(&s, len.iters / 2) > 0.01, "fill 3 ms: no longer than needed (half: %.2f%%)",
 	       100 * excess(&s, len.iters / 2));
-	tap_is_dbl(len.t_per, 1e-3 * (1 + excess(&s, len.iters)), 1e-12, "fill 3 ms: t_per is the time at iters");
+	tap_is_dbl(len.t_per, 1e-3 * (1 + excess(&s, len.iters)), 1e-12,
+		   "fill 3 ms: t_per is the time at iters");
 
 	/* a plateau: batches of 1 and 2 collectives of 4.5 ms alike, 20% slower
 	 * than 4 or more (two processes time-slicing one GPU's transport were
@@ -320,13 +321,17 @@ static void test_batch_rule(void)
 	 * steady state in every one, steady in nearly all */
 	rule.max_batch = 10;
 	for (int i = 0; i < n; i++) {
-		s = (struct series){ .fill = 3e-3, .per = 1e-3, .noise = 0.02, .state = (unsigned)i + 7 };
+		s = (struct series){
+			.fill = 3e-3, .per = 1e-3, .noise = 0.02, .state = (unsigned)i + 7
+		};
 		np_batch_find(&rule, series_batch, NULL, &s, &len);
 		bad += excess(&s, len.iters) > 0.05;
 		unsteady += !len.steady;
 	}
-	tap_is_int(bad, 0, "2%% noise: the length found within 5%% of the steady state in %d of %d", n - bad, n);
-	tap_ok(unsteady <= n / 10, "2%% noise: unsteady in %d of %d (a fall larger than the noise to the end)",
+	tap_is_int(bad, 0, "2%% noise: the length found within 5%% of the steady state in %d of %d",
+		   n - bad, n);
+	tap_ok(unsteady <= n / 10,
+	       "2%% noise: unsteady in %d of %d (a fall larger than the noise to the end)",
 	       unsteady, n);
 
 	/* another party still searching once this one has its pair at 2

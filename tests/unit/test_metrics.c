@@ -20,24 +20,22 @@
 /* Each format's columns, by the metric names a reader of that format
  * knows them by (the man page's names), in the order the format writes
  * them: what the table must hold. */
-static const char *const table_cols[] = { "size", "count", "type", "redop", "root", "time",
-					  "algbw", "busbw", "wrong", "eff", "verdict", NULL };
+static const char *const table_cols[] = { "size",  "count", "type",  "redop", "root",    "time",
+					  "algbw", "busbw", "wrong", "eff",   "verdict", NULL };
 static const char *const nccl_line_cols[] = { "size", "count", "type", "redop", "root", NULL };
 static const char *const nccl_form_cols[] = { "time", "algbw", "busbw", "wrong", NULL };
-static const char *const om_cols[] = { "busbw", "algbw", "time", "time_min", "time_max",
-				       "limit", "eff", "wrong", "verdict", NULL };
+static const char *const om_cols[] = { "busbw", "algbw", "time",  "time_min", "time_max",
+				       "limit", "eff",   "wrong", "verdict",  NULL };
 /* what compare reads of each row (src/compare_read.c) */
-static const char *const compare_cols[] = { "coll", "type", "redop", "root", "inplace", "size",
+static const char *const compare_cols[] = { "coll", "type",  "redop",  "root", "inplace", "size",
 					    "time", "busbw", "judged", "stop", NULL };
 
 static const struct {
 	const char *format;
 	const char *const *cols;
 } formats[] = {
-	{ "default table", table_cols },
-	{ "nccl-tests line", nccl_line_cols },
-	{ "nccl-tests form", nccl_form_cols },
-	{ "OpenMetrics", om_cols },
+	{ "default table", table_cols },       { "nccl-tests line", nccl_line_cols },
+	{ "nccl-tests form", nccl_form_cols }, { "OpenMetrics", om_cols },
 	{ "compare", compare_cols },
 };
 
@@ -150,10 +148,12 @@ static void table_rows(void)
 	for (int i = 0; i < np_metrics_count; i++) {
 		const struct np_metric *m = &np_metrics[i];
 		if (!m->name || np_metric_find(m->name) != m)
-			tap_ok(0, "metric %d has a name that finds it (%s)", i, m->name ? m->name : "none");
+			tap_ok(0, "metric %d has a name that finds it (%s)", i,
+			       m->name ? m->name : "none");
 	}
 	tap_is_int(np_metrics_count, NP_M_NUM_METRICS, "one row per enum np_metric_id");
-	tap_ok(np_metric_find("no_such_metric") == NULL, "a name that is not in the table finds nothing");
+	tap_ok(np_metric_find("no_such_metric") == NULL,
+	       "a name that is not in the table finds nothing");
 
 	/* every column a format names is a row, and the format's columns in
 	 * the table are those, in that order */
@@ -163,7 +163,8 @@ static void table_rows(void)
 			const struct np_metric *m = np_metric_find(*c);
 			if (!m || !in_format((int)k, m)) {
 				tap_ok(0, "%s names '%s': %s", formats[k].format, *c,
-				       m ? "a row that is not in that format" : "no metric of that name");
+				       m ? "a row that is not in that format"
+					 : "no metric of that name");
 				bad++;
 			}
 		}
@@ -178,13 +179,15 @@ static void table_rows(void)
 		} else {
 			for (int i = 0; i < np_metrics_count; i++)
 				if (in_format((int)k, &np_metrics[i])) {
-					if (at >= 0 && at < n && !strcmp(np_metrics[i].name, formats[k].cols[at]))
+					if (at >= 0 && at < n &&
+					    !strcmp(np_metrics[i].name, formats[k].cols[at]))
 						at++;
 					else
 						at = -1000;
 				}
 		}
-		tap_ok(!bad && at == n, "%s: its %d columns are rows of the metric table, in its order",
+		tap_ok(!bad && at == n,
+		       "%s: its %d columns are rows of the metric table, in its order",
 		       formats[k].format, n);
 	}
 
@@ -196,9 +199,9 @@ static void table_rows(void)
 		fams++;
 		for (int j = i + 1; j < np_metrics_count; j++)
 			if (np_metrics[j].om.name && (!strcmp(np_metrics[j].om.name, m->om.name) ||
-						     np_metrics[j].om.order == m->om.order))
-				tap_ok(0, "families '%s' and '%s' share a name or a place", m->om.name,
-				       np_metrics[j].om.name);
+						      np_metrics[j].om.order == m->om.order))
+				tap_ok(0, "families '%s' and '%s' share a name or a place",
+				       m->om.name, np_metrics[j].om.name);
 		if (m->om.order < 1 || !m->om.help)
 			tap_ok(0, "family '%s' has a place and a HELP", m->om.name);
 	}
@@ -214,7 +217,8 @@ static void writers(void)
 		for (int k = 0; k < 2; k++)
 			if (c[k]->head && ((int)strlen(c[k]->head) > c[k]->width ||
 					   (c[k]->unit && (int)strlen(c[k]->unit) > c[k]->width)))
-				tap_ok(0, "'%s' fits its %s column", np_metrics[i].name, k ? "nccl-tests" : "table");
+				tap_ok(0, "'%s' fits its %s column", np_metrics[i].name,
+				       k ? "nccl-tests" : "table");
 	}
 
 	/* what the writers print: each heading is a row's */
@@ -242,9 +246,11 @@ static void writers(void)
 		int n = h ? words_of(h + 1, "# ", w, 32) : 0, k = 0, ok = 1;
 		for (int form = 0; form < 3; form++)
 			for (int i = 0; i < np_metrics_count; i++)
-				if (np_metrics[i].nccl.col.head && np_metrics[i].nccl.form == (form > 0))
+				if (np_metrics[i].nccl.col.head &&
+				    np_metrics[i].nccl.form == (form > 0))
 					ok &= k < n && !strcmp(w[k++], np_metrics[i].nccl.col.head);
-		tap_ok(ok && k == n && n == 13, "--format nccl-tests prints the table's headings (%d)", n);
+		tap_ok(ok && k == n && n == 13,
+		       "--format nccl-tests prints the table's headings (%d)", n);
 	}
 
 	/* the one-decimal rule */
@@ -271,8 +277,8 @@ static void writers(void)
 			table_ok = !strcmp(table + strspn(table, " "), want);
 			sum_ok = strstr(output(write_footer, NULL), line) != NULL;
 			tap_ok(wide_ok && table_ok && sum_ok,
-			       "eff %g: --wide '%s', table '%s', summary %s: all '%s' (np_fig_decimals)", effs[i], wide,
-			       table, sum_ok ? "the same" : "differs", want);
+			       "eff %g: --wide '%s', table '%s', summary %s: all '%s' (np_fig_decimals)",
+			       effs[i], wide, table, sum_ok ? "the same" : "differs", want);
 		}
 	}
 }

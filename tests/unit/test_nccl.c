@@ -36,7 +36,7 @@ static void fill_world(struct np_backend_world *bw)
 	bw->local_rank = world.local_rank;
 	bw->local_size = world.local_size;
 	bw->virtual_nodes = world.virtual_nodes;
-	bw->hosts = (const char (*)[NP_BE_HOSTLEN])world.hosts;
+	bw->hosts = (const char(*)[NP_BE_HOSTLEN])world.hosts;
 	bw->mpi_version = world.mpi_version;
 	bw->job_ranks = world.job_ranks;
 	bw->job_size = world.job_size;
@@ -124,7 +124,8 @@ static void test_all(bool graph, bool inplace)
 	/* the switch reached the backend: its calls say which path runs */
 	if (getenv("NCCL_PROBE_TEST_NO_NATIVE"))
 		tap_ok(strstr(be.info.calls, "grouped ncclSend/ncclRecv") != NULL,
-		       "  NCCL_PROBE_TEST_NO_NATIVE=1: the backend issues grouped send/recv (%s)", be.info.calls);
+		       "  NCCL_PROBE_TEST_NO_NATIVE=1: the backend issues grouped send/recv (%s)",
+		       be.info.calls);
 	for (int c = 0; c < NP_COLL_COUNT; c++) {
 		const struct np_coll *coll = &np_colls[c];
 		int bad = 0, runs = 0;
@@ -142,24 +143,26 @@ static void test_all(bool graph, bool inplace)
 					struct np_bench b;
 					long long w;
 
-					bench_of(&b, coll, (enum np_dtype)d, (enum np_redop)op, inplace,
-						 sizes[s]);
+					bench_of(&b, coll, (enum np_dtype)d, (enum np_redop)op,
+						 inplace, sizes[s]);
 					if (!b.lay.count)
 						continue;
 					w = one(&be, &b, graph ? 3 : 1);
 					runs++;
 					if (w != 0) {
 						bad++;
-						printf("# %s %s %s size %zu: %lld wrong\n", coll->name,
-						       np_dtypes[d].name, np_redop_str(op), sizes[s], w);
+						printf("# %s %s %s size %zu: %lld wrong\n",
+						       coll->name, np_dtypes[d].name,
+						       np_redop_str(op), sizes[s], w);
 					}
 				}
 			}
 		}
-			tap_ok(bad == 0 && runs > 0,
+		tap_ok(bad == 0 && runs > 0,
 		       "%s: %d checked runs on %d ranks, every dtype%s (graph %d, in place %d; %s)",
-		       coll->name, runs, world.size, (coll->flags & NP_COLL_F_REDUCE) ? " and op" : "",
-		       graph, inplace, be.info.calls);
+		       coll->name, runs, world.size,
+		       (coll->flags & NP_COLL_F_REDUCE) ? " and op" : "", graph, inplace,
+		       be.info.calls);
 	}
 	be.ops->finalize(&be);
 }
@@ -188,7 +191,8 @@ static void test_check_catches(void)
 	be.ops->run(&be, &b, 1, &sec);
 	b.op = NP_OP_MAX;
 	be.ops->check(&be, &b, &wrong);
-	tap_ok(wrong > 0, "a sum checked as a max is wrong (%llu elements)", (unsigned long long)wrong);
+	tap_ok(wrong > 0, "a sum checked as a max is wrong (%llu elements)",
+	       (unsigned long long)wrong);
 	be.ops->finalize(&be);
 }
 
@@ -211,8 +215,8 @@ static void test_timing_and_graph_chunks(void)
 		       be.ops->check(&be, &b, &wrong) == NP_OK && wrong == 0,
 	       "graph of 1 iteration, checked");
 	st = be.ops->run(&be, &b, 4096 + 1100, &s2);
-	tap_ok(st == NP_OK && s2 > 0, "5196 iterations in a graph of 4096 and one of the rest: %.3f ms",
-	       s2 * 1e3);
+	tap_ok(st == NP_OK && s2 > 0,
+	       "5196 iterations in a graph of 4096 and one of the rest: %.3f ms", s2 * 1e3);
 	tap_ok(s2 > 500 * s1 && s2 < 25000 * s1, "the batch time scales with iterations (%.1fx)",
 	       s2 / s1);
 	be.ops->finalize(&be);
@@ -238,10 +242,11 @@ static void test_oom(void)
 	tap_ok(be.ops->alloc(&be, (size_t)1 << 42, (size_t)1 << 42) == NP_ENOMEM &&
 		       strstr(be.err.msg, "cannot allocate"),
 	       "4 TiB: NP_ENOMEM, '%s'", be.err.msg);
-	tap_ok(be.ops->alloc(&be, 1u << 20, 1u << 20) == NP_OK, "an allocation that fits still works");
+	tap_ok(be.ops->alloc(&be, 1u << 20, 1u << 20) == NP_OK,
+	       "an allocation that fits still works");
 	printf("# library: %s\n# runtime: %s\n# transport: %s\n# device %d %s %s\n",
-	       be.info.library, be.info.runtime, be.info.transport, be.info.device,
-	       be.info.bus_id, be.info.device_name);
+	       be.info.library, be.info.runtime, be.info.transport, be.info.device, be.info.bus_id,
+	       be.info.device_name);
 	tap_ok(!strncmp(be.info.library, "NCCL ", 5) && be.info.bus_id[0] && be.info.device >= 0,
 	       "info: library, bus id, device");
 	be.ops->finalize(&be);

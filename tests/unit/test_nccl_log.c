@@ -44,7 +44,8 @@ int main(void)
 	tap_is_str(parse("h:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8\n"
 			 "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.2<0>\n"
 			 "h:1:1 [0] NCCL INFO Using network IBext_v8\n"),
-		   "IBext_v8 ([0]mlx5_0:1/RoCE [RO])", "a network plugin: devices of the transport it extends");
+		   "IBext_v8 ([0]mlx5_0:1/RoCE [RO])",
+		   "a network plugin: devices of the transport it extends");
 	tap_is_str(parse("h:1:1 [0] NCCL INFO cudaDriverVersion 13000\n"), "",
 		   "no 'Using network' line: unknown");
 	{ /* the host id of a virtual node: set once, ours, not the user's */
@@ -56,13 +57,16 @@ int main(void)
 		tap_is_str(id, "a-host-name-of-more-than-forty-bytes-012-vnode65535",
 			   "host id: the host name cut to 40 bytes, the node whole");
 		tap_ok(np_nccl_hostid() == NULL, "no host id before the setup");
-		tap_ok(!np_nccl_env_ours("NCCL_HOSTID=node3-vnode7"), "a user's NCCL_HOSTID is the user's");
+		tap_ok(!np_nccl_env_ours("NCCL_HOSTID=node3-vnode7"),
+		       "a user's NCCL_HOSTID is the user's");
 		tap_ok(np_nccl_hostid_setup("node3", 7) == 0, "host id set");
 		tap_is_str(getenv("NCCL_HOSTID"), "node3-vnode7", "NCCL_HOSTID in the environment");
 		tap_is_str(np_nccl_hostid(), "node3-vnode7", "the id set is known");
-		tap_ok(np_nccl_env_ours("NCCL_HOSTID=node3-vnode7"), "that NCCL_HOSTID is nccl-probe's");
+		tap_ok(np_nccl_env_ours("NCCL_HOSTID=node3-vnode7"),
+		       "that NCCL_HOSTID is nccl-probe's");
 		tap_ok(!np_nccl_env_ours("NCCL_HOSTID=other"), "another value is not");
-		tap_ok(!np_nccl_env_ours("NCCL_IB_HCA=mlx5_0"), "other NCCL variables are the user's");
+		tap_ok(!np_nccl_env_ours("NCCL_IB_HCA=mlx5_0"),
+		       "other NCCL variables are the user's");
 	}
 	return tap_done();
 }

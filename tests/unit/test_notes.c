@@ -19,7 +19,8 @@ int main(void)
 	tap_ok(ns.n == 0, "a zeroed list is empty");
 	np_notes_add(&ns, "node %s is below the fleet by %d%%", "n03", 30);
 	tap_is_int(ns.n, 1, "one note added");
-	tap_is_str(ns.v[0], "node n03 is below the fleet by 30%", "the note is formatted as printf does");
+	tap_is_str(ns.v[0], "node n03 is below the fleet by 30%",
+		   "the note is formatted as printf does");
 
 	for (int i = 1; i < 100; i++)
 		np_notes_add(&ns, "note %d", i);

@@ -51,7 +51,8 @@ int main(void)
 	       "a sign refused for an unsigned number (strtoull read -1 as 2^64 - 1)");
 	tap_ok(u("100", 10, 1, 100, 100) && u_bad("101", 10, 1, 100) && u_bad("0", 10, 1, 100),
 	       "the range's ends included, beyond refused");
-	tap_ok(u_bad("8", 10, 0, 7) && u_bad("f", 16, 0, 7) && u("7", 10, 0, 7, 7) && i_bad("9", 10, -5, 5),
+	tap_ok(u_bad("8", 10, 0, 7) && u_bad("f", 16, 0, 7) && u("7", 10, 0, 7, 7) &&
+		       i_bad("9", 10, -5, 5),
 	       "one digit above a range below the base refused");
 	tap_ok(u("ff", 16, 0, 255, 255) && u("3B", 16, 0, 255, 59) && u_bad("0xff", 16, 0, 255),
 	       "base 16: digits alone");
@@ -78,11 +79,13 @@ int main(void)
 	{
 		const char *s = "0000:3b:00.0", *p = s;
 		uint64_t dom = 0, bus = 0;
-		tap_ok(np_scan_u64(&p, 16, 0, 0xffff, &dom) && *p == ':' && (p++, np_scan_u64(&p, 16, 0, 0xff, &bus)) &&
-			       dom == 0 && bus == 0x3b && *p == ':',
+		tap_ok(np_scan_u64(&p, 16, 0, 0xffff, &dom) && *p == ':' &&
+			       (p++, np_scan_u64(&p, 16, 0, 0xff, &bus)) && dom == 0 &&
+			       bus == 0x3b && *p == ':',
 		       "scan: a PCI address field by field, the caller judging what follows");
 		p = "1ff:";
-		tap_ok(!np_scan_u64(&p, 16, 0, 0xff, &bus) && !strcmp(p, "1ff:"), "scan: out of range, nothing moved");
+		tap_ok(!np_scan_u64(&p, 16, 0, 0xff, &bus) && !strcmp(p, "1ff:"),
+		       "scan: out of range, nothing moved");
 		p = "x1";
 		tap_ok(!np_scan_u64(&p, 10, 0, 9, &bus) && *p == 'x', "scan: no digit");
 		int64_t n;
@@ -92,20 +95,26 @@ int main(void)
 	/* its callers: what strtoul let through is refused there too */
 	{
 		char id[32] = "";
-		tap_ok(np_busid_norm("0000:3B:00.1", id, sizeof(id)) && !strcmp(id, "0000:3b:00.1") &&
-			       np_busid_norm("19:00.0", id, sizeof(id)) && !strcmp(id, "0000:19:00.0"),
+		tap_ok(np_busid_norm("0000:3B:00.1", id, sizeof(id)) &&
+			       !strcmp(id, "0000:3b:00.1") &&
+			       np_busid_norm("19:00.0", id, sizeof(id)) &&
+			       !strcmp(id, "0000:19:00.0"),
 		       "PCI address: with and without a domain");
-		tap_ok(!np_busid_norm("-1:00.0", id, sizeof(id)) && !np_busid_norm(" 0000:3b:00.0", id, sizeof(id)) &&
-			       !np_busid_norm("0x0:3b:00.0", id, sizeof(id)) && !np_busid_norm("0000:3b:20.0", id, sizeof(id)) &&
+		tap_ok(!np_busid_norm("-1:00.0", id, sizeof(id)) &&
+			       !np_busid_norm(" 0000:3b:00.0", id, sizeof(id)) &&
+			       !np_busid_norm("0x0:3b:00.0", id, sizeof(id)) &&
+			       !np_busid_norm("0000:3b:20.0", id, sizeof(id)) &&
 			       !np_busid_norm("0000:3b:00.8", id, sizeof(id)) &&
 			       !np_busid_norm("100000000:3b:00.0", id, sizeof(id)),
 		       "PCI address: a sign, a blank, 0x, a device above 1f, a function above 7, a domain above 32 bits refused");
-		tap_ok(np_outfile_is_stream("/dev/fd/3") && !np_outfile_is_stream("/dev/fd/4294967299") &&
+		tap_ok(np_outfile_is_stream("/dev/fd/3") &&
+			       !np_outfile_is_stream("/dev/fd/4294967299") &&
 			       !np_outfile_is_stream("/dev/fd/3x"),
 		       "/dev/fd/N: a descriptor beyond int (it wrapped to 3) or with trailing characters is a file name");
 		uint64_t v;
 		struct np_err err = { 0 };
-		tap_ok(np_parse_size("18446744073709551616", &v, &err) == NP_EUSAGE && strstr(err.msg, "too large"),
+		tap_ok(np_parse_size("18446744073709551616", &v, &err) == NP_EUSAGE &&
+			       strstr(err.msg, "too large"),
 		       "a size beyond 2^64 - 1 is too large, not wrapped");
 	}
 	return tap_done();

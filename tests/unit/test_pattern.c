@@ -111,7 +111,11 @@ static int brute_ok(int op, int d, int n, size_t j, int down)
 		np_pat_store(res, d, 0, 0);
 		switch (d) {
 		case NP_DOUBLE: memcpy(res, &acc, 8); break;
-		case NP_FLOAT: { float f = (float)acc; memcpy(res, &f, 4); break; }
+		case NP_FLOAT: {
+			float f = (float)acc;
+			memcpy(res, &f, 4);
+			break;
+		}
 		case NP_HALF: *(uint16_t *)res = np_pat_f2h((float)acc); break;
 		case NP_BFLOAT16: *(uint16_t *)res = np_pat_f2bf((float)acc); break;
 		default: res[0] = np_pat_f2f8((float)acc, d == NP_FP8E5M2); break;
@@ -139,8 +143,13 @@ static uint64_t row_sig(int reduce, int op, int d, int n, int r, size_t elems)
 		unsigned char b[8];
 		memset(b, 0, sizeof(b));
 		np_pat_store(b, d, 0, np_pat_input(reduce, op, d, n, r, j));
-		h = np_pat_hash(h, np_pat_load_bits(b, d == NP_HALF || d == NP_BFLOAT16 ? NP_UINT64 : d, 0) &
-					   (np_dtypes[d].size == 8 ? ~0ull : (1ull << (8 * np_dtypes[d].size)) - 1));
+		h = np_pat_hash(h,
+				np_pat_load_bits(b,
+						 d == NP_HALF || d == NP_BFLOAT16 ? NP_UINT64 : d,
+						 0) &
+					(np_dtypes[d].size == 8
+						 ? ~0ull
+						 : (1ull << (8 * np_dtypes[d].size)) - 1));
 	}
 	return h;
 }
@@ -177,8 +186,7 @@ static int misroute_caught(int op, int d, int n, int from, int to, size_t elems)
 			continue;
 		/* the two inputs differ at j: does the reduction change? */
 		switch (op) {
-		case NP_OP_SUM:
-			return 1; /* sums see any difference (exact arithmetic) */
+		case NP_OP_SUM: return 1; /* sums see any difference (exact arithmetic) */
 		case NP_OP_AVG:
 			if (!np_pat_is_float(d))
 				return 1;
@@ -186,16 +194,18 @@ static int misroute_caught(int op, int d, int n, int from, int to, size_t elems)
 			    2 * np_pat_avg_tol(d, n, (double)np_pat_red_expect(op, d, n, j) / n))
 				return 1;
 			break;
-		case NP_OP_PROD:
-			return 1; /* +-1 and +-2: a different factor changes the product */
+		case NP_OP_PROD: return 1; /* +-1 and +-2: a different factor changes the product */
 		case NP_OP_MAX:
 		case NP_OP_MIN: {
 			/* the result changes when `to` held the extreme value */
 			int64_t want = np_pat_red_expect(op, d, n, j);
 			int64_t mine = np_pat_red_input(op, d, n, to, j);
-			if (np_pat_is_float(d) ? (double)mine == (double)want
-					       : (((uint64_t)mine ^ (uint64_t)want) &
-						  (np_dtypes[d].size == 8 ? ~0ull : (1ull << (8 * np_dtypes[d].size)) - 1)) == 0)
+			if (np_pat_is_float(d)
+				    ? (double)mine == (double)want
+				    : (((uint64_t)mine ^ (uint64_t)want) &
+				       (np_dtypes[d].size == 8
+						? ~0ull
+						: (1ull << (8 * np_dtypes[d].size)) - 1)) == 0)
 				return 1;
 			break;
 		}
@@ -218,7 +228,8 @@ static void closed_forms(int quick)
 				size_t J = n <= 16 ? 64 : n <= 128 ? 8 : 2;
 				for (size_t j = 0; j < J; j++) {
 					size_t jj = j * 7919 + (size_t)n;
-					if (!brute_ok(op, d, n, jj, 0) || !brute_ok(op, d, n, jj, 1)) {
+					if (!brute_ok(op, d, n, jj, 0) ||
+					    !brute_ok(op, d, n, jj, 1)) {
 						if (!bad_n++)
 							first = n;
 						break;
@@ -254,7 +265,8 @@ int main(int argc, char **argv)
 		for (int n = 2; n <= 1024; n = n < 64 ? n + 1 : n * 2)
 			bad += !rows_distinct(0, 0, d, n, 32);
 		bad += !rows_distinct(0, 0, d, 65536, 32);
-		tap_is_int(bad, 0, "%s: no two ranks send the same data (32 elements, up to 65536 ranks)",
+		tap_is_int(bad, 0,
+			   "%s: no two ranks send the same data (32 elements, up to 65536 ranks)",
 			   np_dtypes[d].name);
 	}
 	/* reductions: every rank's input differs too (a chain of c ranks
@@ -267,8 +279,8 @@ int main(int argc, char **argv)
 				int n = ns[k], c = np_pat_chain(op, d, n);
 				bad += !rows_distinct(1, op, d, n, 64 + (size_t)(16 * n / c));
 			}
-			tap_is_int(bad, 0, "%s %s: no two ranks send the same input", np_dtypes[d].name,
-				   np_redop_str(op));
+			tap_is_int(bad, 0, "%s %s: no two ranks send the same input",
+				   np_dtypes[d].name, np_redop_str(op));
 		}
 
 	/* a block from rank 0 in place of rank 61's is seen, on 64 and 65536 ranks */
@@ -280,14 +292,18 @@ int main(int argc, char **argv)
 		for (int op = 0; op < NP_OP_COUNT; op++) {
 			/* a chain of c ranks, or one extreme rank, meets a given rank
 			 * once every n/c or n elements */
-			int c = op >= NP_OP_MAX ? 1 : op == NP_OP_PROD ? 65536 : np_pat_chain(op, d, 65536);
+			int c = op >= NP_OP_MAX    ? 1
+				: op == NP_OP_PROD ? 65536
+						   : np_pat_chain(op, d, 65536);
 			/* avg over bfloat16 and fp8: the change, 1/n of a small integer,
 			 * is inside the tolerance that the rounding of 1/n needs */
-			if (op == NP_OP_AVG && (d == NP_BFLOAT16 || d == NP_FP8E4M3 || d == NP_FP8E5M2))
+			if (op == NP_OP_AVG &&
+			    (d == NP_BFLOAT16 || d == NP_FP8E4M3 || d == NP_FP8E5M2))
 				continue;
 			if (!misroute_caught(op, d, 64, 0, 61, 4096)) {
 				bad++;
-				printf("# %s %s: not seen on 64 ranks\n", np_dtypes[d].name, np_redop_str(op));
+				printf("# %s %s: not seen on 64 ranks\n", np_dtypes[d].name,
+				       np_redop_str(op));
 			}
 			if (!misroute_caught(op, d, 65536, 0, 61, 4 * (size_t)65536 / (size_t)c)) {
 				bad++;
@@ -331,7 +347,8 @@ int main(int argc, char **argv)
 	tap_is_dbl(np_pat_f82f(np_pat_f2f8(1000.0f, 0), 0), 448, 0, "e4m3 saturates");
 	tap_is_dbl(np_pat_f82f(np_pat_f2f8(57344.0f, 1), 1), 57344, 0, "e5m2 max 57344");
 	tap_is_dbl(np_pat_f82f(np_pat_f2f8(0.3f, 0), 0), 0.3125, 0, "e4m3 rounds 0.3 to 0.3125");
-	tap_is_dbl(np_pat_f82f(np_pat_f2f8(1.0f / 512, 0), 0), 1.0 / 512, 0, "e4m3 smallest subnormal");
+	tap_is_dbl(np_pat_f82f(np_pat_f2f8(1.0f / 512, 0), 0), 1.0 / 512, 0,
+		   "e4m3 smallest subnormal");
 	tap_is_dbl(np_pat_f82f(0x01, 1), 1.0 / 65536, 0, "e5m2 smallest subnormal");
 	tap_is_dbl(np_pat_f82f(np_pat_f2f8(9.0f, 1), 1), 8, 0, "e5m2: 9 rounds to even (8)");
 
@@ -344,7 +361,8 @@ int main(int argc, char **argv)
 		np_pat_store(b, NP_INT32, 0, 3);
 		tap_ok(!np_pat_ok(b, NP_INT32, NP_OP_AVG, 1, 0, 2), "avg on int: exact");
 		np_pat_store(b, NP_UINT8, 0, -1);
-		tap_ok(np_pat_ok(b, NP_UINT8, NP_OP_PROD, 1, 0, 255), "uint8: -1 is 255 (the word compares)");
+		tap_ok(np_pat_ok(b, NP_UINT8, NP_OP_PROD, 1, 0, 255),
+		       "uint8: -1 is 255 (the word compares)");
 		memset(b, 0xff, sizeof(b));
 		tap_ok(!np_pat_ok(b, NP_HALF, NP_OP_AVG, 4, 0, 0), "a NaN never matches");
 	}

@@ -27,10 +27,14 @@ int main(void)
 				np_coll_layout(&np_colls[c], 64ull << 20, 4, n, &big);
 				/* what the sweep allocates for its largest size */
 				send_cap = inplace ? 0 : big.send_bytes;
-				recv_cap = inplace ? (big.send_bytes > big.recv_bytes ? big.send_bytes : big.recv_bytes)
-						   : big.recv_bytes;
+				recv_cap =
+					inplace ? (big.send_bytes > big.recv_bytes ? big.send_bytes
+										   : big.recv_bytes)
+						: big.recv_bytes;
 				for (uint64_t size = 8; size <= 64ull << 20; size *= 4) {
-					struct np_bench b = { .coll = &np_colls[c], .dtype = NP_FLOAT, .inplace = inplace };
+					struct np_bench b = { .coll = &np_colls[c],
+							      .dtype = NP_FLOAT,
+							      .inplace = inplace };
 					struct np_rotation r;
 					size_t last, end_send, end_recv, span;
 					np_coll_layout(&np_colls[c], size, 4, n, &b.lay);
@@ -40,7 +44,9 @@ int main(void)
 					np_rotation_of(&b, send_cap, recv_cap, &r);
 					last = r.steps - 1;
 					if (inplace) {
-						span = b.lay.send_bytes > b.lay.recv_bytes ? b.lay.send_bytes : b.lay.recv_bytes;
+						span = b.lay.send_bytes > b.lay.recv_bytes
+							       ? b.lay.send_bytes
+							       : b.lay.recv_bytes;
 						end_recv = last * r.recv_step + span;
 						bad_bounds += r.steps < 1 || end_recv > recv_cap;
 						/* as many steps as fit: one more would not */
@@ -48,9 +54,11 @@ int main(void)
 					} else {
 						end_send = last * r.send_step + b.lay.send_bytes;
 						end_recv = last * r.recv_step + b.lay.recv_bytes;
-						bad_bounds += r.steps < 1 || end_send > send_cap || end_recv > recv_cap;
-						bad_count += end_send + b.lay.send_bytes <= send_cap &&
-							     end_recv + b.lay.recv_bytes <= recv_cap;
+						bad_bounds += r.steps < 1 || end_send > send_cap ||
+							      end_recv > recv_cap;
+						bad_count +=
+							end_send + b.lay.send_bytes <= send_cap &&
+							end_recv + b.lay.recv_bytes <= recv_cap;
 					}
 					if (size == 64ull << 20)
 						bad_count += r.steps != 1;
@@ -59,7 +67,8 @@ int main(void)
 		}
 	tap_ok(cases > 500, "%d cases", cases);
 	tap_is_int(bad_bounds, 0, "every step of the rotation stays inside the buffers allocated");
-	tap_is_int(bad_count, 0, "the steps are as many as fit, and the largest size does not move");
+	tap_is_int(bad_count, 0,
+		   "the steps are as many as fit, and the largest size does not move");
 	{
 		/* nccl-tests' figures: 8 GiB buffers, 16 MiB all-reduce: 512 steps of 16 MiB */
 		struct np_bench b = { .coll = &np_colls[NP_COLL_ALLREDUCE], .dtype = NP_FLOAT };

@@ -106,7 +106,8 @@ static void single_thresholds(void)
 	opts.coll_min_busbw[NP_COLL_ALLREDUCE] = 10;
 	opts.coll_min_eff[NP_COLL_ALLREDUCE] = 0.5;
 	row(NP_COLL_ALLREDUCE, 1 << 20, 10, 0.5);
-	tap_is_int(verdict(), 0, "busbw 10 against --min-busbw 10, eff 50%% against 50%%: met, exit 0");
+	tap_is_int(verdict(), 0,
+		   "busbw 10 against --min-busbw 10, eff 50%% against 50%%: met, exit 0");
 	tap_is_int(rows[0].pass, 1, "  the row met");
 	tap_is_str(rep.judged, "from 1 MiB up: allreduce busbw >= 10 GB/s, eff >= 50%",
 		   "  what was judged, from --judge-from up");
@@ -125,7 +126,8 @@ static void single_thresholds(void)
 	opts.coll_min_busbw[NP_COLL_ALLREDUCE] = 10;
 	row(NP_COLL_ALLREDUCE, 1024, 100, NAN);
 	tap_is_int(verdict(), 1, "every row below --judge-from: exit 1 (not judged is no pass)");
-	tap_ok(said("allreduce: no row at or above --judge-from 1 MiB ran"), "  the sentence says why");
+	tap_ok(said("allreduce: no row at or above --judge-from 1 MiB ran"),
+	       "  the sentence says why");
 	tap_is_int(details("not_judged"), 1, "  one not_judged detail");
 
 	/* the link limit unknown: --min-eff cannot be met, exit 1 */
@@ -149,7 +151,8 @@ static void single_thresholds(void)
 	tap_is_str(rep.judged, "", "  nothing is said to be judged");
 	opts.coll_min_eff[NP_COLL_ALLREDUCE] = 0.5;
 	tap_is_int(verdict(), 1, "--min-eff on one rank: unknown, exit 1");
-	tap_ok(said("(one rank moves no data over a bus)"), "  the sentence says one rank moves no data");
+	tap_ok(said("(one rank moves no data over a bus)"),
+	       "  the sentence says one rank moves no data");
 
 	/* below the floor: exit 1, the lowest row named */
 	fresh(2);
@@ -169,8 +172,10 @@ static void single_thresholds(void)
 	row(NP_COLL_ALLREDUCE, 1 << 20, 5, NAN)->wrong = 3;
 	row(NP_COLL_ALLREDUCE, 4 << 20, 5, NAN)->wrong = 4;
 	tap_is_int(verdict(), 2, "wrong data and a failed threshold: exit 2");
-	tap_ok(said("wrong data: 7 wrong elements (exit 2)"), "  the wrong elements summed over rows");
-	tap_ok(said("allreduce busbw below --min-busbw"), "  the threshold's reason is kept beside it");
+	tap_ok(said("wrong data: 7 wrong elements (exit 2)"),
+	       "  the wrong elements summed over rows");
+	tap_ok(said("allreduce busbw below --min-busbw"),
+	       "  the threshold's reason is kept beside it");
 	tap_is_int(details("data_errors"), 2, "  a data_errors detail for each row");
 }
 
@@ -190,8 +195,8 @@ static void mixed_and_inconclusive(void)
 		row(failing, 1 << 20, 5, NAN);
 		x = row(noisy, 1 << 20, 9, NAN);
 		x->t_ci_lo = 0.5e-3; /* busbw up to 18: the interval reaches 10 */
-		tap_is_int(verdict(), 1, "%s below, %s inconclusive: exit 1", np_colls[failing].name,
-			   np_colls[noisy].name);
+		tap_is_int(verdict(), 1, "%s below, %s inconclusive: exit 1",
+			   np_colls[failing].name, np_colls[noisy].name);
 		tap_is_int(x->pass, -1, "  the noisy row neither met nor failed");
 		tap_is_int(details("inconclusive_busbw"), 1, "  its detail is inconclusive_busbw");
 	}
@@ -200,21 +205,24 @@ static void mixed_and_inconclusive(void)
 	opts.coll_min_busbw[NP_COLL_ALLREDUCE] = 10;
 	row(NP_COLL_ALLREDUCE, 1 << 20, 9, NAN)->t_ci_lo = 0.5e-3;
 	tap_is_int(verdict(), 6, "a row below whose interval reaches the floor: exit 6");
-	tap_ok(said("inconclusive (more --budget, or a quieter node)"), "  the sentence says what to do");
+	tap_ok(said("inconclusive (more --budget, or a quieter node)"),
+	       "  the sentence says what to do");
 	/* the whole interval below, but one batch reached the floor: a node
 	 * that delivered it once, or a busy host whose other work took the
 	 * rest of the batches; inconclusive, never a fail */
 	fresh(2);
 	opts.coll_min_busbw[NP_COLL_ALLREDUCE] = 10;
 	x = row(NP_COLL_ALLREDUCE, 1 << 20, 5, NAN); /* 5 GB/s, interval +-1% */
-	x->t_min = 0.45e-3;                           /* its fastest batch: 11.1 GB/s */
-	tap_is_int(verdict(), 6, "a row whose interval is below the floor but whose fastest batch reached it: exit 6");
+	x->t_min = 0.45e-3;                          /* its fastest batch: 11.1 GB/s */
+	tap_is_int(verdict(), 6,
+		   "a row whose interval is below the floor but whose fastest batch reached it: exit 6");
 	tap_is_int(details("inconclusive_busbw"), 1, "  its detail is inconclusive_busbw");
 	tap_ok(said("fastest batches reach it"), "  the sentence says a batch reached it");
 	x->t_min = 0.6e-3; /* 8.3 GB/s: no batch reached 10 */
 	tap_is_int(verdict(), 1, "  every batch below the floor: exit 1");
 	tap_is_int(details("min_busbw"), 1, "  its detail is min_busbw");
-	x->t_min = 0.45e-3, x->busbw = x->algbw = 15; /* the median above: met, whatever the batches */
+	x->t_min = 0.45e-3,
+	x->busbw = x->algbw = 15; /* the median above: met, whatever the batches */
 	tap_is_int(verdict(), 0, "  the median above the floor: exit 0");
 	/* an unsteady eff below, its steady time unknown: inconclusive */
 	fresh(2);
@@ -224,7 +232,8 @@ static void mixed_and_inconclusive(void)
 	tap_is_int(verdict(), 6, "an unsteady row's eff below --min-eff, no floor known: exit 6");
 	tap_is_int(details("inconclusive_eff"), 1, "  its detail is inconclusive_eff");
 	x->floor_rel = 0.7; /* eff at best 0.505 / 0.7 = 72% */
-	tap_is_int(verdict(), 6, "  with a floor that lets it reach 72%% against 60%%: still exit 6");
+	tap_is_int(verdict(), 6,
+		   "  with a floor that lets it reach 72%% against 60%%: still exit 6");
 	x->floor_rel = 0.9; /* eff at best 0.505 / 0.9 = 56% */
 	tap_is_int(verdict(), 1, "  with a floor that holds it to 56%% against 60%%: exit 1");
 	tap_is_int(details("min_eff"), 1, "  its detail is min_eff");
@@ -235,7 +244,8 @@ static void mixed_and_inconclusive(void)
 	opts.coll_min_busbw[NP_COLL_ALLTOALL] = 10;
 	opts.colls[NP_COLL_ALLTOALL] = true;
 	row(NP_COLL_ALLREDUCE, 1 << 20, 12, NAN);
-	tap_is_int(verdict(), 0, "alltoall never ran (interrupted or skipped), allreduce met: exit 0");
+	tap_is_int(verdict(), 0,
+		   "alltoall never ran (interrupted or skipped), allreduce met: exit 0");
 
 	/* interrupted: exit 130 unless the rows already gave a verdict */
 	fresh(2);
@@ -260,7 +270,8 @@ static void mixed_and_inconclusive(void)
 	tap_is_int(verdict(), 1, "average 8.95 against 0.9 x 10: exit 1");
 	tap_ok(said("allreduce average busbw 8.95 GB/s is below 0.9 x NCCL_TESTS_MIN_BW 10 GB/s"),
 	       "  the sentence gives the average and the bound");
-	tap_is_str(np_sweep_avg_mark(&rep, &np_colls[NP_COLL_ALLREDUCE]), "FAILED", "  marked FAILED");
+	tap_is_str(np_sweep_avg_mark(&rep, &np_colls[NP_COLL_ALLREDUCE]), "FAILED",
+		   "  marked FAILED");
 	opts.format = NP_FMT_TABLE;
 	tap_is_int(verdict(), 0, "NCCL_TESTS_MIN_BW outside --format nccl-tests: exit 0");
 	tap_ok(np_sweep_avg_mark(&rep, &np_colls[NP_COLL_ALLREDUCE]) == NULL, "  no mark");

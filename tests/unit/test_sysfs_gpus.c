@@ -60,7 +60,8 @@ static void link_to(const char *target, const char *rel)
 /* A PCI function as the kernel shows it: its directory under
  * sys/devices/pci0000:00, linked from sys/bus/pci/devices; a NULL device
  * or driver is absent. */
-static void pci(const char *bdf, const char *vendor, const char *cls, const char *device, const char *driver)
+static void pci(const char *bdf, const char *vendor, const char *cls, const char *device,
+		const char *driver)
 {
 	char rel[256], target[256];
 
@@ -144,12 +145,12 @@ int main(void)
 	tap_is_int(scan(g, 8), 0, "an empty PCI bus: no GPU");
 
 	/* listed out of order on purpose: the scan sorts by name */
-	pci("0000:9a:00.0", "0x10de", "0x030200", NULL, NULL);     /* 3D, no driver, no id */
+	pci("0000:9a:00.0", "0x10de", "0x030200", NULL, NULL);            /* 3D, no driver, no id */
 	pci("0000:1a:00.0", "0x15b3", "0x020700", "0x1021", "mlx5_core"); /* a NIC */
-	pci("0000:3b:00.0", "0x10de", "0x068000", "0x22a3", NULL); /* NVSwitch: a bridge */
+	pci("0000:3b:00.0", "0x10de", "0x068000", "0x22a3", NULL);        /* NVSwitch: a bridge */
 	pci("0000:19:00.0", "0x10de", "0x030200", "0x2330", "nvidia");
 	pci("0000:5d:00.0", "0x10de", "0x030000", "0x1eb8", "nouveau"); /* VGA */
-	pci("0000:70:00.0", "0x1002", "0x038000", "0x740f", "amdgpu"); /* another vendor's GPU */
+	pci("0000:70:00.0", "0x1002", "0x038000", "0x740f", "amdgpu");  /* another vendor's GPU */
 	pci("0000:80:00.1", "0x10de", "0x040300", "0x22bc", "snd_hda_intel"); /* a GPU's audio */
 
 	tap_is_int(scan(g, 8), 3, "three NVIDIA display functions among seven");
@@ -178,7 +179,8 @@ int main(void)
 	pci("0000:b0:00.0", "0x10de junk", "0x030200", "0x2330", "nvidia");
 	pci("0000:b1:00.0", "0x10de", "0x030200x", "0x2330", "nvidia");
 	tap_is_int(scan(g, 8), 4, "a vendor or class with trailing junk: not a GPU");
-	tap_ok(read_long("0x10de junk") == NOT_READ && read_long("0x030200x") == NOT_READ, "  its files not read");
+	tap_ok(read_long("0x10de junk") == NOT_READ && read_long("0x030200x") == NOT_READ,
+	       "  its files not read");
 
 	/* np_sysfs_read_long: the file holds the number alone */
 	tap_is_int(read_long("0x10de"), 0x10de, "read_long: hexadecimal");
@@ -188,11 +190,15 @@ int main(void)
 	tap_is_int(read_long("0"), 0, "read_long: zero");
 	tap_is_int(read_long("9223372036854775807"), 9223372036854775807L, "read_long: LONG_MAX");
 	tap_ok(read_long("9223372036854775808") == NOT_READ, "read_long: overflow refused");
-	tap_ok(read_long("0x10000000000000000") == NOT_READ, "read_long: hexadecimal overflow refused");
+	tap_ok(read_long("0x10000000000000000") == NOT_READ,
+	       "read_long: hexadecimal overflow refused");
 	tap_ok(read_long("") == NOT_READ, "read_long: an empty file refused");
-	tap_ok(read_long("4 5") == NOT_READ && read_long("4x") == NOT_READ, "read_long: trailing junk refused");
-	tap_ok(read_long(" 4") == NOT_READ && read_long("+4") == NOT_READ, "read_long: a blank or '+' refused");
-	tap_ok(read_long("08") == NOT_READ && read_long("0x") == NOT_READ, "read_long: bad digits refused");
+	tap_ok(read_long("4 5") == NOT_READ && read_long("4x") == NOT_READ,
+	       "read_long: trailing junk refused");
+	tap_ok(read_long(" 4") == NOT_READ && read_long("+4") == NOT_READ,
+	       "read_long: a blank or '+' refused");
+	tap_ok(read_long("08") == NOT_READ && read_long("0x") == NOT_READ,
+	       "read_long: bad digits refused");
 
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return tap_done();

@@ -26,7 +26,7 @@ static void test_stall(void)
 		{ NULL, NP_STALL_NONE, -1, 0 },
 		{ "", NP_STALL_NONE, -1, 0 },
 		{ "x", NP_STALL_NONE, -1, 0 },
-		{ "@3", NP_STALL_NONE, -1, 0 },        /* no rank: not rank 0 */
+		{ "@3", NP_STALL_NONE, -1, 0 }, /* no rank: not rank 0 */
 		{ "-1", NP_STALL_NONE, -1, 0 },
 		{ " 1", NP_STALL_NONE, -1, 0 },
 		{ "1@", NP_STALL_NONE, -1, 0 },
@@ -41,7 +41,8 @@ static void test_stall(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct np_test_stall st;
 		np_test_stall_parse(cases[i].s, &st);
-		tap_ok(st.at == cases[i].at && st.rank == cases[i].rank && st.after == cases[i].after,
+		tap_ok(st.at == cases[i].at && st.rank == cases[i].rank &&
+			       st.after == cases[i].after,
 		       "STALL '%s': kind %d rank %d after %ld", cases[i].s ? cases[i].s : "(unset)",
 		       (int)cases[i].at, cases[i].rank, cases[i].after);
 	}
@@ -65,7 +66,8 @@ static void test_faults(void)
 	struct np_test_faults f;
 
 	np_test_faults_parse(NULL, NULL, &f);
-	tap_ok(f.corrupt_rank == -1 && !f.corrupt_all && f.misroute_from == -1 && f.misroute_to == -1,
+	tap_ok(f.corrupt_rank == -1 && !f.corrupt_all && f.misroute_from == -1 &&
+		       f.misroute_to == -1,
 	       "CORRUPT, MISROUTE unset: nothing planted");
 	np_test_faults_parse("2", "0:3", &f);
 	tap_ok(f.corrupt_rank == 2 && !f.corrupt_all && f.misroute_from == 0 && f.misroute_to == 3,
@@ -75,11 +77,13 @@ static void test_faults(void)
 	np_test_faults_parse("all", NULL, &f);
 	tap_ok(f.corrupt_all && f.corrupt_rank == -1, "CORRUPT=all: every rank");
 	np_test_faults_parse("2x", "0:", &f);
-	tap_ok(f.corrupt_rank == -1 && f.misroute_from == -1, "CORRUPT=2x, MISROUTE=0: plant nothing");
+	tap_ok(f.corrupt_rank == -1 && f.misroute_from == -1,
+	       "CORRUPT=2x, MISROUTE=0: plant nothing");
 	np_test_faults_parse("1048576", "1:1048576", &f);
 	tap_ok(f.corrupt_rank == -1 && f.misroute_to == -1, "ranks of 2^20 and more plant nothing");
 	np_test_faults_parse("-1", "3", &f);
-	tap_ok(f.corrupt_rank == -1 && f.misroute_from == -1, "a negative rank, a MISROUTE without TO: nothing");
+	tap_ok(f.corrupt_rank == -1 && f.misroute_from == -1,
+	       "a negative rank, a MISROUTE without TO: nothing");
 }
 
 static void test_slow(void)
@@ -88,7 +92,9 @@ static void test_slow(void)
 	static const int group[] = { 4, 9 };
 	struct np_test_where job = { .rank = 4, .size = 16, .nnodes = 2, .job_size = 16 };
 	struct np_test_where one_node = { .rank = 4, .size = 8, .nnodes = 1, .job_size = 8 };
-	struct np_test_where pair = { .rank = 1, .size = 2, .nnodes = 2, .job_size = 16, .job_ranks = group };
+	struct np_test_where pair = {
+		.rank = 1, .size = 2, .nnodes = 2, .job_size = 16, .job_ranks = group
+	};
 	struct np_test_slow sl;
 
 	np_test_slow_parse("4:200", &job, &sl);
@@ -96,7 +102,8 @@ static void test_slow(void)
 	np_test_slow_parse("3:200", &job, &sl);
 	tap_ok(!sl.on, "SLOW=3:200 leaves rank 4 alone");
 	np_test_slow_parse("4:50%", &job, &sl);
-	tap_ok(sl.on && sl.us == 0 && sl.frac == 0.5, "SLOW=4:50%% slows by half the collective's time");
+	tap_ok(sl.on && sl.us == 0 && sl.frac == 0.5,
+	       "SLOW=4:50%% slows by half the collective's time");
 	np_test_slow_parse("9:10%", &pair, &sl);
 	tap_ok(sl.on && sl.frac == 0.1, "in a group, R is a job rank (group rank 1 is job rank 9)");
 	np_test_slow_parse("4:100:net", &one_node, &sl);
@@ -123,14 +130,17 @@ static void test_fail(void)
 {
 	static const int group[] = { 2, 3 };
 	struct np_test_where job = { .rank = 2, .size = 4, .nnodes = 1, .job_size = 4 };
-	struct np_test_where grp = { .rank = 0, .size = 2, .nnodes = 1, .job_size = 4, .job_ranks = group };
+	struct np_test_where grp = {
+		.rank = 0, .size = 2, .nnodes = 1, .job_size = 4, .job_ranks = group
+	};
 
 	tap_ok(np_test_fail_parse("2", &job), "FAIL=2 fails job rank 2");
 	tap_ok(!np_test_fail_parse("1,3", &job), "FAIL=1,3 does not fail rank 2");
 	tap_ok(np_test_fail_parse("1,2", &job), "FAIL=1,2 fails rank 2");
 	tap_ok(np_test_fail_parse("all", &job), "FAIL=all fails every rank");
 	tap_ok(!np_test_fail_parse("2:groups", &job), "FAIL=2:groups: not in the whole job");
-	tap_ok(np_test_fail_parse("2:groups", &grp), "FAIL=2:groups: in a group (job rank 2 is group rank 0)");
+	tap_ok(np_test_fail_parse("2:groups", &grp),
+	       "FAIL=2:groups: in a group (job rank 2 is group rank 0)");
 	tap_ok(np_test_fail_parse("all:groups", &grp) && !np_test_fail_parse("all:groups", &job),
 	       "FAIL=all:groups: in groups only");
 	tap_ok(!np_test_fail_parse("2:bogus", &job) && !np_test_fail_parse("", &job) &&
@@ -149,33 +159,39 @@ static void test_no_native(void)
 static void test_tune(void)
 {
 	struct np_test_setting set[NP_TEST_TUNE_MAX];
-	const char *env = "1/NCCL_PROBE_TEST_SLOW=0:50%;2/NCCL_PROBE_TEST_FAIL=all;"
-			  "1/NCCL_PROBE_TEST_CORRUPT=1;1/NCCL_ALGO=Ring;1/NCCL_PROBE_TEST_X;x/NCCL_PROBE_TEST_Y=1";
+	const char *env =
+		"1/NCCL_PROBE_TEST_SLOW=0:50%;2/NCCL_PROBE_TEST_FAIL=all;"
+		"1/NCCL_PROBE_TEST_CORRUPT=1;1/NCCL_ALGO=Ring;1/NCCL_PROBE_TEST_X;x/NCCL_PROBE_TEST_Y=1";
 	int n = np_test_tune_parse(env, 1, set, NP_TEST_TUNE_MAX);
 	char big[600];
 
 	tap_is_int(n, 2, "TUNE: arm 1 has two test switches (not NCCL_ALGO, not one without '=')");
-	tap_ok(n == 2 && !strcmp(set[0].name, "NCCL_PROBE_TEST_SLOW") && !strcmp(set[0].value, "0:50%") &&
-		       !strcmp(set[1].name, "NCCL_PROBE_TEST_CORRUPT") && !strcmp(set[1].value, "1"),
+	tap_ok(n == 2 && !strcmp(set[0].name, "NCCL_PROBE_TEST_SLOW") &&
+		       !strcmp(set[0].value, "0:50%") &&
+		       !strcmp(set[1].name, "NCCL_PROBE_TEST_CORRUPT") &&
+		       !strcmp(set[1].value, "1"),
 	       "TUNE: names and values in order");
 	n = np_test_tune_parse(env, 2, set, NP_TEST_TUNE_MAX);
 	tap_ok(n == 1 && !strcmp(set[0].value, "all"), "TUNE: arm 2 has its own");
-	tap_is_int(np_test_tune_parse(env, 0, set, NP_TEST_TUNE_MAX), 0, "TUNE: the baseline arm has none");
-	tap_is_int(np_test_tune_parse("1/NCCL_PROBE_TEST_A=x=y", 1, set, 1), 1, "TUNE: a value may hold '='");
+	tap_is_int(np_test_tune_parse(env, 0, set, NP_TEST_TUNE_MAX), 0,
+		   "TUNE: the baseline arm has none");
+	tap_is_int(np_test_tune_parse("1/NCCL_PROBE_TEST_A=x=y", 1, set, 1), 1,
+		   "TUNE: a value may hold '='");
 	tap_is_str(set[0].value, "x=y", "TUNE: the value after the first '='");
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	memcpy(big, "1/NCCL_PROBE_TEST_A=", 20);
-	tap_is_int(np_test_tune_parse(big, 1, set, NP_TEST_TUNE_MAX), 0, "TUNE: 512 characters or more: nothing");
-
+	tap_is_int(np_test_tune_parse(big, 1, set, NP_TEST_TUNE_MAX), 0,
+		   "TUNE: 512 characters or more: nothing");
 }
 
 /* The one read of the environment, and tune's arms' plans made from it */
 static void test_plan(void)
 {
 	static const char *const names[] = {
-		"NCCL_PROBE_TEST_STALL", "NCCL_PROBE_TEST_CORRUPT", "NCCL_PROBE_TEST_MISROUTE", "NCCL_PROBE_TEST_SLOW",
-		"NCCL_PROBE_TEST_FAIL", "NCCL_PROBE_TEST_NO_NATIVE", "NCCL_PROBE_TEST_TUNE",
+		"NCCL_PROBE_TEST_STALL", "NCCL_PROBE_TEST_CORRUPT", "NCCL_PROBE_TEST_MISROUTE",
+		"NCCL_PROBE_TEST_SLOW",  "NCCL_PROBE_TEST_FAIL",    "NCCL_PROBE_TEST_NO_NATIVE",
+		"NCCL_PROBE_TEST_TUNE",
 	};
 	const struct np_test_where w = { .rank = 1, .size = 4, .nnodes = 2, .job_size = 4 };
 	struct np_test_plan p, a;
@@ -188,14 +204,15 @@ static void test_plan(void)
 		unsetenv(names[i]);
 	memset(&p, 'x', sizeof(p));
 	np_test_plan_read(&p);
-	tap_ok(!p.stall[0] && !p.corrupt[0] && !p.misroute[0] && !p.slow[0] && !p.fail[0] && !p.no_native[0] &&
-		       !p.tune[0],
+	tap_ok(!p.stall[0] && !p.corrupt[0] && !p.misroute[0] && !p.slow[0] && !p.fail[0] &&
+		       !p.no_native[0] && !p.tune[0],
 	       "plan: nothing set, every switch empty");
 	np_test_stall_parse(p.stall, &st);
 	np_test_faults_parse(p.corrupt, p.misroute, &f);
 	np_test_slow_parse(p.slow, &w, &sl);
-	tap_ok(st.at == NP_STALL_NONE && f.corrupt_rank == -1 && !f.corrupt_all && f.misroute_to == -1 && !sl.on &&
-		       !np_test_fail_parse(p.fail, &w) && !np_test_no_native_parse(p.no_native),
+	tap_ok(st.at == NP_STALL_NONE && f.corrupt_rank == -1 && !f.corrupt_all &&
+		       f.misroute_to == -1 && !sl.on && !np_test_fail_parse(p.fail, &w) &&
+		       !np_test_no_native_parse(p.no_native),
 	       "plan: an empty switch plants nothing, as an unset one");
 
 	setenv("NCCL_PROBE_TEST_STALL", "4@7", 1);
@@ -204,18 +221,22 @@ static void test_plan(void)
 	setenv("NCCL_PROBE_TEST_SLOW", "1:40%", 1);
 	setenv("NCCL_PROBE_TEST_FAIL", "3", 1);
 	setenv("NCCL_PROBE_TEST_NO_NATIVE", "1", 1);
-	setenv("NCCL_PROBE_TEST_TUNE", "3/NCCL_PROBE_TEST_FAIL=all;3/NCCL_PROBE_TEST_MISROUTE=2:1;"
-				       "3/NCCL_PROBE_TEST_TUNE=3/NCCL_PROBE_TEST_STALL=0;3/NCCL_PROBE_TEST_OTHER=1", 1);
+	setenv("NCCL_PROBE_TEST_TUNE",
+	       "3/NCCL_PROBE_TEST_FAIL=all;3/NCCL_PROBE_TEST_MISROUTE=2:1;"
+	       "3/NCCL_PROBE_TEST_TUNE=3/NCCL_PROBE_TEST_STALL=0;3/NCCL_PROBE_TEST_OTHER=1",
+	       1);
 	np_test_plan_read(&p);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		unsetenv(names[i]);
 	np_test_stall_parse(p.stall, &st);
 	tap_ok(st.at == NP_STALL_BATCH && st.rank == 4 && st.after == 7, "plan: STALL read");
 	np_test_faults_parse(p.corrupt, p.misroute, &f);
-	tap_ok(f.corrupt_rank == 5 && f.misroute_from == 6 && f.misroute_to == 7, "plan: CORRUPT and MISROUTE read");
+	tap_ok(f.corrupt_rank == 5 && f.misroute_from == 6 && f.misroute_to == 7,
+	       "plan: CORRUPT and MISROUTE read");
 	np_test_slow_parse(p.slow, &w, &sl);
 	tap_ok(sl.on && sl.frac == 0.4, "plan: SLOW read");
-	tap_ok(!np_test_fail_parse(p.fail, &w) && np_test_no_native_parse(p.no_native), "plan: FAIL and NO_NATIVE read");
+	tap_ok(!np_test_fail_parse(p.fail, &w) && np_test_no_native_parse(p.no_native),
+	       "plan: FAIL and NO_NATIVE read");
 	tap_ok(p.tune[0] == '3', "plan: TUNE read");
 	tap_ok(!getenv("NCCL_PROBE_TEST_STALL") && !strcmp(p.stall, "4@7"),
 	       "plan: read once, it keeps what the environment held");
@@ -238,7 +259,8 @@ static void test_plan(void)
 	big[NP_TEST_VALUE_LEN - 1] = '\0';
 	setenv("NCCL_PROBE_TEST_CORRUPT", big, 1);
 	np_test_plan_read(&p);
-	tap_is_int((int)strlen(p.corrupt), NP_TEST_VALUE_LEN - 1, "plan: a value just short of the limit is kept whole");
+	tap_is_int((int)strlen(p.corrupt), NP_TEST_VALUE_LEN - 1,
+		   "plan: a value just short of the limit is kept whole");
 	big[NP_TEST_VALUE_LEN - 1] = '1';
 	setenv("NCCL_PROBE_TEST_CORRUPT", big, 1);
 	np_test_plan_read(&p);

@@ -37,6 +37,7 @@ int main(void)
 	tap_ok(!np_test_fail_parse(p.fail, &w), "TUNE set: no arm's start fails");
 	/* the parsers themselves still parse (they are pure) */
 	np_test_stall_parse("0", &st);
-	tap_is_int(np_test_stall_rank_at(&st, NP_STALL_BATCH), 0, "the parser still reads '0' (the reading is what is off)");
+	tap_is_int(np_test_stall_rank_at(&st, NP_STALL_BATCH), 0,
+		   "the parser still reads '0' (the reading is what is off)");
 	return tap_done();
 }

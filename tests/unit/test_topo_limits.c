@@ -132,24 +132,31 @@ int main(void)
 	/* 2 nodes x 8 H100, 8 x NDR (B_node 400), 18 NVLinks x 25 GB/s */
 	tap_is_dbl(np_limit_busbw(NP_COLL_ALLTOALL, 16, 8, 450, 400, 50), 400.0 * 15 / 64, 1e-9,
 		   "2 x 8 H100 alltoall limit is 400*15/64 = 93.75 GB/s");
-	tap_is_dbl(np_limit_busbw(NP_COLL_ALLTOALL, 16, 8, 450, 400, 50), 93.75, 1e-9, "that is 93.75");
-	tap_is_dbl(np_limit_busbw(NP_COLL_ALLREDUCE, 8, 8, 450, 400, 50), 450, 1e-9, "one node: allreduce limit is B_gpu");
-	tap_is_dbl(np_limit_busbw(NP_COLL_ALLTOALL, 8, 8, 450, 400, 50), 450, 1e-9, "one node: alltoall limit is B_gpu");
+	tap_is_dbl(np_limit_busbw(NP_COLL_ALLTOALL, 16, 8, 450, 400, 50), 93.75, 1e-9,
+		   "that is 93.75");
+	tap_is_dbl(np_limit_busbw(NP_COLL_ALLREDUCE, 8, 8, 450, 400, 50), 450, 1e-9,
+		   "one node: allreduce limit is B_gpu");
+	tap_is_dbl(np_limit_busbw(NP_COLL_ALLTOALL, 8, 8, 450, 400, 50), 450, 1e-9,
+		   "one node: alltoall limit is B_gpu");
 	tap_is_dbl(np_limit_busbw(NP_COLL_ALLTOALL, 4, 1, 450, 50, 50), 50, 1e-9,
 		   "one rank per node: alltoall is bounded by B_node (n-1)/(n-1)");
 	tap_is_dbl(np_limit_busbw(NP_COLL_ALLTOALL, 16, 8, 10, 400, 50), 10.0 * 15 / 7, 1e-9,
 		   "alltoall with slow GPUs: B_gpu (n-1)/(L-1) wins");
 	tap_is_dbl(np_limit_busbw(NP_COLL_SENDRECV, 16, 8, 450, 400, 50), 50, 1e-9,
 		   "sendrecv across nodes: the nearest NIC bounds it");
-	tap_is_dbl(np_limit_busbw(NP_COLL_SENDRECV, 8, 8, 450, 400, 50), 450, 1e-9, "sendrecv within a node: B_gpu");
-	tap_is_dbl(np_limit_busbw(NP_COLL_BROADCAST, 32, 8, 450, 400, 50), 400, 1e-9, "broadcast 4 nodes: min(B_gpu, B_node)");
-	tap_is_dbl(np_limit_busbw(NP_COLL_ALLREDUCE, 16, 8, 450, 0, 0), 0, 0, "no NIC across nodes: unknown (0)");
+	tap_is_dbl(np_limit_busbw(NP_COLL_SENDRECV, 8, 8, 450, 400, 50), 450, 1e-9,
+		   "sendrecv within a node: B_gpu");
+	tap_is_dbl(np_limit_busbw(NP_COLL_BROADCAST, 32, 8, 450, 400, 50), 400, 1e-9,
+		   "broadcast 4 nodes: min(B_gpu, B_node)");
+	tap_is_dbl(np_limit_busbw(NP_COLL_ALLREDUCE, 16, 8, 450, 0, 0), 0, 0,
+		   "no NIC across nodes: unknown (0)");
 	tap_is_dbl(np_limit_busbw(NP_COLL_ALLREDUCE, 8, 8, 0, 400, 0), 0, 0, "unknown B_gpu: 0");
 	tap_is_dbl(np_limit_busbw(NP_COLL_ALLREDUCE, 0, 8, 450, 400, 0), 0, 0, "no ranks: 0");
 	tap_is_dbl(np_limit_busbw(NP_COLL_ALLREDUCE, 12, 8, 450, 400, 50), 400, 1e-9,
 		   "12 ranks of 8 per node span 2 nodes");
 
-	tap_ok(np_bw_facts_local("not-a-bus-id", &f, &err) == NP_EUSAGE, "a malformed bus id is a usage error");
+	tap_ok(np_bw_facts_local("not-a-bus-id", &f, &err) == NP_EUSAGE,
+	       "a malformed bus id is a usage error");
 	tap_ok(strstr(err.msg, "not-a-bus-id") != NULL, "its message names the value");
 
 	snprintf(root, sizeof(root), "%s/np-limits.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -160,20 +167,26 @@ int main(void)
 	build_tree();
 	setenv("NCCL_PROBE_FSROOT", root, 1);
 	err.msg[0] = 0;
-	tap_ok(np_bw_facts_local("0000:19:00.0", &f, &err) == NP_OK, "facts from a fake tree%s", err.msg);
-	tap_is_dbl(f.gpu_gbps, 32 * 16 * 128.0 / 130 / 8, 1e-9, "B_gpu is the GPU's maximum PCIe link, Gen5 x16 (%s)", f.gpu_src);
+	tap_ok(np_bw_facts_local("0000:19:00.0", &f, &err) == NP_OK, "facts from a fake tree%s",
+	       err.msg);
+	tap_is_dbl(f.gpu_gbps, 32 * 16 * 128.0 / 130 / 8, 1e-9,
+		   "B_gpu is the GPU's maximum PCIe link, Gen5 x16 (%s)", f.gpu_src);
 	tap_is_str(f.gpu_src, "PCIe Gen5 x16", "its evidence");
-	tap_is_dbl(f.node_gbps, 200, 1e-9, "B_node: 4 x 400 Gb/s = 200 GB/s, the management port not counted");
+	tap_is_dbl(f.node_gbps, 200, 1e-9,
+		   "B_node: 4 x 400 Gb/s = 200 GB/s, the management port not counted");
 	tap_is_str(f.node_src, "4 x NDR 400 Gb/s (mlx5_0..mlx5_3)", "its evidence");
 	tap_is_dbl(f.nic_gbps, 50, 1e-9, "the nearest NIC (mlx5_0, same switch) gives 50 GB/s");
 	tap_is_dbl(f.proto_gbps, 0, 0, "no NVLink: no protocol ceiling");
-	tap_ok(np_bw_facts_local("19:00.0", &f, &err) == NP_OK && f.gpu_gbps > 63, "a bus id without domain is accepted");
+	tap_ok(np_bw_facts_local("19:00.0", &f, &err) == NP_OK && f.gpu_gbps > 63,
+	       "a bus id without domain is accepted");
 	tap_ok(np_bw_facts_local("", &f, &err) == NP_OK && f.gpu_gbps == 0 && f.node_gbps == 200,
 	       "host memory: no B_gpu, B_node still known");
-	tap_ok(np_bw_facts_local("0000:99:00.0", &f, &err) == NP_OK && f.gpu_gbps == 0 && strstr(f.gpu_src, "no GPU"),
+	tap_ok(np_bw_facts_local("0000:99:00.0", &f, &err) == NP_OK && f.gpu_gbps == 0 &&
+		       strstr(f.gpu_src, "no GPU"),
 	       "a bus id with no GPU: 0 and evidence says so");
 	setenv("NCCL_PROBE_FSROOT", "/nonexistent/np-root", 1);
-	tap_ok(np_bw_facts_local("", &f, &err) == NP_EUSAGE, "a missing NCCL_PROBE_FSROOT is a usage error");
+	tap_ok(np_bw_facts_local("", &f, &err) == NP_EUSAGE,
+	       "a missing NCCL_PROBE_FSROOT is a usage error");
 	{
 		char cmd[512];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

@@ -51,7 +51,8 @@ static void test_cell_judge(void)
 	for (int i = 0; i < 8; i++)
 		r[i] = 1.2;
 	np_tune_cell_judge(&cl, r, 8, 0.05);
-	tap_is_int(cl.ratio.verdict, NP_TUNE_NONE, "NCCL made the baseline's own calls: no difference");
+	tap_is_int(cl.ratio.verdict, NP_TUNE_NONE,
+		   "NCCL made the baseline's own calls: no difference");
 
 	memset(&cl, 0, sizeof(cl));
 	cl.same_choice = true;
@@ -87,7 +88,8 @@ static void test_choice(void)
 	strcpy(cl.proto, "LL");
 	strcpy(base.algo, "Ring");
 	strcpy(base.proto, "LL");
-	tap_ok(np_tune_choice_same(&c, &cl, &base), "NCCL_PROTO=LL, NCCL chose Ring/LL for both: same");
+	tap_ok(np_tune_choice_same(&c, &cl, &base),
+	       "NCCL_PROTO=LL, NCCL chose Ring/LL for both: same");
 	strcpy(base.proto, "Simple");
 	tap_ok(!np_tune_choice_same(&c, &cl, &base), "the baseline ran Simple: not the same");
 	tap_ok(!np_tune_choice_ignores(&c, &cl), "LL asked, LL used: not ignored");
@@ -98,7 +100,8 @@ static void test_choice(void)
 	cand1(&c, "NCCL_MIN_NCHANNELS", "4");
 	strcpy(cl.proto, "LL");
 	strcpy(base.proto, "LL");
-	tap_ok(!np_tune_choice_same(&c, &cl, &base), "a setting other than PROTO/ALGO: never the same");
+	tap_ok(!np_tune_choice_same(&c, &cl, &base),
+	       "a setting other than PROTO/ALGO: never the same");
 	tap_ok(!np_tune_choice_same(NULL, &cl, &base), "the baseline itself: not a same choice");
 }
 
@@ -149,7 +152,8 @@ static void test_recommended(void)
 	tap_is_int(np_tune_recommended(pts, 3, 3, st), -1, "slower at one point: not recommended");
 	c[2][1].ratio.verdict = NP_TUNE_NONE;
 	c[2][1].ignored = true;
-	tap_is_int(np_tune_recommended(pts, 3, 3, st), -1, "ignored by NCCL at one point: not recommended");
+	tap_is_int(np_tune_recommended(pts, 3, 3, st), -1,
+		   "ignored by NCCL at one point: not recommended");
 	c[2][1].ignored = false;
 	/* two candidates win as many points: the larger gain */
 	c[0][2].ratio = (struct np_tune_ratio){ .verdict = NP_TUNE_FASTER, .median = 1.5 };
