@@ -26,19 +26,24 @@ struct fleet_noise {
 	double spread_pair, spread_alone;
 };
 
+/* Whether figure f is one that nothing named explains: not wrong, its
+ * node (alone) or both ends (a pair) not named, a pair not a named link. */
+static bool unexplained(const struct np_iso_judge *j, const struct np_iso_fig *f)
+{
+	if (f->kind == NP_FIG_WORLD || f->wrong || j->state[f->a] != NP_NODE_OK)
+		return false;
+	return f->kind != NP_FIG_PAIR ||
+	       (j->state[f->b] == NP_NODE_OK && !np_iso_link_named(j, f->a, f->b));
+}
+
 static double spread_of(const struct np_iso_judge *j, enum np_iso_fig_kind kind, double *lr)
 {
 	int m = 0;
 
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
-		if (f->kind != kind || f->wrong || !(f->ratio > 0) || !isfinite(f->ratio) ||
-		    j->state[f->a] != NP_NODE_OK)
-			continue;
-		if (kind == NP_FIG_PAIR &&
-		    (j->state[f->b] != NP_NODE_OK || np_iso_link_named(j, f->a, f->b)))
-			continue;
-		lr[m++] = log(f->ratio);
+		if (f->kind == kind && unexplained(j, f) && f->ratio > 0 && isfinite(f->ratio))
+			lr[m++] = log(f->ratio);
 	}
 	return m >= 4 ? 1.4826 * np_stats_mad(lr, m, np_stats_median(lr, m)) : 0;
 }
@@ -50,11 +55,10 @@ static void noise_of(const struct np_iso_judge *j, struct fleet_noise *fn)
 	fn->n = fn->below = 0;
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
-		if (f->kind != NP_FIG_PAIR || f->wrong || j->state[f->a] != NP_NODE_OK ||
-		    j->state[f->b] != NP_NODE_OK || np_iso_link_named(j, f->a, f->b))
-			continue;
-		fn->n++;
-		fn->below += f->bad;
+		if (f->kind == NP_FIG_PAIR && unexplained(j, f)) {
+			fn->n++;
+			fn->below += f->bad;
+		}
 	}
 	fn->spread_pair = spread_of(j, NP_FIG_PAIR, lr);
 	fn->spread_alone = spread_of(j, NP_FIG_ALONE, lr);

@@ -140,9 +140,12 @@ static bool network_most(const struct nodeview *n)
  * (see mixed_note). */
 static bool network_bad(const struct nodeview *n) { return network_most(n) && !n->good_partners; }
 
+/* Slow at times: not slow inside, below with most partners in
+ * confirmation rounds too, and clearly fine with one (mixed_note). */
 static bool network_mixed(const struct nodeview *n)
 {
-	return network_most(n) && n->good_partners && n->late_pair_bad >= NP_ISO_CONFIRMS;
+	return !inside(n) && network_most(n) && n->good_partners &&
+	       n->late_pair_bad >= NP_ISO_CONFIRMS;
 }
 
 static bool paired_before(struct np_iso_judge *j, int a, int b)
@@ -310,7 +313,7 @@ static bool mixed_inconclusive(struct np_iso_judge *j)
 
 	view_nodes(j, nv);
 	for (int v = 0; v < j->N; v++)
-		if (!inside(&nv[v]) && network_mixed(&nv[v])) {
+		if (network_mixed(&nv[v])) {
 			first = first < 0 ? v : first;
 			n++;
 		}
@@ -665,7 +668,7 @@ int np_iso_decide(struct np_iso_judge *j, bool final)
 			evidence_of(j, v, -1, j->evidence[v], sizeof(j->evidence[v]));
 		} else if (!final) {
 			open++;
-		} else if (!inside(n) && network_mixed(n)) {
+		} else if (network_mixed(n)) {
 			mixed_note(j, v, n);
 		} else {
 			char ev[512];
