@@ -196,11 +196,42 @@ NP_HD int64_t np_pat_data(int dtype, int r, size_t j)
 	return lo + (int64_t)(h % (uint64_t)(hi - lo + 1));
 }
 
+/* A sum's term that every rank of element h shares: for an unbounded
+ * type a share of its range; for a bounded one at least amin (0 on
+ * floating types, E on integers, which each rank may lower by up to E),
+ * *E the spread a rank adds or takes */
+NP_HD int64_t np_pat_sum_base(int dtype, int n, uint64_t h, int64_t *E)
+{
+	int64_t lo, hi, A, amin;
+
+	if (!np_pat_bounded(dtype)) {
+		np_pat_range(dtype, &lo, &hi);
+		*E = 0;
+		return (int64_t)(h % ((uint64_t)hi / (uint64_t)n + 1));
+	}
+	np_pat_sum_terms(dtype, &A, E);
+	amin = np_pat_is_float(dtype) ? 0 : *E;
+	return amin + (int64_t)(h % (uint64_t)(A - amin + 1));
+}
+
+/* max and min of element h: the range's bottom, half its span (U) and
+ * the element's offset m above the bottom */
+NP_HD int64_t np_pat_extreme(int dtype, uint64_t h, uint64_t *U, uint64_t *m)
+{
+	int64_t lo, hi;
+	uint64_t span;
+
+	np_pat_range(dtype, &lo, &hi);
+	span = (uint64_t)hi - (uint64_t)lo;
+	*U = span / 2;
+	*m = np_pat_mix(h) % (span - *U + 1);
+	return lo;
+}
+
 /* Input of rank r at index j of its send buffer for a reduction op. */
 NP_HD int64_t np_pat_red_input(int op, int dtype, int n, int r, size_t j)
 {
 	uint64_t h = np_pat_elem(op, j);
-	int64_t lo, hi;
 
 	switch (op) {
 	case NP_OP_SUM:
@@ -208,19 +239,14 @@ NP_HD int64_t np_pat_red_input(int op, int dtype, int n, int r, size_t j)
 		int c = np_pat_chain(op, dtype, n);
 		int s = c < n ? (int)((h >> 32) % (uint64_t)n) : 0;
 		int i = (r - s + n) % n, i1 = (i + 1) % (c > 0 ? c : 1);
+		int64_t E, a;
 		if (i >= c)
 			return 0;
-		if (!np_pat_bounded(dtype)) {
-			np_pat_range(dtype, &lo, &hi);
-			uint64_t a = h % ((uint64_t)hi / (uint64_t)n + 1);
-			return (int64_t)(a + np_pat_hash(h, (uint64_t)i) -
+		a = np_pat_sum_base(dtype, n, h, &E);
+		if (!np_pat_bounded(dtype))
+			return (int64_t)((uint64_t)a + np_pat_hash(h, (uint64_t)i) -
 					 np_pat_hash(h, (uint64_t)i1));
-		}
-		int64_t A, E, amin;
-		np_pat_sum_terms(dtype, &A, &E);
-		amin = np_pat_is_float(dtype) ? 0 : E;
-		return amin + (int64_t)(h % (uint64_t)(A - amin + 1)) +
-		       (int64_t)(np_pat_hash(h, (uint64_t)i) % (uint64_t)(E + 1)) -
+		return a + (int64_t)(np_pat_hash(h, (uint64_t)i) % (uint64_t)(E + 1)) -
 		       (int64_t)(np_pat_hash(h, (uint64_t)i1) % (uint64_t)(E + 1));
 	}
 	case NP_OP_PROD: {
@@ -232,11 +258,8 @@ NP_HD int64_t np_pat_red_input(int op, int dtype, int n, int r, size_t j)
 	case NP_OP_MAX:
 	case NP_OP_MIN: {
 		int t = (int)((h >> 8) % (uint64_t)n);
-		uint64_t span, U, m, u;
-		np_pat_range(dtype, &lo, &hi);
-		span = (uint64_t)hi - (uint64_t)lo;
-		U = span / 2;
-		m = np_pat_mix(h) % (span - U + 1); /* m - lo */
+		uint64_t U, m, u;
+		int64_t lo = np_pat_extreme(dtype, h, &U, &m); /* m: element - lo */
 		u = r == t ? 0 : 1 + np_pat_hash(h, (uint64_t)r) % U;
 		if (op == NP_OP_MAX)
 			return (int64_t)((uint64_t)lo + U + m - u);
@@ -251,32 +274,23 @@ NP_HD int64_t np_pat_red_input(int op, int dtype, int n, int r, size_t j)
 NP_HD int64_t np_pat_red_expect(int op, int dtype, int n, size_t j)
 {
 	uint64_t h = np_pat_elem(op, j);
-	int64_t lo, hi;
 
 	switch (op) {
 	case NP_OP_SUM:
 	case NP_OP_AVG: {
 		int c = np_pat_chain(op, dtype, n);
-		if (!np_pat_bounded(dtype)) {
-			np_pat_range(dtype, &lo, &hi);
-			uint64_t a = h % ((uint64_t)hi / (uint64_t)n + 1);
-			return (int64_t)(op == NP_OP_AVG ? a : a * (uint64_t)n);
-		}
-		int64_t A, E, amin, sum;
-		np_pat_sum_terms(dtype, &A, &E);
-		amin = np_pat_is_float(dtype) ? 0 : E;
-		sum = (int64_t)c * (amin + (int64_t)(h % (uint64_t)(A - amin + 1)));
+		int64_t E, a = np_pat_sum_base(dtype, n, h, &E), sum;
+		if (!np_pat_bounded(dtype))
+			return (int64_t)(op == NP_OP_AVG ? (uint64_t)a : (uint64_t)a * (uint64_t)n);
+		sum = (int64_t)c * a;
 		/* integer avg: the sum divided by n, truncated (NCCL and MPI alike) */
 		return op == NP_OP_AVG && !np_pat_is_float(dtype) ? sum / n : sum;
 	}
 	case NP_OP_PROD: return (h & 1) ? 2 : 1;
 	case NP_OP_MAX:
 	case NP_OP_MIN: {
-		uint64_t span, U, m;
-		np_pat_range(dtype, &lo, &hi);
-		span = (uint64_t)hi - (uint64_t)lo;
-		U = span / 2;
-		m = np_pat_mix(h) % (span - U + 1);
+		uint64_t U, m;
+		int64_t lo = np_pat_extreme(dtype, h, &U, &m);
 		return (int64_t)((uint64_t)lo + m + (op == NP_OP_MAX ? U : 0));
 	}
 	}

@@ -197,6 +197,17 @@ void np_abort_err(const struct np_err *err)
 	np_abort(np_status_exit(err->status), "%s", err->msg);
 }
 
+int np_line_len(const char *text, int room)
+{
+	int n = (int)strlen(text);
+
+	if (n <= room)
+		return n;
+	for (n = room; n > 0 && text[n] != ' '; n--)
+		;
+	return n ? n : room;
+}
+
 void np_wrap(FILE *f, const char *lead, const char *indent, const char *text, int width)
 {
 	const char *pre = lead;
@@ -209,16 +220,8 @@ void np_wrap(FILE *f, const char *lead, const char *indent, const char *text, in
 		text = np_printable(safe, len, text);
 
 	do {
-		int room = width - (int)strlen(pre), n = (int)strlen(text);
-		if (room < 20)
-			room = 20;
-		if (n > room) {
-			n = room;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (n == 0)
-				n = room;
-		}
+		int room = width - (int)strlen(pre);
+		int n = np_line_len(text, room < 20 ? 20 : room);
 		fprintf(f, "%s%.*s\n", pre, n, text);
 		text += n;
 		while (*text == ' ')

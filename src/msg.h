@@ -60,10 +60,13 @@ void np_cleanup_drop(int slot);
 void np_cleanup(void);
 void np_cleanup_scratch(void);
 
-/* A size for people: "128 MiB", "8 B", "1.5 GiB". */
+/* how much of text goes on a line of room columns: all of it if it fits,
+ * else up to its last blank within room (a word longer than room is cut) */
+int np_line_len(const char *text, int room);
 /* text as lines of at most width columns, broken at blanks: the first
  * after lead, the others after indent (a word longer than a line is cut) */
 void np_wrap(FILE *f, const char *lead, const char *indent, const char *text, int width);
+/* A size for people: "128 MiB", "8 B", "1.5 GiB". */
 void np_human_size(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "../common/coll.h"
 #include "cmds.h"
+#include "msg.h"
 #include "opts.h"
 #include "opts_rows.h"
 
@@ -19,14 +20,7 @@ static void wrap(FILE *f, const char *text, int indent)
 	const int room = 80 - indent;
 
 	while (*text) {
-		int n = (int)strlen(text);
-		if (n > room) {
-			n = room;
-			while (n > 0 && text[n] != ' ')
-				n--;
-			if (n == 0)
-				n = room;
-		}
+		int n = np_line_len(text, room);
 		fprintf(f, "%.*s\n", n, text);
 		text += n;
 		while (*text == ' ')

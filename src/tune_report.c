@@ -91,6 +91,18 @@ static void cell_str(const struct tune *tu, const struct np_tune_cell *cl, int a
 			 cl->ratio.hi, word);
 }
 
+/* Point i if the table shows it (its baseline ran a round), its size in
+ * sz; NULL if not */
+static const struct np_tune_point *shown(const struct tune *tu, size_t i, char *sz, size_t len)
+{
+	const struct np_tune_point *p = &tu->pts[i];
+
+	if (!p->cells[0].ran || !p->rounds)
+		return NULL;
+	np_human_size(p->lay.size, sz, len);
+	return p;
+}
+
 /* --wide: one row per point, a column per candidate */
 static void wide_rows(const struct tune *tu, FILE *f)
 {
@@ -101,11 +113,10 @@ static void wide_rows(const struct tune *tu, FILE *f)
 		fprintf(f, "  cand%-30d", a);
 	fputc('\n', f);
 	for (size_t i = 0; i < tu->npts; i++) {
-		const struct np_tune_point *p = &tu->pts[i];
 		char sz[32];
-		if (!p->cells[0].ran || !p->rounds)
+		const struct np_tune_point *p = shown(tu, i, sz, sizeof(sz));
+		if (!p)
 			continue;
-		np_human_size(p->lay.size, sz, sizeof(sz));
 		fprintf(f, "%-14s %10s %6d %11.2f %9.2f", p->coll->name, sz, p->rounds,
 			p->cells[0].t_med * 1e6, p->cells[0].busbw);
 		for (int a = 1; a < tu->narms; a++) {
@@ -134,11 +145,10 @@ static void narrow_rows(const struct tune *tu, FILE *f)
 		"base busbw", "cand", choice ? "speed [95%]                  " : "speed [95%]",
 		choice ? "NCCL's choice" : "");
 	for (size_t i = 0; i < tu->npts; i++) {
-		const struct np_tune_point *p = &tu->pts[i];
 		char sz[32];
-		if (!p->cells[0].ran || !p->rounds)
+		const struct np_tune_point *p = shown(tu, i, sz, sizeof(sz));
+		if (!p)
 			continue;
-		np_human_size(p->lay.size, sz, sizeof(sz));
 		for (int a = 1; a < tu->narms; a++) {
 			cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
 			if (a == 1)
