@@ -197,15 +197,23 @@ static int shortest_batch(const struct np_batch_rule *r, double (*batch)(void *,
 	return n < 1 ? 1 : n > cap ? cap : (int)n;
 }
 
-/* Two batches of k timed: the shorter one's time per collective
- * (interference only lengthens a batch); false to stop */
-static bool timed_pair(double (*batch)(void *, int), void *arg, int k, double *per)
+/* Three batches of k timed: the median time per collective. One batch
+ * that interference lengthened does not move it; and unlike the shorter
+ * of two, it does not read short batches low where each collective's
+ * time varies (a slow transport): the shortest of a few single
+ * collectives lies further below their typical time than the shortest of
+ * a few longer batches lies below theirs, which would hide the fall the
+ * search looks for. False to stop. */
+static bool timed_three(double (*batch)(void *, int), void *arg, int k, double *per)
 {
-	double a, b;
+	double t[3], lo, hi;
 
-	if ((a = batch(arg, k)) < 0 || (b = batch(arg, k)) < 0)
-		return false;
-	*per = (a < b ? a : b) / k;
+	for (int i = 0; i < 3; i++)
+		if ((t[i] = batch(arg, k)) < 0)
+			return false;
+	lo = t[0] < t[1] ? t[0] : t[1];
+	hi = t[0] < t[1] ? t[1] : t[0];
+	*per = (t[2] < lo ? lo : t[2] > hi ? hi : t[2]) / k;
 	return true;
 }
 
@@ -218,7 +226,7 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 	double p = 0, fl = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!k || !timed_pair(batch, arg, k, &p))
+	if (!k || !timed_three(batch, arg, k, &p))
 		return false;
 	/* every party takes part in each step until none searches, so that
 	 * parties that decide together take the same number of steps */
@@ -229,28 +237,36 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 			searching = false; /* unsteady: the budget ends the search */
 			continue;
 		}
-		/* the better of two batches of 2k against the better of k's:
-		 * where the noise hides a fall, doubling goes on rather than
-		 * stop short (a longer batch is never less steady; the budget
-		 * bounds it) */
+		/* the median of three batches of 2k against k's: where the
+		 * noise hides a fall, doubling goes on rather than stop short
+		 * (a longer batch is never less steady; the budget bounds it) */
 		double p2;
 		int j = 2 * k;
-		if (!timed_pair(batch, arg, j, &p2))
+		if (!timed_three(batch, arg, j, &p2))
 			return false;
 		/* a short batch (few collectives: a slow transport, a large
-		 * size) is also held against 4k, since the few collectives of
-		 * a plateau can hide the fall that a longer batch shows */
-		if (!(1 - p2 / p > r->precision) && k < CONFIRM_BELOW && k <= cap / 4 &&
-		    4.0 * k * p <= r->max_batch) {
-			j = 4 * k;
-			if (!timed_pair(batch, arg, j, &p2))
+		 * size) is also held against 4k and 8k, as the budget allows:
+		 * the few collectives of a plateau, or each collective's own
+		 * spread, can hide a fall that a longer batch shows. The
+		 * longest length that fell is taken */
+		int jf = 1 - p2 / p > r->precision ? j : 0;
+		double pf = p2;
+		while (k < CONFIRM_BELOW && j < 8 * k && 2 * j <= cap &&
+		       2.0 * j * p <= r->max_batch) {
+			j *= 2;
+			if (!timed_three(batch, arg, j, &p2))
 				return false;
+			if (1 - p2 / p > r->precision) {
+				jf = j;
+				pf = p2;
+			}
 		}
-		if (1 - p2 / p > r->precision) {
-			out->doublings += j == 2 * k ? 1 : 2;
-			fl = floor_of(p, k, p2, j);
-			k = j;
-			p = p2;
+		if (jf) {
+			for (int d = jf / k; d > 1; d /= 2)
+				out->doublings++;
+			fl = floor_of(p, k, pf, jf);
+			k = jf;
+			p = pf;
 		} else {
 			searching = false;
 			out->steady = true;
@@ -263,9 +279,10 @@ bool np_batch_find(const struct np_batch_rule *r, double (*batch)(void *, int),
 }
 
 /* The engine's side of np_batch_find: timed batches of the point, their
- * decisions agreed over sync when groups measure in step; the last three
- * six batches kept (length, time, this rank's own time), so that the two
- * the search ended with can be the first samples. */
+ * decisions agreed over sync when groups measure in step; the last twelve
+ * batches kept (length, time, this rank's own time), so that the three
+ * of the length the search ended with can be the first samples. */
+#define CAL_KEEP 12 /* four lengths of three batches: k, 2k, 4k and 8k */
 struct cal {
 	struct np_meas *m;
 	const struct np_bench *b;
@@ -275,7 +292,7 @@ struct cal {
 	struct {
 		int iters;
 		double t, own;
-	} last[6];
+	} last[CAL_KEEP];
 };
 
 static double cal_batch(void *arg, int iters)
@@ -284,7 +301,7 @@ static double cal_batch(void *arg, int iters)
 	double t = 0, el, own = 0;
 
 	timed_batch(c->m, c->b, iters, c->t_start, &t, &el, &c->stop, &own);
-	memmove(&c->last[1], &c->last[0], 5 * sizeof(c->last[0]));
+	memmove(&c->last[1], &c->last[0], (CAL_KEEP - 1) * sizeof(c->last[0]));
 	c->last[0].iters = iters;
 	c->last[0].t = t;
 	c->last[0].own = own;
@@ -326,14 +343,14 @@ static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_star
 	*steady = len.steady;
 	*floor_rel = len.t_per > 0 ? len.t_floor / len.t_per : 0;
 	*n = 0;
-	/* the latest pair of that length: past the pairs of 2k and 4k
-	 * tried last */
+	/* the latest three of that length: past the threes of 2k, 4k and
+	 * 8k tried last */
 	int i = 0;
-	while (i < 5 && c.last[i].iters != len.iters)
-		i += 2;
-	if (!m->synced && c.n >= i + 2 && i < 5 && c.last[i].iters == len.iters &&
-	    c.last[i + 1].iters == len.iters) {
-		for (int j = i + 1; j >= i; j--) {
+	while (i + 3 <= CAL_KEEP && c.last[i].iters != len.iters)
+		i += 3;
+	if (!m->synced && i + 3 <= CAL_KEEP && c.n >= i + 3 && c.last[i].iters == len.iters &&
+	    c.last[i + 1].iters == len.iters && c.last[i + 2].iters == len.iters) {
+		for (int j = i + 2; j >= i; j--) {
 			if (m->own)
 				m->own[*n] = c.last[j].own / len.iters;
 			m->samples[(*n)++] = c.last[j].t / len.iters;

@@ -99,7 +99,7 @@ void np_report_table_header(FILE *f, const struct np_sweep_report *rep)
 	else
 		fprintf(f,
 			"# iters: auto, to 1%% of the median or noise-bound; %g s per judged size, a tenth below;\n"
-			"#   batches of the steady state: doubled from 2 ms while the time per collective fell\n",
+			"#   batches of the steady state: lengthened from 2 ms while the time per collective fell\n",
 			o->budget);
 	np_human_size(rep->judge_from, lo, sizeof(lo));
 	fprintf(f, "# judged: rows from %s up%s\n", lo,
