@@ -178,7 +178,7 @@ static void health(struct fleet_state *fs, struct np_topo *t, const struct np_op
 	static const struct np_health_load gpu_load = { load_start, load_stop, NULL };
 	struct np_health_opts ho = { 0 };
 
-	ho.window_s = o->under_load > 0 ? o->under_load : 1.0;
+	ho.window_s = o->under_load > 0 ? o->under_load : o->window > 0 ? o->window : 1.0;
 	ho.local_ranks = fs->up ? fs->w.local_size : 0;
 	if (fs->leader && !o->input) {
 		t->health = calloc(1, sizeof(*t->health));

@@ -109,6 +109,7 @@ struct np_opts {
 	int fail_on;       /* --fail-on: the least severity (NP_SEV_*) that
 			    * exits 1, -1 never; default NP_SEV_ERROR (2) */
 	double under_load; /* --under-load seconds, 0 = idle sampling */
+	double window;     /* --window: idle sampling seconds, 0 = the default (1 s) */
 	/* compare */
 	const char *files[2];  /* the two JSON reports, A and B */
 	double max_regression; /* fraction: fail only for slowdowns beyond it */

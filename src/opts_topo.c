@@ -32,6 +32,8 @@ static const struct np_option topo_options[] = {
 	NP_ROW_VERSION,
 	OPT_FLAG("wide", 0, wide,
 		 "every column in the table (affinity columns, BAR1, full names), lines unbroken"),
+	OPT_DOUBLE("window", 0, "SEC", window, 0.1, 600,
+		   "sample GPU health and NIC counters idle over SEC seconds (default 1)"),
 };
 
 static const struct np_exit_code topo_exits[] = {
@@ -55,6 +57,12 @@ static enum np_status topo_check_opts(struct np_opts *o, struct np_err *err)
 	if (o->under_load > 0 && (o->input || o->check_gdr || o->recommend))
 		return np_fail(err, NP_EUSAGE,
 			       "--under-load samples the live GPUs' health; drop --input, --check-gdr and --recommend");
+	if (o->window > 0 && (o->input || o->check_gdr || o->recommend))
+		return np_fail(err, NP_EUSAGE,
+			       "--window is how long the live health check samples; drop --input, --check-gdr and --recommend");
+	if (o->window > 0 && o->under_load > 0)
+		return np_fail(err, NP_EUSAGE,
+			       "--under-load SEC is its own window; give --window or --under-load, not both");
 	return NP_OK;
 }
 

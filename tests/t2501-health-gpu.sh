@@ -19,7 +19,15 @@ pci "$R" pci0000:3a/0000:3a:01.0/0000:3b:00.0 0x10de 0x030200
 link "$R" 0000:3b:00.0 32.0 16 32.0 16
 
 # --wide: each finding on one line, for the greps below (t2002 tests the default layout)
-topo() { NCCL_PROBE_FSROOT=$R NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$CFG np topo --quiet --wide "$@"; }
+# topo on the fake machine, sampled idle over 0.2 s (--window) unless
+# the arguments give --under-load or DEFAULT_WINDOW is set
+topo() {
+	win="--window 0.2"
+	case " $* " in *" --under-load "*) win= ;; esac
+	[ -z "${DEFAULT_WINDOW:-}" ] || win=
+	# shellcheck disable=SC2086 # $win: no option or one with its value
+	NCCL_PROBE_FSROOT=$R NCCL_PROBE_NVML_LIB=$LIB NP_FAKE_NVML=$CFG np topo --quiet --wide $win "$@"
+}
 
 # A healthy idle H100 as NVML shows it; driver 580 style temperatures:
 # 34 C, 53 C below T.Limit, slowdown at -2 C of T.Limit, and an absolute
@@ -80,10 +88,12 @@ plant() {
 healthy >"$CFG"
 expect_success "a healthy idle GPU" topo
 no_health_finding "no health finding (idle clocks, margins read as margins, old counters)"
-expect_grep '^Health \(sampled 1\.0 s, idle\)' "$TEST_OUT" "  a health section, sampled idle"
+expect_grep '^Health \(sampled 0\.2 s, idle\)' "$TEST_OUT" "  a health section, sampled idle over --window"
 expect_grep 'GPU0 +SM 345/1980 MHz \(app 1755\), mem 2619/2619 MHz, 34 C \(55 C to slowdown\), 70/700 W, reasons: idle' \
 	"$TEST_OUT" "  GPU0's figures: 53 C margin minus a -2 C slowdown margin is 55 C of headroom"
-expect_success "as JSON" topo --format json --output "$TEST_TMP/h.json"
+DEFAULT_WINDOW=1
+expect_success "as JSON (the default window)" topo --format json --output "$TEST_TMP/h.json"
+DEFAULT_WINDOW=
 if PY=$(command -v python3); then
 	"$PY" - "$TEST_TMP/h.json" <<'PY'
 import json, sys
@@ -144,7 +154,7 @@ expect_grep 'error +health-gpu-retired-pending \[GPU0\]' "$TEST_OUT" "  health-g
 plant 'warning +health-gpu-pcie-replay \[GPU0\]: GPU0: 5 PCIe replays during the run' "PCIe replays growing" 0 gpu0.pcie_replay_step=5
 plant 'warning +health-nvlink-errors \[GPU0\]: GPU0: NVLink errors during the run' "NVLink errors growing" 0 \
 	gpu0.nvl_crc_step=2 gpu0.nvl_recovery_step=1
-expect_grep 'evidence: NVML NVLink counters over 1.0 s idle: CRC \+2, replay \+0, recovery \+1' "$TEST_OUT" "  by how much each grew"
+expect_grep 'evidence: NVML NVLink counters over 0.2 s idle: CRC \+2, replay \+0, recovery \+1' "$TEST_OUT" "  by how much each grew"
 NGPU=2 plant 'warning +health-nvlink-down \[GPU1\]: GPU1: 16 NVLinks active, 18 on other GPUs like it' \
 	"two NVLinks down on GPU1" 0 gpu1.nvlinks_down=3,7
 expect_grep 'down: 3,7' "$TEST_OUT" "  the links down are named"
@@ -230,4 +240,8 @@ expect_grep 'invalid --under-load' "$TEST_ERR" "  names the option"
 expect_code 64 "--under-load abc" topo --under-load abc
 expect_code 64 "--under-load 601" topo --under-load 601
 expect_code 64 "--under-load with --check-gdr" topo --under-load 1 --check-gdr
+expect_code 64 "--window 0.05" topo --window 0.05
+expect_code 64 "--window with --under-load" topo --window 2 --under-load 1
+expect_grep "give --window or --under-load, not both" "$TEST_ERR" "  the message says which to drop"
+expect_code 64 "--window with --input" env NCCL_PROBE_FSROOT="$R" "$NP_BIN" topo --window 2 --input "$TEST_TMP/h.json"
 done_testing
