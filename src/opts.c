@@ -18,7 +18,7 @@
 #include "opts_rows.h"
 #include "opts_value.h"
 
-#define NP_FMT_NAME(m, name) [m] = name,
+#define NP_FMT_NAME(m, name, writer) [m] = name,
 static const char *const format_names[NP_FMT_COUNT] = { NP_FORMATS(NP_FMT_NAME) };
 #undef NP_FMT_NAME
 

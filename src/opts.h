@@ -16,19 +16,24 @@
 #include "../common/coll.h"
 #include "../common/status.h"
 
-/* The report formats, one row each (the member, its --format name): a new
- * one is a row here, its bit in the formats of the commands that write it
- * (struct np_cmd, src/cmds.h) and its writer. */
-#define NP_FORMATS(X)            \
-	X(NP_FMT_TABLE, "table") \
-	X(NP_FMT_JSON, "json") X(NP_FMT_CSV, "csv") X(NP_FMT_NCCLTESTS, "nccl-tests")
-#define NP_FMT_MEMBER(m, name) m,
-#define NP_FMT_ONE(m, name) +1
+/* The report formats, one row each: the member, its --format name and
+ * the sweep's writer of its whole report (declared from this list in
+ * src/report.h; the table's writes what follows the rows it streamed).
+ * A new format is a row here and its writer's file: the sweep writes
+ * every format; the other commands name theirs (struct np_cmd, src/cmds.h). */
+#define NP_FORMATS(X)                                    \
+	X(NP_FMT_TABLE, "table", np_report_table_footer) \
+	X(NP_FMT_JSON, "json", np_report_json)           \
+	X(NP_FMT_CSV, "csv", np_report_csv)              \
+	X(NP_FMT_NCCLTESTS, "nccl-tests", np_report_nccltests)
+#define NP_FMT_MEMBER(m, name, writer) m,
+#define NP_FMT_ONE(m, name, writer) +1
 enum np_format { NP_FORMATS(NP_FMT_MEMBER) };
 enum { NP_FMT_COUNT = 0 NP_FORMATS(NP_FMT_ONE) }; /* not a member: switches name every format */
 #undef NP_FMT_MEMBER
 #undef NP_FMT_ONE
 #define NP_FMT_BIT(f) (1u << (f))
+#define NP_FMT_ALL ((1u << NP_FMT_COUNT) - 1)
 enum np_step_kind { NP_STEP_FACTOR, NP_STEP_ADD };
 
 const char *np_format_str(enum np_format f);

@@ -107,8 +107,7 @@ const struct np_cmd np_cmd_sweep = {
 	.about = "Measure NCCL (or MPI) collectives over a range of sizes and compare the\n"
 		 "bus bandwidth with what this machine's links allow.\n",
 	.exits = sweep_exits,
-	.formats = NP_FMT_BIT(NP_FMT_TABLE) | NP_FMT_BIT(NP_FMT_JSON) | NP_FMT_BIT(NP_FMT_CSV) |
-		   NP_FMT_BIT(NP_FMT_NCCLTESTS),
+	.formats = NP_FMT_ALL, /* each has its writer (NP_FORMATS, src/opts.h) */
 	/* NVLink and InfiniBand saturate from about 1 GiB */
 	.default_max = { 128ull << 20, 8ull << 30 },
 	NP_CMD_OPTIONS(sweep_options),

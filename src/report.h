@@ -40,13 +40,14 @@ struct np_table {
 void np_report_table_columns(FILE *f, struct np_table *t);
 void np_report_table_row(FILE *f, struct np_table *t, const struct np_result *r);
 void np_report_table_skip(FILE *f, const struct np_skip *s);
-void np_report_table_footer(FILE *f, const struct np_sweep_report *rep);
 
-void np_report_json(FILE *f, const struct np_sweep_report *rep);
-/* --format nccl-tests: nccl-tests 2.19's table, one block per collective,
- * and its -J JSON layout */
-void np_report_nccltests(FILE *f, const struct np_sweep_report *rep);
+/* The sweep's writer of each --format (NP_FORMATS, src/opts.h): the
+ * whole report; --format nccl-tests is nccl-tests 2.19's table, one block
+ * per collective */
+#define NP_REPORT_WRITER(m, name, writer) void writer(FILE *f, const struct np_sweep_report *rep);
+NP_FORMATS(NP_REPORT_WRITER)
+#undef NP_REPORT_WRITER
+/* nccl-tests' -J JSON layout, beside --format nccl-tests */
 void np_report_nccltests_json(FILE *f, const struct np_sweep_report *rep);
-void np_report_csv(FILE *f, const struct np_sweep_report *rep);
 
 #endif

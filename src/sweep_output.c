@@ -98,21 +98,20 @@ enum np_status sweep_open_output(struct sweep *s, struct np_err *err)
 	return NP_OK;
 }
 
+#define WRITER(m, name, writer) [m] = writer,
+static void (*const writers[NP_FMT_COUNT])(FILE *,
+					   const struct np_sweep_report *) = { NP_FORMATS(WRITER) };
+#undef WRITER
+
 void sweep_finish_output(struct sweep *s)
 {
 	struct np_err err = { 0 };
 
 	if (s->w->rank != 0)
 		return;
-	switch (s->o->format) {
-	case NP_FMT_TABLE:
-		/* -q drops the header and progress, never the summary and verdict */
-		np_report_table_footer(s->out, &s->rep);
-		break;
-	case NP_FMT_JSON: np_report_json(s->out, &s->rep); break;
-	case NP_FMT_CSV: np_report_csv(s->out, &s->rep); break;
-	case NP_FMT_NCCLTESTS: np_report_nccltests(s->out, &s->rep); break;
-	}
+	/* the table's: -q drops the header and progress, never the summary
+	 * and verdict */
+	writers[s->o->format](s->out, &s->rep);
 	/* the files' temporaries, made now */
 	if (s->out_mem) {
 		if (fflush(s->out) || ferror(s->out))
