@@ -222,12 +222,41 @@ static int start_up(const struct np_cmd *cmd, struct np_run *run)
 	return -1;
 }
 
+/* A process that no launcher started: its options parsed before MPI, so
+ * that --help, --version and a usage error answer without MPI's start-up
+ * (a singleton's daemon: 0.4 s). Returns -1 to go on (start_up parses
+ * them again, as under a launcher), else the exit code. */
+static int answer_alone(const struct np_cmd *cmd, int argc, char **argv, int first)
+{
+	struct np_opts o;
+	struct np_err err = { 0 };
+	bool help, version;
+
+	if (np_opts_parse(&o, cmd, argc, argv, first, &help, &version, &err)) {
+		np_error("%s", err.msg);
+		return NP_EXIT_USAGE;
+	}
+	if (!help && !version)
+		return -1;
+	if (help)
+		np_opts_usage(stdout, cmd);
+	else
+		print_version(cmd);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		np_rank_error("cannot write to standard output: %s", strerror(errno));
+		return NP_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 static int run_cmd(const struct np_cmd *cmd, int argc, char **argv, int first)
 {
 	static struct np_run run;
 	int code;
 
 	run.t0 = np_now_s();
+	if (!launch_env.launched && (code = answer_alone(cmd, argc, argv, first)) >= 0)
+		return code;
 	if ((code = start_mpi(cmd, &argc, &argv, &run.mpi)))
 		return code;
 	run.argc = argc;
