@@ -24,6 +24,7 @@
 #include "compare.h"
 #include "compare_judge.h"
 #include "compare_read.h"
+#include "doc.h"
 #include "json.h"
 #include "msg.h"
 #include "opts.h"
@@ -94,156 +95,189 @@ static void summary_line(char *buf, size_t len, const struct np_cmp_summary *s)
 	}
 }
 
-static void report_table(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b,
-			 const struct np_cmp_pair *p, size_t np, int ncompared,
-			 const struct np_cmp_summary *sum, int ns, char (*diff)[256], int ndiff,
-			 bool quiet)
-{
-	int napprox = 0;
+/* What compare reports: the two runs and their comparison */
+struct cmp_doc {
+	const struct np_cmp_run *a, *b;
+	const struct np_cmp_result *c;
+	bool quiet; /* the table without its head */
+	int code;
+	double min_change;
+};
 
-	if (!quiet) {
-		/* what came from a file or the command line is printed escaped */
-		fputs("# compare A '", f);
-		np_fputs_printable(f, a->path);
-		fputs("' and B '", f);
-		np_fputs_printable(f, b->path);
-		fputs("': ", f);
-		np_fputs_printable(f, or_unknown(a->backend));
-		fprintf(f, " backend, ranks %lld, nodes %lld\n", a->ranks, a->nodes);
-		for (int i = 0; i < ndiff; i++) {
-			fputs("# differs: ", f);
-			np_fputs_printable(f, diff[i]);
-			fputs("\n", f);
-		}
-		fprintf(f,
-			"# B/A = B's speed over A's (busbw ratio; A's time / B's time), the Hodges-Lehmann estimate\n"
-			"# from the stored sample times, with its 95%% confidence interval (Mann-Whitney),\n"
-			"# Bonferroni-corrected over the %d rows compared\n",
-			ncompared);
+/* s escaped (common/printable.h) in a string of its own; NULL out of memory */
+static char *escaped(const char *s)
+{
+	size_t len = 4 * strlen(s ? s : "") + 1;
+	char *e = malloc(len);
+
+	return e ? np_printable(e, len, s) : NULL;
+}
+
+/* The table's head: the runs, how they differ, how to read B/A */
+static void doc_head(struct np_doc *top, const struct cmp_doc *cd)
+{
+	char *pa = escaped(cd->a->path), *pb = escaped(cd->b->path),
+	     *be = escaped(or_unknown(cd->a->backend));
+
+	if (pa && pb && be)
+		np_doc_line(top, "# compare A '%s' and B '%s': %s backend, ranks %lld, nodes %lld",
+			    pa, pb, be, cd->a->ranks, cd->a->nodes);
+	else
+		np_doc_nomem(top);
+	free(pa);
+	free(pb);
+	free(be);
+}
+
+static const struct np_doc_col row_cols[] = {
+	{ "coll", -13, NULL },  { "size(B)", 12, NULL }, { "A(GB/s)", 9, NULL },
+	{ "B(GB/s)", 9, NULL }, { "B/A", 6, NULL },      { "95% CI", 13, NULL },
+	{ "samples", 8, NULL }, { "result", 0, "  " },
+};
+
+/* A row: its JSON members, and its cells (the group's name, the ratio
+ * and its interval, both sample counts); true where the normal
+ * approximation stands in for the exact interval with few samples */
+static bool doc_row(struct np_doc *rows, const struct np_cmp_pair *p, const struct np_cmp_run *a)
+{
+	struct np_doc *r = np_doc_row(rows);
+	bool have = p->v != NP_CV_FEW;
+	/* the normal approximation is poor when one side has few samples */
+	bool approx = have && !p->sh.exact && (p->a->nsamples < 10 || p->b->nsamples < 10);
+	char name[96];
+
+	np_doc_str(r, "coll", p->a->coll);
+	np_doc_uint(r, "size", p->a->size);
+	np_doc_str(r, "type", p->a->type);
+	np_doc_str(r, "redop", p->a->redop);
+	np_doc_bool(r, "inplace", p->a->inplace);
+	np_doc_num(r, "busbw_a", p->a->busbw);
+	np_doc_num(r, "busbw_b", p->b->busbw);
+	np_doc_int(r, "samples_a", p->a->nsamples);
+	np_doc_int(r, "samples_b", p->b->nsamples);
+	np_doc_num(r, "speed", have ? p->speed : NAN);
+	np_doc_num(r, "speed_lo", have ? p->speed_lo : NAN);
+	np_doc_num(r, "speed_hi", have ? p->speed_hi : NAN);
+	if (have)
+		np_doc_bool(r, "exact", p->sh.exact);
+	else
+		np_doc_null(r, "exact");
+	np_doc_bool(r, "bw_bound", p->bw_bound);
+	np_doc_str(r, "result", np_cmp_verdict_str(p->v));
+	np_doc_bool(r, "regression", p->regression);
+	np_doc_bool(r, "undecided", p->undecided);
+
+	group_name(name, sizeof(name), p->a->coll, p->a->type, p->a->redop, p->a->root,
+		   p->a->inplace, a);
+	np_doc_cell(r, 0, "%s", name);
+	np_doc_cell(r, 1, "%llu", (unsigned long long)p->a->size);
+	np_doc_cell(r, 2, "%.2f", p->a->busbw);
+	np_doc_cell(r, 3, "%.2f", p->b->busbw);
+	if (have) {
+		np_doc_cell(r, 4, "%.3f", p->speed);
+		np_doc_cell(r, 5, "%.3f-%.3f", p->speed_lo, p->speed_hi);
+	} else {
+		np_doc_cell(r, 4, "-");
+		np_doc_cell(r, 5, "-");
 	}
-	fprintf(f, "%-13s %12s %9s %9s %6s %13s %8s  %s\n", "coll", "size(B)", "A(GB/s)", "B(GB/s)",
-		"B/A", "95% CI", "samples", "result");
-	for (size_t i = 0; i < np; i++) {
-		char name[96], ci[40] = "-", ratio[16] = "-", n[24];
-		group_name(name, sizeof(name), p[i].a->coll, p[i].a->type, p[i].a->redop,
-			   p[i].a->root, p[i].a->inplace, a);
-		if (p[i].v != NP_CV_FEW) {
-			snprintf(ratio, sizeof(ratio), "%.3f", p[i].speed);
-			snprintf(ci, sizeof(ci), "%.3f-%.3f", p[i].speed_lo, p[i].speed_hi);
-		}
-		snprintf(n, sizeof(n), "%d,%d", p[i].a->nsamples, p[i].b->nsamples);
-		/* the normal approximation is poor when one side has few samples */
-		{
-			bool approx = p[i].v != NP_CV_FEW && !p[i].sh.exact &&
-				      (p[i].a->nsamples < 10 || p[i].b->nsamples < 10);
-			napprox += approx;
-			fprintf(f, "%-13s %12llu %9.2f %9.2f %6s %13s %8s  %s%s\n", name,
-				(unsigned long long)p[i].a->size, p[i].a->busbw, p[i].b->busbw,
-				ratio, ci, n,
-				p[i].v == NP_CV_NONE ? "not significant"
-						     : np_cmp_verdict_str(p[i].v),
-				approx ? " *" : "");
-		}
+	np_doc_cell(r, 6, "%d,%d", p->a->nsamples, p->b->nsamples);
+	np_doc_cell(r, 7, "%s%s", p->v == NP_CV_NONE ? "not significant" : np_cmp_verdict_str(p->v),
+		    approx ? " *" : "");
+	return approx;
+}
+
+/* A group's summary over its bandwidth-bound sizes: its members and its
+ * line */
+static void doc_summary(struct np_doc *sums, const struct np_cmp_summary *s,
+			const struct np_cmp_run *a)
+{
+	char name[96], line[512];
+	bool have = s->have && s->v != NP_CV_FEW;
+	struct np_doc *g = np_doc_obj(sums, NULL);
+
+	group_name(name, sizeof(name), s->coll, s->type, s->redop, s->root, s->inplace, a);
+	summary_line(line, sizeof(line), s);
+	np_doc_text(g, "  %s: %s", name, line);
+	np_doc_str(g, "coll", s->coll);
+	np_doc_str(g, "type", s->type);
+	np_doc_str(g, "redop", s->redop);
+	np_doc_bool(g, "inplace", s->inplace);
+	if (s->nrows)
+		np_doc_uint(g, "from_size", s->from);
+	else
+		np_doc_null(g, "from_size");
+	np_doc_num(g, "speed", have ? s->speed : NAN);
+	np_doc_num(g, "speed_lo", have ? s->speed_lo : NAN);
+	np_doc_num(g, "speed_hi", have ? s->speed_hi : NAN);
+	np_doc_str(g, "result", np_cmp_verdict_str(s->v));
+	np_doc_str(g, "text", line);
+}
+
+/* compare's document, which the table and JSON both render */
+static struct np_doc *compare_doc(const struct cmp_doc *cd)
+{
+	const struct np_cmp_result *c = cd->c;
+	struct np_doc *d = np_doc_new(), *top = np_doc_top(d), *diffs, *rows, *sums;
+	int napprox = 0;
+	size_t noisy = 0;
+
+	if (!cd->quiet)
+		doc_head(top, cd);
+	np_doc_str(top, "a", cd->a->path);
+	np_doc_str(top, "b", cd->b->path);
+	np_doc_num(top, "confidence", 1 - NP_CMP_ALPHA);
+	np_doc_num(top, "min_change", cd->min_change);
+	np_doc_int(top, "rows_compared", c->ncompared);
+	diffs = np_doc_arr(top, "differences");
+	for (int i = 0; i < c->ndiff; i++) {
+		struct np_doc *e = np_doc_str(diffs, NULL, c->diff[i]);
+		char *t = cd->quiet ? NULL : escaped(c->diff[i]);
+		if (t)
+			np_doc_text(e, "# differs: %s", t);
+		free(t);
+	}
+	if (!cd->quiet)
+		np_doc_line(top,
+			    "# B/A = B's speed over A's (busbw ratio; A's time / B's time), the Hodges-Lehmann estimate\n"
+			    "# from the stored sample times, with its 95%% confidence interval (Mann-Whitney),\n"
+			    "# Bonferroni-corrected over the %d rows compared",
+			    c->ncompared);
+	rows = np_doc_table(top, "rows", row_cols, (int)(sizeof(row_cols) / sizeof(row_cols[0])));
+	for (size_t i = 0; i < c->np; i++) {
+		napprox += doc_row(rows, &c->p[i], cd->a);
+		noisy += c->p[i].a->noise || c->p[i].b->noise;
 	}
 	if (napprox)
-		fprintf(f, "* the normal approximation: fewer than 10 samples on one side\n");
-	{
-		size_t noisy = 0;
-		for (size_t i = 0; i < np; i++)
-			noisy += p[i].a->noise || p[i].b->noise;
-		if (np && noisy == np)
-			fprintf(f,
-				"# every row compared was noise-bound in A or B: the runs' noise hides differences\n"
-				"# smaller than it; for an A/B of settings use 'nccl-probe tune', which interleaves them\n");
-	}
-	fprintf(f, "\nsummary (bandwidth-bound sizes; 95%% CI, Bonferroni over %d):\n", ns);
-	for (int g = 0; g < ns; g++) {
-		char name[96], line[512];
-		group_name(name, sizeof(name), sum[g].coll, sum[g].type, sum[g].redop, sum[g].root,
-			   sum[g].inplace, a);
-		summary_line(line, sizeof(line), &sum[g]);
-		fprintf(f, "  %s: %s\n", name, line);
-	}
+		np_doc_line(top, "* the normal approximation: fewer than 10 samples on one side");
+	if (c->np && noisy == c->np)
+		np_doc_line(top,
+			    "# every row compared was noise-bound in A or B: the runs' noise hides differences\n"
+			    "# smaller than it; for an A/B of settings use 'nccl-probe tune', which interleaves them");
+	np_doc_line(top, "\nsummary (bandwidth-bound sizes; 95%% CI, Bonferroni over %d):", c->ns);
+	sums = np_doc_arr(top, "summary");
+	for (int g = 0; g < c->ns; g++)
+		doc_summary(sums, &c->sum[g], cd->a);
+	np_doc_int(top, "exit_code", cd->code);
+	return d;
 }
 
-static void json_num_or_null(struct np_json *j, const char *key, bool ok, double v)
+static void envelope(struct np_json *j, void *rec)
 {
-	if (ok && isfinite(v))
-		np_json_num(j, key, v);
-	else
-		np_json_null(j, key);
+	np_json_envelope(j, NP_COMPARE_SCHEMA, NP_COMPARE_SCHEMA_VERSION, rec, NULL);
 }
 
-static void report_json(FILE *f, const struct np_cmp_run *a, const struct np_cmp_run *b,
-			const struct np_cmp_pair *p, size_t np, int ncompared,
-			const struct np_cmp_summary *sum, int ns, char (*diff)[256], int ndiff,
-			int code, double min_change, const struct np_run_record *rec)
+/* The report in the format asked: false out of memory */
+static bool report(FILE *f, const struct cmp_doc *cd, bool json, const struct np_run_record *rec)
 {
-	struct np_json j;
+	struct np_doc *d = compare_doc(cd);
+	bool ok = np_doc_ok(d);
 
-	np_json_init(&j, f, true);
-	np_json_obj_begin(&j, NULL);
-	np_json_envelope(&j, NP_COMPARE_SCHEMA, NP_COMPARE_SCHEMA_VERSION, rec, NULL);
-	np_json_str(&j, "a", a->path);
-	np_json_str(&j, "b", b->path);
-	np_json_num(&j, "confidence", 1 - NP_CMP_ALPHA);
-	np_json_num(&j, "min_change", min_change);
-	np_json_int(&j, "rows_compared", ncompared);
-	np_json_arr_begin(&j, "differences");
-	for (int i = 0; i < ndiff; i++)
-		np_json_str(&j, NULL, diff[i]);
-	np_json_arr_end(&j);
-	np_json_arr_begin(&j, "rows");
-	for (size_t i = 0; i < np; i++) {
-		bool have = p[i].v != NP_CV_FEW;
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "coll", p[i].a->coll);
-		np_json_uint(&j, "size", p[i].a->size);
-		np_json_str(&j, "type", p[i].a->type);
-		np_json_str(&j, "redop", p[i].a->redop);
-		np_json_bool(&j, "inplace", p[i].a->inplace);
-		json_num_or_null(&j, "busbw_a", true, p[i].a->busbw);
-		json_num_or_null(&j, "busbw_b", true, p[i].b->busbw);
-		np_json_int(&j, "samples_a", p[i].a->nsamples);
-		np_json_int(&j, "samples_b", p[i].b->nsamples);
-		json_num_or_null(&j, "speed", have, p[i].speed);
-		json_num_or_null(&j, "speed_lo", have, p[i].speed_lo);
-		json_num_or_null(&j, "speed_hi", have, p[i].speed_hi);
-		if (have)
-			np_json_bool(&j, "exact", p[i].sh.exact);
-		else
-			np_json_null(&j, "exact");
-		np_json_bool(&j, "bw_bound", p[i].bw_bound);
-		np_json_str(&j, "result", np_cmp_verdict_str(p[i].v));
-		np_json_bool(&j, "regression", p[i].regression);
-		np_json_bool(&j, "undecided", p[i].undecided);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-	np_json_arr_begin(&j, "summary");
-	for (int g = 0; g < ns; g++) {
-		char line[512];
-		bool have = sum[g].have && sum[g].v != NP_CV_FEW;
-		summary_line(line, sizeof(line), &sum[g]);
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "coll", sum[g].coll);
-		np_json_str(&j, "type", sum[g].type);
-		np_json_str(&j, "redop", sum[g].redop);
-		np_json_bool(&j, "inplace", sum[g].inplace);
-		if (sum[g].nrows)
-			np_json_uint(&j, "from_size", sum[g].from);
-		else
-			np_json_null(&j, "from_size");
-		json_num_or_null(&j, "speed", have, sum[g].speed);
-		json_num_or_null(&j, "speed_lo", have, sum[g].speed_lo);
-		json_num_or_null(&j, "speed_hi", have, sum[g].speed_hi);
-		np_json_str(&j, "result", np_cmp_verdict_str(sum[g].v));
-		np_json_str(&j, "text", line);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-	np_json_int(&j, "exit_code", code);
-	np_json_obj_end(&j);
+	if (ok && json)
+		np_doc_write_json(d, f, envelope, (void *)rec);
+	else if (ok)
+		np_doc_write_table(d, f);
+	np_doc_free(d);
+	return ok;
 }
 
 /* A sweep report that compare can read: the --baseline of a sweep,
@@ -347,22 +381,26 @@ static int compare_runs(const struct np_cmp_run *run, const struct cargs *ca)
 	if (!ca->quiet)
 		compare_notes(run, c.p, c.np, c.ncompared, c.diff, c.ndiff);
 	code = name_regressions(c.p, c.np, ca->max_regression);
-	if (ca->to) {
-		report_table(ca->to, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff,
-			     c.ndiff, ca->quiet);
-		goto out_free;
+	{
+		const struct cmp_doc cd = { .a = &run[0],
+					    .b = &run[1],
+					    .c = &c,
+					    .quiet = ca->quiet,
+					    .code = code,
+					    .min_change = ca->min_change };
+		FILE *f = ca->to;
+		if (!f && np_outfile_open(&out, ca->output ? ca->output : "-", "--output", &err)) {
+			np_error("%s", err.msg);
+			code = np_status_exit(err.status);
+			goto out_free;
+		}
+		if (!report(f ? f : out.f, &cd, !f && ca->format == NP_FMT_JSON, ca->rec)) {
+			np_error("out of memory for the comparison's report");
+			code = NP_EXIT_RUNTIME;
+		}
+		if (f)
+			goto out_free;
 	}
-	if (np_outfile_open(&out, ca->output ? ca->output : "-", "--output", &err)) {
-		np_error("%s", err.msg);
-		code = np_status_exit(err.status);
-		goto out_free;
-	}
-	if (ca->format == NP_FMT_JSON)
-		report_json(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff,
-			    c.ndiff, code, ca->min_change, ca->rec);
-	else
-		report_table(out.f, &run[0], &run[1], c.p, c.np, c.ncompared, c.sum, c.ns, c.diff,
-			     c.ndiff, ca->quiet);
 	if (np_outfile_commit(&out, &err)) {
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);

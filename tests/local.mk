@@ -145,6 +145,11 @@ tests/fakenvml/libfakenvml.so: $(top_srcdir)/tests/fakenvml/fake_nvml.c
 check_PROGRAMS += tests/unit/test_compare
 tests_unit_test_compare_SOURCES = tests/unit/test_compare.c tests/unit/tap.h
 tests_unit_test_compare_LDADD = $(UNIT_LDADD)
+# the document tree: one tree written as the table and as JSON
+check_PROGRAMS += tests/unit/test_doc
+tests_unit_test_doc_SOURCES = tests/unit/test_doc.c tests/unit/tap.h
+tests_unit_test_doc_LDADD = $(UNIT_LDADD)
+TESTS += tests/unit/test_doc
 check_PROGRAMS += tests/unit/test_compare_judge
 tests_unit_test_compare_judge_SOURCES = tests/unit/test_compare_judge.c tests/unit/tap.h
 tests_unit_test_compare_judge_LDADD = $(UNIT_LDADD)
