@@ -23,10 +23,10 @@ struct np_doc {
 		bool b;
 	} v;
 	struct np_doc *kids, *last, *next;
-	struct np_doc *top;             /* the document's first node, which holds failed */
-	const struct np_doc_col *cols;  /* a row table's columns */
+	struct np_doc *top;            /* the document's first node, which holds failed */
+	const struct np_doc_col *cols; /* a row table's columns */
 	int ncols;
-	char **cells;                   /* a row's cell texts (owned) */
+	char **cells; /* a row's cell texts (owned) */
 	bool failed;
 };
 

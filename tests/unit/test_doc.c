@@ -72,12 +72,13 @@ int main(void)
 
 	tap_ok(np_doc_ok(d), "a document built in memory is whole");
 	t = rendered(d, 0);
-	tap_is_str(t, "# head 1\n"
-		      "name      n  note\n"
-		      "ab       12  fine\n"
-		      "-         -  \n"
-		      "  seven\n"
-		      "tail\n",
+	tap_is_str(t,
+		   "# head 1\n"
+		   "name      n  note\n"
+		   "ab       12  fine\n"
+		   "-         -  \n"
+		   "  seven\n"
+		   "tail\n",
 		   "the table: lines in order, the row table's head and padded cells");
 	j = rendered(d, 1);
 	tap_ok(j && !strstr(j, "head") && !strstr(j, "seven") && !strstr(j, "tail") &&
