@@ -67,18 +67,33 @@ ok $? "  rank 0's report says exit 3 and names rank 1, not 130"
 ! grep -q 'interrupted by signal' "$TEST_ERR"
 ok $? "  not said to be an interrupt"
 # SIGTERM to one rank (not through mpirun): the ranks agree to stop, and
-# rank 0 names the signal the other rank got, not "signal 0"
-mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi --sweep 64K:1G >"$TEST_OUT" 2>"$TEST_ERR" &
-pid=$!
-i=0
-while [ "$i" -lt 600 ] && ! grep -q '^ *262144 ' "$TEST_OUT" 2>/dev/null; do
-	i=$((i + 1))
-	sleep 0.1
+# rank 0 names the signal the other rank got, not "signal 0". Rank 1 has
+# 0.6 s to reach the next agreement before its watchdog ends it alone (as
+# when it is stuck in a collective); a loaded host can hold it longer, so
+# this part runs apart from the tests that judge timing, and a run whose
+# rank 1 ended alone (rank 0 then names it, and no signal) is run again,
+# at most twice
+timing_alone
+sigterm_try=0
+while :; do
+	mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi --sweep 64K:1G >"$TEST_OUT" 2>"$TEST_ERR" &
+	pid=$!
+	i=0
+	while [ "$i" -lt 600 ] && ! grep -q '^ *262144 ' "$TEST_OUT" 2>/dev/null; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	victim=$(rank_pid 1 10)
+	[ -n "$victim" ] && kill -TERM "$victim"
+	wait "$pid"
+	diag "mpirun exit $?"
+	grep -q '^error: interrupted by signal' "$TEST_ERR" || ! grep -q "rank 1 " "$TEST_ERR" ||
+		[ "$sigterm_try" -ge 2 ] && break
+	sigterm_try=$((sigterm_try + 1))
+	diag "rank 1 ended alone before the ranks agreed (a loaded host); run again"
+	sed 's/^/#   /' "$TEST_ERR" | head -5
 done
-victim=$(rank_pid 1 10)
-[ -n "$victim" ] && kill -TERM "$victim"
-wait "$pid"
-diag "mpirun exit $?"
+timing_done
 grep -q '^error: interrupted by signal 15 on another rank after [0-9]* of [0-9]* rows' "$TEST_ERR" &&
 	! grep -q 'signal 0' "$TEST_ERR"
 ok $? "SIGTERM to rank 1: rank 0 says signal 15 on another rank, not signal 0"
