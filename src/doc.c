@@ -161,6 +161,7 @@ struct np_doc *np_doc_null(struct np_doc *parent, const char *key)
 }
 
 /* fmt and ap as a new string; NULL (the document marked) out of memory */
+NP_PRINTF(2, 0)
 static char *vformat(struct np_doc *n, const char *fmt, va_list ap)
 {
 	va_list aq;
