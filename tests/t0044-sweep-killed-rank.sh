@@ -39,16 +39,21 @@ fi
 ok $? "  not as a timeout or an interrupt"
 [ "$rc" -ne 0 ]
 ok $? "  the run fails (exit $rc)"
+# wait_row SIZE: until the table in $TEST_OUT has the row of SIZE bytes
+# (at most 60 s)
+wait_row() {
+	i=0
+	while [ "$i" -lt 600 ] && ! grep -q "^ *$1 " "$TEST_OUT" 2>/dev/null; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
 # without --timeout: the message names the step the ranks were in (not
 # "start-up": the step is named without a deadline too), and rank 0's
 # report says exit 3, as the message does, not 130 ("interrupted")
 mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi --sweep 64K:1G -J "$TEST_TMP/k.json" >"$TEST_OUT" 2>"$TEST_ERR" &
 pid=$!
-i=0
-while [ "$i" -lt 600 ] && ! grep -q '^ *262144 ' "$TEST_OUT" 2>/dev/null; do
-	i=$((i + 1))
-	sleep 0.1
-done
+wait_row 262144
 victim=$(rank_pid 1 10)
 [ -n "$victim" ] && kill -KILL "$victim"
 ok $? "no --timeout: rank 1 killed after rows finished (pid $victim)"
@@ -78,11 +83,7 @@ sigterm_try=0
 while :; do
 	mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi --sweep 64K:1G >"$TEST_OUT" 2>"$TEST_ERR" &
 	pid=$!
-	i=0
-	while [ "$i" -lt 600 ] && ! grep -q '^ *262144 ' "$TEST_OUT" 2>/dev/null; do
-		i=$((i + 1))
-		sleep 0.1
-	done
+	wait_row 262144
 	victim=$(rank_pid 1 10)
 	[ -n "$victim" ] && kill -TERM "$victim"
 	wait "$pid"
