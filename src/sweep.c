@@ -360,7 +360,10 @@ static _Noreturn void takeover(void *arg, int sig, int code, const char *why)
 	pthread_mutex_lock(&s->rep_lock);
 	if (s->w->rank == 0) {
 		end_report(s, code, why);
-		if (code == NP_EXIT_INTERRUPTED)
+		if (code == NP_EXIT_INTERRUPTED && *why)
+			np_error("interrupted by a signal on another rank: %s, while this rank's collective had not finished (row %d of %d); the report holds the %zu rows that finished",
+				 why, s->done + 1, s->planned, s->rep.nrows);
+		else if (code == NP_EXIT_INTERRUPTED)
 			np_error("interrupted by signal %d while a collective had not finished (row %d of %d); the report holds the %zu rows that finished",
 				 sig, s->done + 1, s->planned, s->rep.nrows);
 	}

@@ -354,7 +354,8 @@ static _Noreturn void fire(void)
  * job with exit 4: a stalled rank 0 cannot hear it), or a rank on this
  * host ended under the job (exit 3, as its message says, or the code it
  * exited with after its own error); else an interrupt (130). why: the
- * sentence for the report, "" for 130. */
+ * sentence for the report; for 130, the rank on this host that was
+ * interrupted first, or "" when the signal was this rank's own. */
 static int end_code(char *why, size_t len)
 {
 	int64_t now = now_ns();
@@ -376,9 +377,20 @@ static int end_code(char *why, size_t len)
 			continue;
 		if (st >= 0 && WIFEXITED_(st)) {
 			int c = (st >> 8) & 0xff;
-			/* an error of its own, said above: the job ends with its code */
-			if (c == 0 || c == NP_EXIT_INTERRUPTED)
+			if (c == 0)
 				continue;
+			/* interrupted alone (a signal to that rank, which ended
+			 * before the ranks could agree to stop): the launcher's
+			 * signal here followed it; still an interrupt */
+			if (c == NP_EXIT_INTERRUPTED) {
+				if (!*why)
+					snprintf(why, len,
+						 "rank %d (pid %d) was interrupted (exit 130) during %s",
+						 peers.wrank[i], peers.pid[i],
+						 wd.what[0] ? wd.what : "start-up");
+				continue;
+			}
+			/* an error of its own, said above: the job ends with its code */
 			snprintf(why, len,
 				 "rank %d (pid %d) ended with exit %d during %s (its error is above)",
 				 peers.wrank[i], peers.pid[i], c,
@@ -435,8 +447,14 @@ static _Noreturn void take_over(int sig)
 		fflush(stderr);
 		_exit(NP_EXIT_RUNTIME);
 	}
-	np_error("interrupted by signal %d before the first measurement; nothing was measured",
-		 sig);
+	if (*why)
+		np_error(
+			"interrupted by a signal on another rank (%s) before the first measurement; "
+			"nothing was measured",
+			why);
+	else
+		np_error("interrupted by signal %d before the first measurement; nothing was measured",
+			 sig);
 	np_cleanup();
 	fflush(stdout);
 	fflush(stderr);
