@@ -449,7 +449,7 @@ static _Noreturn void take_over(int sig)
 	}
 	if (*why)
 		np_error(
-			"interrupted by a signal on another rank (%s) before the first measurement; "
+			"interrupted by a signal on another rank before the first measurement: %s; "
 			"nothing was measured",
 			why);
 	else
