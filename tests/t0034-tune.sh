@@ -141,11 +141,43 @@ print("ok")
 PY
 }
 
+# tune_again FILE ARGS...: tune with its JSON to FILE, run again (at
+# most twice more) when candidate 1 read "no significant difference" at
+# every size: other tests on this host's two cores can widen every
+# interval past a 50% slowdown (seen once beside three of them), and an
+# operator would measure again. A verdict on either side is never run
+# again; none is in a sanitized build (timing not judged). Standard
+# output and error are the last run's; each run again is said in
+# $TEST_TMP/again.log.
+tune_again() {
+	f=$1 n_again=0
+	shift
+	while :; do
+		tune "$@" -J "$f" >"$TEST_TMP/again.out" 2>"$TEST_TMP/again.err"
+		rc=$?
+		if [ "$rc" -ne 0 ] || [ "$n_again" -ge 2 ] || [ -n "${NP_SANITIZED:-}" ] ||
+			! python3 - "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if all(r["arms"][1]["verdict"] == "no significant difference" for r in d["rows"]) else 1)
+PY
+		then
+			break
+		fi
+		n_again=$((n_again + 1))
+		echo "the planted slowdown read no significant difference at every size; measured again" \
+			>>"$TEST_TMP/again.log"
+	done
+	cat "$TEST_TMP/again.out"
+	cat "$TEST_TMP/again.err" >&2
+	return "$rc"
+}
+
 # -- a planted slowdown on the baseline alone: the candidate, the same
 # algorithm as the default (0: Open MPI decides), reads faster everywhere
 NCCL_PROBE_TEST_TUNE='0/NCCL_PROBE_TEST_SLOW=0:50%' \
 	expect_success "the baseline slowed by 50%" \
-	tune --sweep 1K:64K --budget 0.3 --try "$ALG=0" -J "$TEST_TMP/fast.json"
+	tune_again "$TEST_TMP/fast.json" --sweep 1K:64K --budget 0.3 --try "$ALG=0"
 judged_ok "$(check_json "$TEST_TMP/fast.json" faster >"$TEST_TMP/check.txt" 2>&1; echo $?)" \
 	"the candidate is faster, never slower, recommended with its export line"
 [ -n "${NP_SANITIZED:-}" ] || sed 's/^/#   /' "$TEST_TMP/check.txt" | tail -n 5
@@ -156,12 +188,13 @@ judged_grep "^# recommended: candidate 1 is significantly faster at allreduce [0
 # -- a planted slowdown on the candidate: slower, never recommended
 NCCL_PROBE_TEST_TUNE='1/NCCL_PROBE_TEST_SLOW=0:50%' \
 	expect_success "candidate 1 slowed by 50%" \
-	tune --sweep 1K:64K --budget 0.3 --try "$ALG=0" -J "$TEST_TMP/slow.json"
+	tune_again "$TEST_TMP/slow.json" --sweep 1K:64K --budget 0.3 --try "$ALG=0"
 judged_ok "$(check_json "$TEST_TMP/slow.json" slower >"$TEST_TMP/check.txt" 2>&1; echo $?)" \
 	"the candidate is slower, never faster, and not recommended"
 [ -n "${NP_SANITIZED:-}" ] || sed 's/^/#   /' "$TEST_TMP/check.txt" | tail -n 5
 judged_grep "^#   1 $ALG=0: slower at allreduce [0-9]+ KiB" "$TEST_OUT" "the table says where it is slower"
 judged_grep "^# no export lines" "$TEST_OUT" "... and prints no export line"
+[ ! -s "$TEST_TMP/again.log" ] || sed 's/^/# /' "$TEST_TMP/again.log"
 
 # -- wrong data and a failed start lose; the others are measured
 NCCL_PROBE_TEST_TUNE='1/NCCL_PROBE_TEST_CORRUPT=2;2/NCCL_PROBE_TEST_FAIL=all' \
