@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The isolate command's report: the table, the JSON document (schema
- * nccl-probe/isolate), the --metrics file and the lines on stderr. */
+/* The isolate command's report: one document (src/doc.h) rendered as the
+ * table or as JSON (schema nccl-probe/isolate), the --metrics file and
+ * the lines on stderr. */
 #include "config.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc.h"
 #include "isolate_internal.h"
 #include "json.h"
 #include "msg.h"
@@ -15,109 +17,203 @@
 #include "stats.h"
 #include "version.h"
 
-static void write_json(const struct iso *is, FILE *out, double wall)
+/* A node's state as the report and --metrics name it: a node that no
+ * figure measured and nothing condemned is unknown, not ok */
+static const char *node_state(const struct iso *is, int v)
 {
-	struct np_json j;
-	char type[160];
+	return is->j.state[v] == NP_NODE_OK && !np_iso_node_measured(&is->j, v)
+		       ? "unknown"
+		       : np_iso_node_state_str(is->j.state[v]);
+}
 
-	node_type(is, type, sizeof(type));
-	np_json_init(&j, out, true);
-	np_json_obj_begin(&j, NULL);
-	np_json_envelope(&j, NP_ISOLATE_SCHEMA, NP_ISOLATE_SCHEMA_VERSION, is->run, is->ops->name);
-	np_json_int(&j, "nodes_total", is->N);
-	np_json_int(&j, "ranks_per_node", is->L);
-	np_json_bool(&j, "virtual_nodes", is->w->virtual_nodes);
-	np_json_uint(&j, "size", is->size);
-	np_json_int(&j, "rounds", is->j.rounds);
-	np_json_num(&j, "wall_time", wall);
-	if (is->j.floor > 0)
-		np_json_num(&j, "floor", is->j.floor);
+/* The table's head: what was measured, how partners were drawn, the
+ * leaf switches known */
+static void doc_head(struct np_doc *top, const struct iso *is)
+{
+	np_doc_line(top,
+		    "# nccl-probe isolate: %d node%s x %d rank%s, all-reduce of %llu B, %s backend",
+		    is->N, is->N == 1 ? "" : "s", is->L, is->L == 1 ? "" : "s",
+		    (unsigned long long)is->size, is->ops->name);
+	np_doc_line(top,
+		    "# partners: a random order, seed %llu (--seed %llu plans the same rounds)",
+		    (unsigned long long)is->j.seed, (unsigned long long)is->j.seed);
+	if (is->j.leaf) {
+		int known = 0;
+		for (int v = 0; v < is->N; v++)
+			known += is->leaf[v] >= 0;
+		np_doc_line(top,
+			    "# leaves: %d switch%s from --topology, %d of %d nodes on them: pairs compared with pairs of their relation",
+			    is->j.nleaves, is->j.nleaves == 1 ? "" : "es", known, is->N);
+	}
+}
+
+static const struct np_doc_col fig_cols[] = {
+	{ "# round", -8, NULL },       { "kind", -6, NULL },
+	{ "group", -30, NULL },        { "busbw", 10, NULL },
+	{ "95% interval", 21, NULL },  { "fleet", 10, NULL },
+	{ "x fleet (95%)", 20, NULL }, { "", 0, "" },
+};
+
+/* A figure: its members, and (table) its row; quiet: JSON's alone */
+static void doc_fig(struct np_doc *figs, const struct iso *is, const struct np_iso_fig *f)
+{
+	struct np_doc *r = is->o->quiet ? np_doc_obj(figs, NULL) : np_doc_row(figs);
+	struct np_doc *g;
+	bool ratio = f->ratio > 0;
+	char grp[64];
+
+	np_doc_int(r, "round", f->round);
+	np_doc_str(r, "kind", np_iso_fig_kind_str(f->kind));
+	g = np_doc_arr(r, "group");
+	if (f->kind == NP_FIG_WORLD)
+		for (int v = 0; v < is->N; v++)
+			np_doc_str(g, NULL, is->names[v]);
+	if (f->a >= 0)
+		np_doc_str(g, NULL, is->names[f->a]);
+	if (f->b >= 0)
+		np_doc_str(g, NULL, is->names[f->b]);
+	np_doc_num(r, "busbw", f->busbw);
+	np_doc_num(r, "busbw_lo", f->lo);
+	np_doc_num(r, "busbw_hi", f->hi);
+	np_doc_int(r, "samples", f->samples);
+	np_doc_uint(r, "wrong", f->wrong);
+	np_doc_num(r, "fleet_busbw", f->nref ? f->ref : NAN);
+	np_doc_num(r, "ratio", ratio ? f->ratio : NAN);
+	np_doc_num(r, "ratio_lo", ratio ? f->ratio_lo : NAN);
+	np_doc_num(r, "ratio_hi", ratio ? f->ratio_hi : NAN);
+	np_doc_bool(r, "below", f->bad);
+	np_doc_bool(r, "segment", f->seg);
+
+	np_doc_cell(r, 0, "  %d", f->round);
+	np_doc_cell(r, 1, "%s", np_iso_fig_kind_str(f->kind));
+	if (f->kind == NP_FIG_WORLD)
+		snprintf(grp, sizeof(grp), "every node");
 	else
-		np_json_null(&j, "floor");
-	np_json_num(&j, "min_effect", is->o->min_effect);
-	np_json_arr_begin(&j, "nodes");
+		snprintf(grp, sizeof(grp), "%s%s%s", is->names[f->a], f->b >= 0 ? "-" : "",
+			 f->b >= 0 ? is->names[f->b] : "");
+	np_doc_cell(r, 2, "%s", grp);
+	np_doc_cell(r, 3, "%.4g", f->busbw);
+	np_doc_cell(r, 4, "[%.4g, %.4g]", f->lo, f->hi);
+	np_doc_cell(r, 5, "%.4g", f->ref);
+	if (ratio)
+		np_doc_cell(r, 6, "%.2f [%.2f, %.2f]", f->ratio, f->ratio_lo, f->ratio_hi);
+	else
+		np_doc_cell(r, 6, "-");
+	np_doc_cell(r, 7, "%s%s",
+		    f->failed  ? "  could not run"
+		    : f->wrong ? "  wrong data"
+			       : "",
+		    f->bad ? "  below" : "");
+}
+
+/* The problems named: nodes, links, and the fleet's, scale's and
+ * segment's findings, each a member and (table) a "bad:" line */
+static int doc_bad(struct np_doc *top, const struct iso *is)
+{
+	struct np_doc *a = np_doc_arr(top, "nodes"), *e;
+	int bad = 0;
+
 	for (int v = 0; v < is->N; v++) {
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "name", is->names[v]);
-		np_json_str(&j, "host", is->w->hosts[v * is->L]);
-		np_json_str(&j, "state",
-			    is->j.state[v] == NP_NODE_OK && !np_iso_node_measured(&is->j, v)
-				    ? "unknown"
-				    : np_iso_node_state_str(is->j.state[v]));
-		np_json_str(&j, "evidence",
-			    is->j.state[v] != NP_NODE_OK ? is->j.evidence[v] : NULL);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-	np_json_arr_begin(&j, "links");
-	for (int i = 0; i < is->j.nlinks; i++) {
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "a", is->names[is->j.links[i].a]);
-		np_json_str(&j, "b", is->names[is->j.links[i].b]);
-		np_json_str(&j, "evidence", is->j.links[i].why);
-		np_json_obj_end(&j);
-	}
-	np_json_arr_end(&j);
-	np_json_str(&j, "fleet", is->j.fleet[0] ? is->j.fleet : NULL);
-	np_json_str(&j, "scale", is->j.scale[0] ? is->j.scale : NULL);
-	np_json_str(&j, "segment", is->j.segment[0] ? is->j.segment : NULL);
-	np_json_str(&j, "inconclusive", is->j.inconclusive[0] ? is->j.inconclusive : NULL);
-	np_json_uint(&j, "seed", is->j.seed);
-	np_json_arr_begin(&j, "figures");
-	for (int i = 0; i < is->j.nfigs; i++) {
-		const struct np_iso_fig *f = &is->j.figs[i];
-		np_json_obj_begin(&j, NULL);
-		np_json_int(&j, "round", f->round);
-		np_json_str(&j, "kind", np_iso_fig_kind_str(f->kind));
-		np_json_arr_begin(&j, "group");
-		if (f->kind == NP_FIG_WORLD)
-			for (int v = 0; v < is->N; v++)
-				np_json_str(&j, NULL, is->names[v]);
-		if (f->a >= 0)
-			np_json_str(&j, NULL, is->names[f->a]);
-		if (f->b >= 0)
-			np_json_str(&j, NULL, is->names[f->b]);
-		np_json_arr_end(&j);
-		np_json_num(&j, "busbw", f->busbw);
-		np_json_num(&j, "busbw_lo", f->lo);
-		np_json_num(&j, "busbw_hi", f->hi);
-		np_json_int(&j, "samples", f->samples);
-		np_json_uint(&j, "wrong", f->wrong);
-		if (f->nref)
-			np_json_num(&j, "fleet_busbw", f->ref);
-		else
-			np_json_null(&j, "fleet_busbw");
-		if (f->ratio > 0) {
-			np_json_num(&j, "ratio", f->ratio);
-			np_json_num(&j, "ratio_lo", f->ratio_lo);
-			np_json_num(&j, "ratio_hi", f->ratio_hi);
-		} else {
-			np_json_null(&j, "ratio");
-			np_json_null(&j, "ratio_lo");
-			np_json_null(&j, "ratio_hi");
+		bool ok = is->j.state[v] == NP_NODE_OK;
+		e = np_doc_obj(a, NULL);
+		np_doc_str(e, "name", is->names[v]);
+		np_doc_str(e, "host", is->w->hosts[v * is->L]);
+		np_doc_str(e, "state", node_state(is, v));
+		np_doc_str(e, "evidence", ok ? NULL : is->j.evidence[v]);
+		if (!ok) {
+			char why[256];
+			np_iso_node_why(&is->j, v, why, sizeof(why));
+			np_doc_text(e, "bad: node %s: %s: %s", is->names[v], why,
+				    is->j.evidence[v]);
+			bad++;
 		}
-		np_json_bool(&j, "below", f->bad);
-		np_json_bool(&j, "segment", f->seg);
-		np_json_obj_end(&j);
 	}
-	np_json_arr_end(&j);
-	np_json_arr_begin(&j, "notes");
+	a = np_doc_arr(top, "links");
+	for (int i = 0; i < is->j.nlinks; i++, bad++) {
+		const char *na = is->names[is->j.links[i].a], *nb = is->names[is->j.links[i].b];
+		e = np_doc_obj(a, NULL);
+		np_doc_str(e, "a", na);
+		np_doc_str(e, "b", nb);
+		np_doc_str(e, "evidence", is->j.links[i].why);
+		np_doc_text(e,
+			    "bad: link %s-%s: slow together while both are fine with others: check the cables and switch path between them: %s",
+			    na, nb, is->j.links[i].why);
+	}
+	const struct {
+		const char *key, *text;
+	} finding[] = { { "fleet", is->j.fleet },
+			{ "scale", is->j.scale },
+			{ "segment", is->j.segment } };
+	for (size_t i = 0; i < sizeof(finding) / sizeof(finding[0]); i++) {
+		e = np_doc_str(top, finding[i].key, finding[i].text[0] ? finding[i].text : NULL);
+		if (finding[i].text[0]) {
+			np_doc_text(e, "bad: %s: %s", finding[i].key, finding[i].text);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* isolate's document, which the table and JSON both render: the table
+ * shows the head and the figures (not with -q), the notes, the problems
+ * and the verdict; JSON holds every figure, node and finding */
+static struct np_doc *isolate_doc(const struct iso *is, double wall)
+{
+	struct np_doc *d = np_doc_new(), *top = np_doc_top(d), *a, *e;
+	double floor = np_iso_floor_of_run(&is->j);
+	int bad, code = np_iso_exit_code(&is->j);
+
+	if (!is->o->quiet)
+		doc_head(top, is);
+	np_doc_int(top, "nodes_total", is->N);
+	np_doc_int(top, "ranks_per_node", is->L);
+	np_doc_bool(top, "virtual_nodes", is->w->virtual_nodes);
+	np_doc_uint(top, "size", is->size);
+	np_doc_int(top, "rounds", is->j.rounds);
+	np_doc_num(top, "wall_time", wall);
+	np_doc_num(top, "floor", is->j.floor > 0 ? is->j.floor : NAN);
+	np_doc_num(top, "min_effect", is->o->min_effect);
+	np_doc_uint(top, "seed", is->j.seed);
+	a = is->o->quiet ? np_doc_arr(top, "figures")
+			 : np_doc_table(top, "figures", fig_cols,
+					(int)(sizeof(fig_cols) / sizeof(fig_cols[0])));
+	for (int i = 0; i < is->j.nfigs; i++)
+		doc_fig(a, is, &is->j.figs[i]);
+	a = np_doc_arr(top, "notes");
 	for (int i = 0; i < is->notes.n; i++)
-		np_json_str(&j, NULL, is->notes.v[i]);
-	np_json_arr_end(&j);
+		np_doc_text(np_doc_str(a, NULL, is->notes.v[i]), "note: %s", is->notes.v[i]);
+	bad = doc_bad(top, is);
+	e = np_doc_str(top, "inconclusive", is->j.inconclusive[0] ? is->j.inconclusive : NULL);
+	if (bad)
+		np_doc_line(top, "verdict: %d problem%s found in %d rounds (%.1f s)", bad,
+			    bad == 1 ? "" : "s", is->j.rounds, wall);
+	else if (is->j.inconclusive[0]) {
+		np_doc_text(e, "inconclusive: %s", is->j.inconclusive);
+		np_doc_line(top,
+			    "verdict: inconclusive, %d node%s, %d rounds (%.1f s): nothing named, nothing cleared",
+			    is->N, is->N == 1 ? "" : "s", is->j.rounds, wall);
+	} else
+		np_doc_line(top, "verdict: ok, %d node%s, %d rounds (%.1f s)", is->N,
+			    is->N == 1 ? "" : "s", is->j.rounds, wall);
 	/* what a later run may pass as --baseline */
-	np_json_arr_begin(&j, "baseline");
-	if (!np_iso_exit_code(&is->j) && np_iso_floor_of_run(&is->j) > 0) {
-		np_json_obj_begin(&j, NULL);
-		np_json_str(&j, "type", type);
-		np_json_num(&j, "floor_busbw", np_iso_floor_of_run(&is->j));
-		np_json_num(&j, "world_floor_busbw", np_iso_world_floor_of_run(&is->j));
-		np_json_obj_end(&j);
+	a = np_doc_arr(top, "baseline");
+	if (!code && floor > 0) {
+		char type[160];
+		node_type(is, type, sizeof(type));
+		e = np_doc_obj(a, NULL);
+		np_doc_str(e, "type", type);
+		np_doc_num(e, "floor_busbw", floor);
+		np_doc_num(e, "world_floor_busbw", np_iso_world_floor_of_run(&is->j));
 	}
-	np_json_arr_end(&j);
-	np_json_int(&j, "exit_code", np_iso_exit_code(&is->j));
-	np_json_obj_end(&j);
-	fputc('\n', out);
+	np_doc_int(top, "exit_code", code);
+	return d;
+}
+
+static void envelope(struct np_json *j, void *arg)
+{
+	const struct iso *is = arg;
+
+	np_json_envelope(j, NP_ISOLATE_SCHEMA, NP_ISOLATE_SCHEMA_VERSION, is->run, is->ops->name);
 }
 
 /* --metrics: each node's state as the JSON report names it */
@@ -134,96 +230,10 @@ static enum np_status write_metrics(const struct iso *is, struct np_err *err)
 		return np_fail(err, NP_ENOMEM, "out of memory for --metrics");
 	for (int v = 0; v < is->N; v++)
 		nodes[v] = (struct np_om_node){ is->names[v], is->w->hosts[v * is->L],
-						is->j.state[v] == NP_NODE_OK &&
-								!np_iso_node_measured(&is->j, v)
-							? "unknown"
-							: np_iso_node_state_str(is->j.state[v]) };
+						node_state(is, v) };
 	st = np_openmetrics_isolate(is->o->metrics_file, &om, err);
 	free(nodes);
 	return st;
-}
-
-static void write_table(const struct iso *is, FILE *out, double wall)
-{
-	int bad = 0;
-
-	if (!is->o->quiet) {
-		fprintf(out,
-			"# nccl-probe isolate: %d node%s x %d rank%s, all-reduce of %llu B, %s backend\n",
-			is->N, is->N == 1 ? "" : "s", is->L, is->L == 1 ? "" : "s",
-			(unsigned long long)is->size, is->ops->name);
-		fprintf(out,
-			"# partners: a random order, seed %llu (--seed %llu plans the same rounds)\n",
-			(unsigned long long)is->j.seed, (unsigned long long)is->j.seed);
-		if (is->j.leaf) {
-			int known = 0;
-			for (int v = 0; v < is->N; v++)
-				known += is->leaf[v] >= 0;
-			fprintf(out,
-				"# leaves: %d switch%s from --topology, %d of %d nodes on them: pairs compared with pairs of their relation\n",
-				is->j.nleaves, is->j.nleaves == 1 ? "" : "es", known, is->N);
-		}
-		fprintf(out, "# %-6s %-6s %-30s %10s %21s %10s %20s\n", "round", "kind", "group",
-			"busbw", "95% interval", "fleet", "x fleet (95%)");
-		for (int i = 0; i < is->j.nfigs; i++) {
-			const struct np_iso_fig *f = &is->j.figs[i];
-			char grp[64], iv[48], rt[48];
-			if (f->kind == NP_FIG_WORLD)
-				snprintf(grp, sizeof(grp), "every node");
-			else
-				snprintf(grp, sizeof(grp), "%s%s%s", is->names[f->a],
-					 f->b >= 0 ? "-" : "", f->b >= 0 ? is->names[f->b] : "");
-			snprintf(iv, sizeof(iv), "[%.4g, %.4g]", f->lo, f->hi);
-			if (f->ratio > 0)
-				snprintf(rt, sizeof(rt), "%.2f [%.2f, %.2f]", f->ratio, f->ratio_lo,
-					 f->ratio_hi);
-			else
-				snprintf(rt, sizeof(rt), "-");
-			fprintf(out, "  %-6d %-6s %-30s %10.4g %21s %10.4g %20s%s%s\n", f->round,
-				np_iso_fig_kind_str(f->kind), grp, f->busbw, iv, f->ref, rt,
-				f->failed  ? "  could not run"
-				: f->wrong ? "  wrong data"
-					   : "",
-				f->bad ? "  below" : "");
-		}
-	}
-	for (int i = 0; i < is->notes.n; i++)
-		fprintf(out, "note: %s\n", is->notes.v[i]);
-	for (int v = 0; v < is->N; v++) {
-		if (is->j.state[v] == NP_NODE_OK)
-			continue;
-		char why[256];
-		np_iso_node_why(&is->j, v, why, sizeof(why));
-		fprintf(out, "bad: node %s: %s: %s\n", is->names[v], why, is->j.evidence[v]);
-		bad++;
-	}
-	for (int i = 0; i < is->j.nlinks; i++, bad++)
-		fprintf(out,
-			"bad: link %s-%s: slow together while both are fine with others: check the cables and switch path between them: %s\n",
-			is->names[is->j.links[i].a], is->names[is->j.links[i].b],
-			is->j.links[i].why);
-	if (is->j.fleet[0]) {
-		fprintf(out, "bad: fleet: %s\n", is->j.fleet);
-		bad++;
-	}
-	if (is->j.scale[0]) {
-		fprintf(out, "bad: scale: %s\n", is->j.scale);
-		bad++;
-	}
-	if (is->j.segment[0]) {
-		fprintf(out, "bad: segment: %s\n", is->j.segment);
-		bad++;
-	}
-	if (bad)
-		fprintf(out, "verdict: %d problem%s found in %d rounds (%.1f s)\n", bad,
-			bad == 1 ? "" : "s", is->j.rounds, wall);
-	else if (is->j.inconclusive[0])
-		fprintf(out,
-			"inconclusive: %s\nverdict: inconclusive, %d node%s, %d rounds (%.1f s): nothing named, nothing cleared\n",
-			is->j.inconclusive, is->N, is->N == 1 ? "" : "s", is->j.rounds, wall);
-	else
-		fprintf(out, "verdict: ok, %d node%s, %d rounds (%.1f s)\n", is->N,
-			is->N == 1 ? "" : "s", is->j.rounds, wall);
 }
 
 int np_isolate_report(struct iso *is)
@@ -231,6 +241,7 @@ int np_isolate_report(struct iso *is)
 	const struct np_opts *o = is->o;
 	struct np_err err = { 0 };
 	FILE *out = stdout;
+	struct np_doc *d;
 	double wall;
 	int code;
 
@@ -243,16 +254,24 @@ int np_isolate_report(struct iso *is)
 	np_iso_decide(&is->j, true);
 	np_iso_judge_fleet(&is->j);
 	wall = np_now_s() - is->t0;
-	if (o->format == NP_FMT_JSON)
-		write_json(is, out, wall);
-	else
-		write_table(is, out, wall);
-	if (o->output && np_outfile_commit(&is->of, &err)) {
-		np_error("%s", err.msg);
+	d = isolate_doc(is, wall);
+	if (!np_doc_ok(d)) {
+		np_error("out of memory for the report");
+		if (o->output)
+			np_outfile_discard(&is->of);
 		code = NP_EXIT_RUNTIME;
 	} else {
+		if (o->format == NP_FMT_JSON)
+			np_doc_write_json(d, out, envelope, is);
+		else
+			np_doc_write_table(d, out);
 		code = np_iso_exit_code(&is->j);
+		if (o->output && np_outfile_commit(&is->of, &err)) {
+			np_error("%s", err.msg);
+			code = NP_EXIT_RUNTIME;
+		}
 	}
+	np_doc_free(d);
 	if (o->metrics_file && write_metrics(is, &err)) {
 		np_error("%s", err.msg);
 		code = NP_EXIT_RUNTIME;
