@@ -27,6 +27,8 @@ struct np_doc {
 	const struct np_doc_col *cols; /* a row table's columns */
 	int ncols;
 	char **cells; /* a row's cell texts (owned) */
+	char *mem;    /* np_doc_open's stream's buffer, till np_doc_close */
+	size_t memlen;
 	bool failed;
 };
 
@@ -73,6 +75,7 @@ static void release(struct np_doc *n)
 				free(n->cells[i]);
 		free(n->cells);
 		free(n->text);
+		free(n->mem);
 		if (n->kind == K_STR)
 			free(n->v.s);
 		free(n);
@@ -203,6 +206,42 @@ void np_doc_text(struct np_doc *node, const char *fmt, ...)
 	va_start(ap, fmt);
 	node->text = vformat(node, fmt, ap);
 	va_end(ap);
+}
+
+FILE *np_doc_open(struct np_doc *node)
+{
+	FILE *f;
+
+	if (!node)
+		return NULL;
+	free(node->mem);
+	node->mem = NULL;
+	node->memlen = 0;
+	f = open_memstream(&node->mem, &node->memlen);
+	if (!f)
+		node->top->failed = true;
+	return f;
+}
+
+void np_doc_close(struct np_doc *node, FILE *f)
+{
+	if (!node || !f)
+		return;
+	if (fclose(f) != 0 || !node->mem) {
+		node->top->failed = true;
+		free(node->mem);
+		node->mem = NULL;
+		return;
+	}
+	if (node->memlen && node->mem[node->memlen - 1] == '\n')
+		node->mem[--node->memlen] = '\0';
+	free(node->text);
+	node->text = NULL;
+	if (node->memlen)
+		node->text = node->mem;
+	else
+		free(node->mem);
+	node->mem = NULL;
 }
 
 struct np_doc *np_doc_table(struct np_doc *parent, const char *key, const struct np_doc_col *cols,

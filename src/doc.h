@@ -56,6 +56,14 @@ struct np_doc *np_doc_null(struct np_doc *parent, const char *key);
 struct np_doc *np_doc_line(struct np_doc *parent, const char *fmt, ...) NP_PRINTF(2, 3);
 void np_doc_text(struct np_doc *node, const char *fmt, ...) NP_PRINTF(2, 3);
 
+/* A stream whose text becomes node's line (as np_doc_text) when
+ * np_doc_close closes it: for a writer that prints, such as np_wrap's
+ * broken lines. One newline at its end is dropped; nothing written: no
+ * line. NULL (a NULL node, or out of memory: the document marked) when
+ * it cannot be opened; np_doc_close takes that NULL and does nothing. */
+FILE *np_doc_open(struct np_doc *node);
+void np_doc_close(struct np_doc *node, FILE *f);
+
 /* An array rendered in the table as rows under a head line of its
  * columns (cols[n], kept by the caller); np_doc_row adds a row (a JSON
  * object), np_doc_cell the text of its column i (the table's alone). */

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* tune's report, on rank 0: the table (a line per point and candidate,
- * or a column per candidate with --wide), where each candidate differs
- * from the baseline, the winners, the export lines of the candidate to
- * recommend; the same as JSON; the error lines and the exit code. */
+/* tune's report, on rank 0: one document (src/doc.h) rendered as the
+ * table (a line per point and candidate, or a column per candidate with
+ * --wide; where each candidate differs from the baseline, the winners,
+ * the export lines of the candidate to recommend) and as JSON; the error
+ * lines and the exit code. */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "doc.h"
 #include "json.h"
 #include "msg.h"
 #include "outfile.h"
@@ -103,64 +105,68 @@ static const struct np_tune_point *shown(const struct tune *tu, size_t i, char *
 	return p;
 }
 
-/* --wide: one row per point, a column per candidate */
-static void wide_rows(const struct tune *tu, FILE *f)
+/* --wide's head: a column per candidate */
+static void wide_head(const struct tune *tu, FILE *f)
 {
-	char buf[256], alg[72], both[340];
-
 	fprintf(f, "%-14s %10s %6s %11s %9s", "coll", "size", "rounds", "base_us", "base_busbw");
 	for (int a = 1; a < tu->narms; a++)
 		fprintf(f, "  cand%-30d", a);
 	fputc('\n', f);
-	for (size_t i = 0; i < tu->npts; i++) {
-		char sz[32];
-		const struct np_tune_point *p = shown(tu, i, sz, sizeof(sz));
-		if (!p)
-			continue;
-		fprintf(f, "%-14s %10s %6d %11.2f %9.2f", p->coll->name, sz, p->rounds,
-			p->cells[0].t_med * 1e6, p->cells[0].busbw);
-		for (int a = 1; a < tu->narms; a++) {
-			cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
-			snprintf(both, sizeof(both), "%s%s%s", buf,
-				 alg[0] && !p->cells[a].ignored ? " " : "",
-				 p->cells[a].ignored ? "" : alg);
-			fprintf(f, "  %-34s", both);
-		}
-		fputc('\n', f);
-	}
 }
 
-/* The default: one line per point and candidate (the point's figures on
- * its first), 100 columns */
-static void narrow_rows(const struct tune *tu, FILE *f)
+/* --wide: point p's row, size sz */
+static void wide_point(const struct tune *tu, const struct np_tune_point *p, const char *sz,
+		       FILE *f)
 {
-	char buf[256], alg[72];
+	char buf[256], alg[72], both[340];
 
-	bool choice = false; /* NCCL's choice: a column where the backend tells it */
+	fprintf(f, "%-14s %10s %6d %11.2f %9.2f", p->coll->name, sz, p->rounds,
+		p->cells[0].t_med * 1e6, p->cells[0].busbw);
+	for (int a = 1; a < tu->narms; a++) {
+		cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
+		snprintf(both, sizeof(both), "%s%s%s", buf,
+			 alg[0] && !p->cells[a].ignored ? " " : "", p->cells[a].ignored ? "" : alg);
+		fprintf(f, "  %-34s", both);
+	}
+	fputc('\n', f);
+}
 
+/* Whether NCCL's choice has a column: the backend told it somewhere */
+static bool choice_shown(const struct tune *tu)
+{
 	for (size_t i = 0; i < tu->npts; i++)
 		for (int a = 1; a < tu->narms; a++)
-			choice |= tu->pts[i].cells[a].proto[0] != '\0';
+			if (tu->pts[i].cells[a].proto[0])
+				return true;
+	return false;
+}
+
+/* The default's head, 100 columns */
+static void narrow_head(bool choice, FILE *f)
+{
 	fprintf(f, "%-13s %9s %6s %9s %10s %4s  %s%s\n", "coll", "size", "rounds", "base(us)",
 		"base busbw", "cand", choice ? "speed [95%]                  " : "speed [95%]",
 		choice ? "NCCL's choice" : "");
-	for (size_t i = 0; i < tu->npts; i++) {
-		char sz[32];
-		const struct np_tune_point *p = shown(tu, i, sz, sizeof(sz));
-		if (!p)
-			continue;
-		for (int a = 1; a < tu->narms; a++) {
-			cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
-			if (a == 1)
-				fprintf(f, "%-13s %9s %6d %9.2f %10.2f", p->coll->name, sz,
-					p->rounds, p->cells[0].t_med * 1e6, p->cells[0].busbw);
-			else
-				fprintf(f, "%-13s %9s %6s %9s %10s", "", "", "", "", "");
-			if (choice && alg[0] && !p->cells[a].ignored)
-				fprintf(f, " %4d  %-28s %s\n", a, buf, alg);
-			else
-				fprintf(f, " %4d  %s\n", a, buf);
-		}
+}
+
+/* The default: point p's lines, one per candidate (the point's figures
+ * on its first) */
+static void narrow_point(const struct tune *tu, const struct np_tune_point *p, const char *sz,
+			 bool choice, FILE *f)
+{
+	char buf[256], alg[72];
+
+	for (int a = 1; a < tu->narms; a++) {
+		cell_str(tu, &p->cells[a], a, buf, sizeof(buf), alg, sizeof(alg));
+		if (a == 1)
+			fprintf(f, "%-13s %9s %6d %9.2f %10.2f", p->coll->name, sz, p->rounds,
+				p->cells[0].t_med * 1e6, p->cells[0].busbw);
+		else
+			fprintf(f, "%-13s %9s %6s %9s %10s", "", "", "", "", "");
+		if (choice && alg[0] && !p->cells[a].ignored)
+			fprintf(f, " %4d  %-28s %s\n", a, buf, alg);
+		else
+			fprintf(f, " %4d  %s\n", a, buf);
 	}
 }
 
@@ -173,9 +179,23 @@ static int recommended(const struct tune *tu)
 	return np_tune_recommended(tu->pts, tu->npts, tu->narms, st);
 }
 
-/* The head: the run, each candidate's state, the notes, how to read the
- * table; lines broken at W columns */
-static void table_head(const struct tune *tu, FILE *f, int W)
+/* A line of the table's alone, written by a writer: the node it is */
+static struct np_doc *text_line(struct np_doc *parent) { return np_doc_line(parent, "%s", ""); }
+
+/* node's line: text broken at W columns after lead, the lines after the
+ * first after indent */
+static void wrapped(struct np_doc *node, const char *lead, const char *indent, const char *text,
+		    int W)
+{
+	FILE *f = np_doc_open(node);
+
+	if (f)
+		np_wrap(f, lead, indent, text, W);
+	np_doc_close(node, f);
+}
+
+/* The head's first line: the run */
+static void doc_run_line(struct np_doc *top, const struct tune *tu, int W)
 {
 	const struct np_opts *o = tu->o;
 	const struct np_backend_info *info = &tu->arms[0].be.info;
@@ -188,10 +208,44 @@ static void table_head(const struct tune *tu, FILE *f, int W)
 		 PACKAGE_VERSION, tu->w->size, tu->w->nnodes,
 		 tu->w->virtual_nodes ? "virtual " : "", tu->w->nnodes == 1 ? "" : "s",
 		 tu->ops->name, info->library, np_dtype_str(o->dtype), np_redop_str(o->op), lo, hi);
-	np_wrap(f, "# ", "#   ", line, W);
-	fprintf(f, "# baseline: the environment as launched\n");
-	for (int a = 1; a < tu->narms; a++) {
+	wrapped(text_line(top), "# ", "#   ", line, W);
+}
+
+/* An arm's settings */
+static void doc_settings(struct np_doc *arm, const struct np_tune_cand *c)
+{
+	struct np_doc *a = np_doc_arr(arm, "settings");
+
+	for (int i = 0; c && i < c->n; i++) {
+		struct np_doc *e = np_doc_obj(a, NULL);
+		np_doc_str(e, "name", c->set[i].name);
+		np_doc_str(e, "value", c->set[i].value);
+		np_doc_str(e, "library", np_tune_setting_library(c->set[i].name));
+	}
+}
+
+/* Each arm: its settings, what became of it, and why; the head's line of
+ * each (not with -q) */
+static void doc_arms(struct np_doc *top, const struct tune *tu, int W)
+{
+	struct np_doc *arms = np_doc_arr(top, "arms");
+
+	for (int a = 0; a < tu->narms; a++) {
 		const struct arm *arm = &tu->arms[a];
+		struct np_doc *e = np_doc_obj(arms, NULL);
+		char line[4096];
+		np_doc_int(e, "index", a);
+		np_doc_str(e, "label", arm_label(tu, a));
+		doc_settings(e, arm->cand);
+		np_doc_str(e, "state", np_tune_arm_state_str(arm->state));
+		np_doc_str(e, "why", arm->state == NP_TUNE_ARM_OK ? NULL : arm->why);
+		np_doc_str(e, "evidence", a && arm->state == NP_TUNE_ARM_OK ? arm->evidence : NULL);
+		if (tu->o->quiet)
+			continue;
+		if (!a) {
+			np_doc_text(e, "# baseline: the environment as launched");
+			continue;
+		}
 		if (arm->state == NP_TUNE_ARM_OK)
 			snprintf(line, sizeof(line), "candidate %d: %s: %s (in effect: %s)", a,
 				 arm->cand->label, np_tune_arm_state_str(arm->state),
@@ -199,18 +253,21 @@ static void table_head(const struct tune *tu, FILE *f, int W)
 		else
 			snprintf(line, sizeof(line), "candidate %d: %s: %s: %s", a,
 				 arm->cand->label, np_tune_arm_state_str(arm->state), arm->why);
-		np_wrap(f, "# ", "#   ", line, W);
+		wrapped(e, "# ", "#   ", line, W);
 	}
-	for (int i = 0; i < tu->notes.n; i++)
-		np_wrap(f, "# note: ", "#   ", tu->notes.v[i], W);
-	fprintf(f,
-		"# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
-		"# measured side by side, [95%% interval]; faster or slower only when the interval\n"
-		"# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s\n",
-		o->min_change * 100,
-		!(tu->ops->caps & NP_CAP_SETTINGS_LOG)
-			? ""
-			: "; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
+}
+
+/* How to read the rows (the head's last lines) */
+static void doc_legend(struct np_doc *top, const struct tune *tu)
+{
+	np_doc_line(top,
+		    "# each candidate's speed against the baseline: baseline time / its time, median of rounds\n"
+		    "# measured side by side, [95%% interval]; faster or slower only when the interval\n"
+		    "# excludes 1 and the median is %.0f%% or more from 1 (--min-change)%s",
+		    tu->o->min_change * 100,
+		    !(tu->ops->caps & NP_CAP_SETTINGS_LOG)
+			    ? ""
+			    : "; ALGO/PROTO: NCCL's choice for\n# the first call, '=' where it is the baseline's own (then never faster or slower)");
 }
 
 /* Where each candidate is faster or slower than the baseline, or why it
@@ -284,186 +341,156 @@ static void table_winners(const struct tune *tu, FILE *f)
 	}
 }
 
-/* The candidate to recommend and its export lines, or why there are none */
-static void table_recommended(const struct tune *tu, FILE *f, int W)
+/* The candidate to recommend and its export lines, or null and why
+ * there are none */
+static void doc_recommended(struct np_doc *top, const struct tune *tu, int W)
 {
 	char buf[2048], line[4096];
 	int rec = recommended(tu);
+	struct np_doc *r, *ex;
 
-	if (rec > 0) {
-		const struct np_tune_cand *c = tu->arms[rec].cand;
-		verdict_ranges(tu, rec, NP_TUNE_FASTER, buf, sizeof(buf));
-		snprintf(line, sizeof(line),
-			 "recommended: candidate %d is significantly faster at %s, and significantly slower nowhere:",
-			 rec, buf);
-		np_wrap(f, "# ", "#   ", line, W);
-		for (int i = 0; i < c->n; i++) {
-			char q[NP_TUNE_VALLEN * 4 + 3];
-			np_shell_quote(c->set[i].value, q, sizeof(q));
-			fprintf(f, "export %s=%s\n", c->set[i].name, q);
-		}
-	} else if (!any_candidate_measured(tu)) {
-		np_wrap(f, "# ", "#   ",
-			"no recommendation and no export lines: no candidate was measured; keep the environment as it is",
+	if (rec <= 0) {
+		wrapped(np_doc_null(top, "recommended"), "# ", "#   ",
+			!any_candidate_measured(tu)
+				? "no recommendation and no export lines: no candidate was measured; keep the environment as it is"
+				: "no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is",
 			W);
-	} else {
-		np_wrap(f, "# ", "#   ",
-			"no export lines: no candidate is significantly faster somewhere without being slower elsewhere; keep the environment as it is",
-			W);
+		return;
 	}
-}
-
-static void write_table(const struct tune *tu, FILE *f, double wall)
-{
-	const struct np_opts *o = tu->o;
-	int W = o->wide ? 1 << 20 : 100; /* lines broken at 100 columns unless --wide */
-
-	if (!o->quiet)
-		table_head(tu, f, W);
-	if (o->wide)
-		wide_rows(tu, f);
-	else
-		narrow_rows(tu, f);
-	table_differences(tu, f, W);
-	table_winners(tu, f);
-	table_recommended(tu, f, W);
-	if (!o->quiet)
-		fprintf(f, "# %zu of %zu points in %.1f s%s\n", tu->done, tu->npts, wall,
-			tu->interrupted ? " (interrupted)"
-			: tu->hung      ? " (stopped at a hang)"
-					: "");
-}
-
-static void json_settings(struct np_json *j, const struct np_tune_cand *c)
-{
-	np_json_arr_begin(j, "settings");
-	for (int i = 0; c && i < c->n; i++) {
-		np_json_obj_begin(j, NULL);
-		np_json_str(j, "name", c->set[i].name);
-		np_json_str(j, "value", c->set[i].value);
-		np_json_str(j, "library", np_tune_setting_library(c->set[i].name));
-		np_json_obj_end(j);
+	const struct np_tune_cand *c = tu->arms[rec].cand;
+	r = np_doc_obj(top, "recommended");
+	verdict_ranges(tu, rec, NP_TUNE_FASTER, buf, sizeof(buf));
+	snprintf(line, sizeof(line),
+		 "recommended: candidate %d is significantly faster at %s, and significantly slower nowhere:",
+		 rec, buf);
+	wrapped(r, "# ", "#   ", line, W);
+	np_doc_int(r, "arm", rec);
+	ex = np_doc_arr(r, "exports");
+	for (int i = 0; i < c->n; i++) {
+		char q[NP_TUNE_VALLEN * 4 + 3], e[NP_TUNE_VALLEN * 5 + 80];
+		np_shell_quote(c->set[i].value, q, sizeof(q));
+		snprintf(e, sizeof(e), "export %s=%s", c->set[i].name, q);
+		np_doc_text(np_doc_str(ex, NULL, e), "%s", e);
 	}
-	np_json_arr_end(j);
 }
 
 /* One arm's figures at a point; a candidate's also against the baseline */
-static void json_cell(struct np_json *j, const struct np_tune_cell *cl, int a)
+static void doc_cell(struct np_doc *arms, const struct np_tune_cell *cl, int a)
 {
-	np_json_obj_begin(j, NULL);
-	np_json_int(j, "arm", a);
-	np_json_bool(j, "ran", cl->ran && cl->t_med > 0);
-	np_json_num(j, "time", cl->t_med > 0 ? cl->t_med : NAN);
-	np_json_num(j, "busbw", cl->t_med > 0 ? cl->busbw : NAN);
-	np_json_uint(j, "wrong", cl->wrong);
-	np_json_str(j, "algo", cl->algo[0] ? cl->algo : NULL);
-	np_json_str(j, "proto", cl->proto[0] ? cl->proto : NULL);
-	if (a) {
-		np_json_bool(j, "ignored", cl->ignored);
-		np_json_bool(j, "same_choice", cl->same_choice);
-		np_json_num(j, "speed_ratio", cl->t_med > 0 ? cl->ratio.median : NAN);
-		np_json_num(j, "ratio_lo", cl->t_med > 0 ? cl->ratio.lo : NAN);
-		np_json_num(j, "ratio_hi", cl->t_med > 0 ? cl->ratio.hi : NAN);
-		np_json_str(j, "verdict",
-			    cl->t_med > 0 && !cl->ignored ? np_tune_verdict_str(cl->ratio.verdict)
-							  : NULL);
-	}
-	np_json_obj_end(j);
+	struct np_doc *e = np_doc_obj(arms, NULL);
+	bool ran = cl->t_med > 0;
+
+	np_doc_int(e, "arm", a);
+	np_doc_bool(e, "ran", cl->ran && ran);
+	np_doc_num(e, "time", ran ? cl->t_med : NAN);
+	np_doc_num(e, "busbw", ran ? cl->busbw : NAN);
+	np_doc_uint(e, "wrong", cl->wrong);
+	np_doc_str(e, "algo", cl->algo[0] ? cl->algo : NULL);
+	np_doc_str(e, "proto", cl->proto[0] ? cl->proto : NULL);
+	if (!a)
+		return;
+	np_doc_bool(e, "ignored", cl->ignored);
+	np_doc_bool(e, "same_choice", cl->same_choice);
+	np_doc_num(e, "speed_ratio", ran ? cl->ratio.median : NAN);
+	np_doc_num(e, "ratio_lo", ran ? cl->ratio.lo : NAN);
+	np_doc_num(e, "ratio_hi", ran ? cl->ratio.hi : NAN);
+	np_doc_str(e, "verdict",
+		   ran && !cl->ignored ? np_tune_verdict_str(cl->ratio.verdict) : NULL);
 }
 
-/* Each arm: its settings, what became of it, and why */
-static void json_arms(struct np_json *j, const struct tune *tu)
+/* Each measured point: its rounds, winner and every arm's cell; in the
+ * table, under the rows' head, the lines of each point whose baseline
+ * ran (one per candidate, or one with --wide) */
+static void doc_rows(struct np_doc *top, const struct tune *tu)
 {
-	np_json_arr_begin(j, "arms");
-	for (int a = 0; a < tu->narms; a++) {
-		const struct arm *arm = &tu->arms[a];
-		np_json_obj_begin(j, NULL);
-		np_json_int(j, "index", a);
-		np_json_str(j, "label", arm_label(tu, a));
-		json_settings(j, arm->cand);
-		np_json_str(j, "state", np_tune_arm_state_str(arm->state));
-		np_json_str(j, "why", arm->state == NP_TUNE_ARM_OK ? NULL : arm->why);
-		np_json_str(j, "evidence",
-			    a && arm->state == NP_TUNE_ARM_OK ? arm->evidence : NULL);
-		np_json_obj_end(j);
-	}
-	np_json_arr_end(j);
-}
+	bool choice = choice_shown(tu);
+	struct np_doc *rows, *h = text_line(top);
+	FILE *f = np_doc_open(h);
 
-/* Each measured point: its rounds, winner and every arm's cell */
-static void json_rows(struct np_json *j, const struct tune *tu)
-{
-	np_json_arr_begin(j, "rows");
+	if (f && tu->o->wide)
+		wide_head(tu, f);
+	else if (f)
+		narrow_head(choice, f);
+	np_doc_close(h, f);
+	rows = np_doc_arr(top, "rows");
 	for (size_t i = 0; i < tu->npts; i++) {
 		const struct np_tune_point *p = &tu->pts[i];
+		struct np_doc *r, *arms;
+		char sz[32];
 		if (!p->rounds)
 			continue;
-		np_json_obj_begin(j, NULL);
-		np_json_str(j, "coll", p->coll->name);
-		np_json_uint(j, "size", p->lay.size);
-		np_json_int(j, "iters", p->iters);
-		np_json_int(j, "rounds", p->rounds);
-		np_json_int(j, "winner", p->winner);
-		np_json_arr_begin(j, "arms");
+		r = np_doc_obj(rows, NULL);
+		np_doc_str(r, "coll", p->coll->name);
+		np_doc_uint(r, "size", p->lay.size);
+		np_doc_int(r, "iters", p->iters);
+		np_doc_int(r, "rounds", p->rounds);
+		np_doc_int(r, "winner", p->winner);
+		arms = np_doc_arr(r, "arms");
 		for (int a = 0; a < tu->narms; a++)
-			json_cell(j, &p->cells[a], a);
-		np_json_arr_end(j);
-		np_json_obj_end(j);
-	}
-	np_json_arr_end(j);
-}
-
-/* The candidate to recommend and its export lines, or null */
-static void json_recommended(struct np_json *j, const struct tune *tu)
-{
-	int rec = recommended(tu);
-
-	if (rec > 0) {
-		const struct np_tune_cand *c = tu->arms[rec].cand;
-		np_json_obj_begin(j, "recommended");
-		np_json_int(j, "arm", rec);
-		np_json_arr_begin(j, "exports");
-		for (int i = 0; i < c->n; i++) {
-			char q[NP_TUNE_VALLEN * 4 + 3], line[NP_TUNE_VALLEN * 5 + 80];
-			np_shell_quote(c->set[i].value, q, sizeof(q));
-			snprintf(line, sizeof(line), "export %s=%s", c->set[i].name, q);
-			np_json_str(j, NULL, line);
-		}
-		np_json_arr_end(j);
-		np_json_obj_end(j);
-	} else {
-		np_json_null(j, "recommended");
+			doc_cell(arms, &p->cells[a], a);
+		if (!shown(tu, i, sz, sizeof(sz)) || !(f = np_doc_open(r)))
+			continue;
+		if (tu->o->wide)
+			wide_point(tu, p, sz, f);
+		else
+			narrow_point(tu, p, sz, choice, f);
+		np_doc_close(r, f);
 	}
 }
 
-static void write_json(const struct tune *tu, FILE *f, double wall)
+/* tune's document, which the table and JSON both render: the head (not
+ * with -q), the rows, where candidates differ, the winners, the
+ * recommendation, the count of points (not with -q) */
+static struct np_doc *tune_doc(const struct tune *tu, double wall)
 {
 	const struct np_opts *o = tu->o;
-	struct np_json j;
+	int W = o->wide ? 1 << 20 : 100; /* lines broken at 100 columns unless --wide */
+	struct np_doc *d = np_doc_new(), *top = np_doc_top(d), *n;
+	FILE *f;
 
-	np_json_init(&j, f, true);
-	np_json_obj_begin(&j, NULL);
-	np_json_envelope(&j, NP_TUNE_SCHEMA, NP_TUNE_SCHEMA_VERSION, &tu->run, tu->ops->name);
-	np_json_str(&j, "version", PACKAGE_VERSION); /* schema 1's own, beside tool.version */
-	np_json_str(&j, "library", tu->arms[0].be.info.library);
-	np_json_int(&j, "ranks", tu->w->size);
-	np_json_int(&j, "nodes", tu->w->nnodes);
-	np_json_bool(&j, "virtual_nodes", tu->w->virtual_nodes);
-	np_json_str(&j, "dtype", np_dtype_str(o->dtype));
-	np_json_str(&j, "op", np_redop_str(o->op));
-	np_json_num(&j, "min_change", o->min_change);
-	json_arms(&j, tu);
-	json_rows(&j, tu);
-	json_recommended(&j, tu);
-	np_json_arr_begin(&j, "notes");
-	for (int i = 0; i < tu->notes.n; i++)
-		np_json_str(&j, NULL, tu->notes.v[i]);
-	np_json_arr_end(&j);
-	np_json_bool(&j, "interrupted", tu->interrupted);
-	np_json_int(&j, "hung", tu->hung);
-	np_json_num(&j, "wall_time", wall);
-	np_json_obj_end(&j);
-	fputc('\n', f);
+	if (!o->quiet)
+		doc_run_line(top, tu, W);
+	np_doc_str(top, "version", PACKAGE_VERSION); /* schema 1's own, beside tool.version */
+	np_doc_str(top, "library", tu->arms[0].be.info.library);
+	np_doc_int(top, "ranks", tu->w->size);
+	np_doc_int(top, "nodes", tu->w->nnodes);
+	np_doc_bool(top, "virtual_nodes", tu->w->virtual_nodes);
+	np_doc_str(top, "dtype", np_dtype_str(o->dtype));
+	np_doc_str(top, "op", np_redop_str(o->op));
+	np_doc_num(top, "min_change", o->min_change);
+	doc_arms(top, tu, W);
+	n = np_doc_arr(top, "notes");
+	for (int i = 0; i < tu->notes.n; i++) {
+		struct np_doc *e = np_doc_str(n, NULL, tu->notes.v[i]);
+		if (!o->quiet)
+			wrapped(e, "# note: ", "#   ", tu->notes.v[i], W);
+	}
+	if (!o->quiet)
+		doc_legend(top, tu);
+	doc_rows(top, tu);
+	n = text_line(top);
+	if ((f = np_doc_open(n))) {
+		table_differences(tu, f, W);
+		table_winners(tu, f);
+	}
+	np_doc_close(n, f);
+	doc_recommended(top, tu, W);
+	np_doc_bool(top, "interrupted", tu->interrupted);
+	np_doc_int(top, "hung", tu->hung);
+	n = np_doc_num(top, "wall_time", wall);
+	if (!o->quiet)
+		np_doc_text(n, "# %zu of %zu points in %.1f s%s", tu->done, tu->npts, wall,
+			    tu->interrupted ? " (interrupted)"
+			    : tu->hung      ? " (stopped at a hang)"
+					    : "");
+	return d;
+}
+
+static void envelope(struct np_json *j, void *arg)
+{
+	const struct tune *tu = arg;
+
+	np_json_envelope(j, NP_TUNE_SCHEMA, NP_TUNE_SCHEMA_VERSION, &tu->run, tu->ops->name);
 }
 
 /* Rank 0: the report to --output (or standard output) and --json. */
@@ -473,35 +500,39 @@ static int report(struct tune *tu)
 	struct np_outfile of = { 0 }, jf = { 0 };
 	struct np_err err = { 0 };
 	double wall = np_now_s() - tu->t0;
+	struct np_doc *d = tune_doc(tu, wall);
 	int code = 0;
 
+	if (!np_doc_ok(d)) {
+		np_doc_free(d);
+		np_error("out of memory for the report");
+		return NP_EXIT_RUNTIME;
+	}
 	if (o->output && strcmp(o->output, "-") &&
 	    np_outfile_open(&of, o->output, "--output", &err)) {
+		np_doc_free(d);
 		np_error("%s", err.msg);
 		return NP_EXIT_RUNTIME;
 	}
-	{
-		FILE *out = of.f ? of.f : stdout;
-		if (o->format == NP_FMT_JSON)
-			write_json(tu, out, wall);
-		else
-			write_table(tu, out, wall);
-	}
+	if (o->format == NP_FMT_JSON)
+		np_doc_write_json(d, of.f ? of.f : stdout, envelope, tu);
+	else
+		np_doc_write_table(d, of.f ? of.f : stdout);
 	if (of.f && np_outfile_commit(&of, &err)) {
 		np_error("%s", err.msg);
 		code = NP_EXIT_RUNTIME;
 	}
-	if (o->json_file) {
-		if (np_outfile_open(&jf, o->json_file, "--json", &err)) {
-			np_error("%s", err.msg);
-			return NP_EXIT_RUNTIME;
-		}
-		write_json(tu, jf.f, wall);
+	if (o->json_file && np_outfile_open(&jf, o->json_file, "--json", &err)) {
+		np_error("%s", err.msg);
+		code = NP_EXIT_RUNTIME;
+	} else if (o->json_file) {
+		np_doc_write_json(d, jf.f, envelope, tu);
 		if (np_outfile_commit(&jf, &err)) {
 			np_error("%s", err.msg);
 			code = NP_EXIT_RUNTIME;
 		}
 	}
+	np_doc_free(d);
 	return code;
 }
 

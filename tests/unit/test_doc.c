@@ -101,6 +101,28 @@ int main(void)
 	       "a NULL parent makes nothing");
 	np_doc_cell(NULL, 0, "x");
 	np_doc_text(NULL, "x");
+	/* a stream's text is a node's line: its last newline dropped;
+	 * nothing written, no line */
+	d = np_doc_new();
+	{
+		struct np_doc *top = np_doc_top(d), *v = np_doc_int(top, "v", 3),
+			      *e = np_doc_line(top, "gone");
+		FILE *f = np_doc_open(v), *g = np_doc_open(e);
+		if (f)
+			fprintf(f, "a\n  b\n");
+		np_doc_close(v, f);
+		np_doc_close(e, g);
+		np_doc_close(NULL, NULL);
+		t = rendered(d, 0);
+		j = rendered(d, 1);
+	}
+	tap_ok(np_doc_open(NULL) == NULL, "no stream for a NULL node");
+	tap_is_str(t, "a\n  b\n",
+		   "a stream's lines are its node's; an empty stream leaves no line");
+	tap_ok(j && strstr(j, "\"v\": 3") && !strstr(j, "a\n"), "JSON holds the value alone");
+	free(t);
+	free(j);
+	np_doc_free(d);
 	d = np_doc_new();
 	np_doc_nomem(np_doc_top(d));
 	tap_ok(!np_doc_ok(d), "a document marked out of memory says so");
