@@ -400,15 +400,20 @@ static int write_report(struct np_run *run, const struct fleet_state *fs, const 
 		np_error("%s", err.msg);
 		code = np_status_exit(err.status);
 	} else {
+		bool ok = true;
 		if (o->format == NP_FMT_JSON)
-			np_topo_report_json(out.f, t, fl, o->check_gdr, &run->rec);
+			ok = np_topo_report_json(out.f, t, fl, o->check_gdr, &run->rec);
 		else if (o->check_gdr)
-			np_topo_report_gdr(out.f, t);
+			ok = np_topo_report_gdr(out.f, t);
 		else if (o->recommend)
 			np_topo_report_recommend(out.f, t);
 		else
-			np_topo_report_table(out.f, t, fl, o->wide);
-		if (np_outfile_commit(&out, &err)) {
+			ok = np_topo_report_table(out.f, t, fl, o->wide);
+		if (!ok) {
+			np_outfile_discard(&out);
+			np_error("out of memory for the report");
+			code = NP_EXIT_RUNTIME;
+		} else if (np_outfile_commit(&out, &err)) {
 			np_error("%s", err.msg);
 			code = np_status_exit(err.status);
 		}

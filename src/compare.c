@@ -269,15 +269,7 @@ static void envelope(struct np_json *j, void *rec)
 /* The report in the format asked: false out of memory */
 static bool report(FILE *f, const struct cmp_doc *cd, bool json, const struct np_run_record *rec)
 {
-	struct np_doc *d = compare_doc(cd);
-	bool ok = np_doc_ok(d);
-
-	if (ok && json)
-		np_doc_write_json(d, f, envelope, (void *)rec);
-	else if (ok)
-		np_doc_write_table(d, f);
-	np_doc_free(d);
-	return ok;
+	return np_doc_render(compare_doc(cd), f, json, envelope, (void *)rec);
 }
 
 /* A sweep report that compare can read: the --baseline of a sweep,

@@ -362,3 +362,16 @@ void np_doc_write_json(const struct np_doc *d, FILE *f, void (*head)(struct np_j
 	write_json(&j, d->kids);
 	np_json_obj_end(&j);
 }
+
+bool np_doc_render(struct np_doc *d, FILE *f, bool json, void (*head)(struct np_json *, void *),
+		   void *arg)
+{
+	bool ok = np_doc_ok(d);
+
+	if (ok && json)
+		np_doc_write_json(d, f, head, arg);
+	else if (ok)
+		np_doc_write_table(d, f);
+	np_doc_free(d);
+	return ok;
+}

@@ -79,4 +79,9 @@ void np_doc_write_table(const struct np_doc *d, FILE *f);
 void np_doc_write_json(const struct np_doc *d, FILE *f, void (*head)(struct np_json *, void *),
 		       void *arg);
 
+/* d written as JSON (head as np_doc_write_json) or as its table, then
+ * freed; false, nothing written, when it is not whole (np_doc_ok) */
+bool np_doc_render(struct np_doc *d, FILE *f, bool json, void (*head)(struct np_json *, void *),
+		   void *arg);
+
 #endif

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Output of the health figures of topo: the "Health" section of the table
- * and the "health" object of the JSON (unknown figures are null). The
- * findings themselves are reported with the others. */
+ * and the "health" object of the document (unknown figures are null).
+ * The findings themselves are reported with the others. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "doc.h"
 #include "health_report.h"
 #include "../topo/health.h"
 
@@ -103,170 +104,162 @@ void np_health_report_table(FILE *f, const struct np_topo *t)
 		hh->container_kind[0] ? ")" : "", np_tri_str(hh->iommu_dma));
 }
 
-static void jnum(struct np_json *j, const char *key, long long v)
+static void jnum(struct np_doc *p, const char *key, long long v)
 {
 	if (v == NP_HX)
-		np_json_null(j, key);
+		np_doc_null(p, key);
 	else
-		np_json_int(j, key, v);
+		np_doc_int(p, key, v);
 }
 
-static void jtri(struct np_json *j, const char *key, enum np_tri v)
+static void jtri(struct np_doc *p, const char *key, enum np_tri v)
 {
 	if (v == NP_UNKNOWN)
-		np_json_null(j, key);
+		np_doc_null(p, key);
 	else
-		np_json_bool(j, key, v == NP_YES);
+		np_doc_bool(p, key, v == NP_YES);
 }
 
 /* One element of "gpus": clocks, reasons, temperatures, power, memory
  * errors and link counters, null where unknown. */
-static void json_gpu(struct np_json *j, const struct np_gpu_health *g)
+static void doc_gpu(struct np_doc *a, const struct np_gpu_health *g)
 {
-	np_json_obj_begin(j, NULL);
-	jnum(j, "index", g->gpu >= 0 ? g->gpu : NP_HX);
-	np_json_str(j, "bus_id", g->busid);
-	jnum(j, "sm_mhz", g->sm_mhz);
-	jnum(j, "sm_max_mhz", g->sm_max_mhz);
-	jnum(j, "sm_app_mhz", g->sm_app_mhz);
-	jnum(j, "sm_app_default_mhz", g->sm_app_default_mhz);
-	jnum(j, "mem_mhz", g->mem_mhz);
-	jnum(j, "mem_max_mhz", g->mem_max_mhz);
-	jnum(j, "mem_app_mhz", g->mem_app_mhz);
-	jnum(j, "clock_event_reasons", g->reasons);
+	struct np_doc *o = np_doc_obj(a, NULL), *b;
+
+	jnum(o, "index", g->gpu >= 0 ? g->gpu : NP_HX);
+	np_doc_str(o, "bus_id", g->busid);
+	jnum(o, "sm_mhz", g->sm_mhz);
+	jnum(o, "sm_max_mhz", g->sm_max_mhz);
+	jnum(o, "sm_app_mhz", g->sm_app_mhz);
+	jnum(o, "sm_app_default_mhz", g->sm_app_default_mhz);
+	jnum(o, "mem_mhz", g->mem_mhz);
+	jnum(o, "mem_max_mhz", g->mem_max_mhz);
+	jnum(o, "mem_app_mhz", g->mem_app_mhz);
+	jnum(o, "clock_event_reasons", g->reasons);
 	/* the key and unit of the sweep's ranks[].gpu_clocks */
-	np_json_obj_begin(j, "below_app_clocks_ms");
+	b = np_doc_obj(o, "below_app_clocks_ms");
 	for (int v = 0; v < NP_VIOL_COUNT; v++)
-		jnum(j, np_viol_str((enum np_viol)v),
+		jnum(b, np_viol_str((enum np_viol)v),
 		     g->viol_ns[v] == NP_HX ? NP_HX : g->viol_ns[v] / 1000000);
-	np_json_obj_end(j);
-	jnum(j, "temp_c", g->temp_c);
-	jnum(j, "tlimit_margin_c", g->margin_c);
-	jnum(j, "slowdown_tlimit_c", g->slowdown_tlimit_c);
-	jnum(j, "slowdown_c", g->slowdown_c);
-	jnum(j, "slowdown_headroom_c", g->headroom_c);
-	jnum(j, "power_mw", g->power_mw);
-	jnum(j, "power_limit_mw", g->power_limit_mw);
-	jnum(j, "power_default_limit_mw", g->power_default_mw);
-	jtri(j, "persistence", g->persistence);
-	jtri(j, "ecc", g->ecc);
-	jtri(j, "ecc_pending", g->ecc_pending);
-	jnum(j, "ecc_uncorrected_volatile", g->ecc_uncorrected);
-	jtri(j, "remap_pending", g->remap_pending);
-	jtri(j, "remap_failed", g->remap_failed);
-	jtri(j, "retired_pages_pending", g->retired_pending);
-	jnum(j, "pcie_replay", g->pcie_replay);
-	jnum(j, "pcie_replay_grew", g->pcie_replay_grew);
-	jnum(j, "nvlinks_up", g->nvl_up >= 0 ? g->nvl_up : NP_HX);
-	jnum(j, "nvlinks_down", g->nvl_down >= 0 ? g->nvl_down : NP_HX);
-	jnum(j, "nvlink_crc", g->nvl_crc);
-	jnum(j, "nvlink_replay", g->nvl_replay);
-	jnum(j, "nvlink_recovery", g->nvl_recovery);
-	np_json_obj_end(j);
+	jnum(o, "temp_c", g->temp_c);
+	jnum(o, "tlimit_margin_c", g->margin_c);
+	jnum(o, "slowdown_tlimit_c", g->slowdown_tlimit_c);
+	jnum(o, "slowdown_c", g->slowdown_c);
+	jnum(o, "slowdown_headroom_c", g->headroom_c);
+	jnum(o, "power_mw", g->power_mw);
+	jnum(o, "power_limit_mw", g->power_limit_mw);
+	jnum(o, "power_default_limit_mw", g->power_default_mw);
+	jtri(o, "persistence", g->persistence);
+	jtri(o, "ecc", g->ecc);
+	jtri(o, "ecc_pending", g->ecc_pending);
+	jnum(o, "ecc_uncorrected_volatile", g->ecc_uncorrected);
+	jtri(o, "remap_pending", g->remap_pending);
+	jtri(o, "remap_failed", g->remap_failed);
+	jtri(o, "retired_pages_pending", g->retired_pending);
+	jnum(o, "pcie_replay", g->pcie_replay);
+	jnum(o, "pcie_replay_grew", g->pcie_replay_grew);
+	jnum(o, "nvlinks_up", g->nvl_up >= 0 ? g->nvl_up : NP_HX);
+	jnum(o, "nvlinks_down", g->nvl_down >= 0 ? g->nvl_down : NP_HX);
+	jnum(o, "nvlink_crc", g->nvl_crc);
+	jnum(o, "nvlink_replay", g->nvl_replay);
+	jnum(o, "nvlink_recovery", g->nvl_recovery);
 }
 
 /* One element of "nics": a port's error counters and their growth. */
-static void json_nic(struct np_json *j, const struct np_nic_health *nh)
+static void doc_nic(struct np_doc *a, const struct np_nic_health *nh)
 {
-	np_json_obj_begin(j, NULL);
-	np_json_int(j, "index", nh->nic);
-	np_json_obj_begin(j, "counters");
-	for (int c = 0; c < NP_HEALTH_NIC_COUNTERS; c++)
-		jnum(j, np_nic_counter_names[c], nh->after[c]);
-	np_json_obj_end(j);
-	np_json_obj_begin(j, "grew");
-	for (int c = 0; c < NP_HEALTH_NIC_COUNTERS; c++)
-		jnum(j, np_nic_counter_names[c],
-		     nh->after[c] == NP_HX || nh->before[c] == NP_HX
+	struct np_doc *o = np_doc_obj(a, NULL), *c;
+
+	np_doc_int(o, "index", nh->nic);
+	c = np_doc_obj(o, "counters");
+	for (int k = 0; k < NP_HEALTH_NIC_COUNTERS; k++)
+		jnum(c, np_nic_counter_names[k], nh->after[k]);
+	c = np_doc_obj(o, "grew");
+	for (int k = 0; k < NP_HEALTH_NIC_COUNTERS; k++)
+		jnum(c, np_nic_counter_names[k],
+		     nh->after[k] == NP_HX || nh->before[k] == NP_HX
 			     ? NP_HX
-			     : nh->after[c] - nh->before[c]);
-	np_json_obj_end(j);
-	np_json_obj_end(j);
+			     : nh->after[k] - nh->before[k]);
 }
 
 /* The host's limits that NCCL runs into: /dev/shm, memlock, CPU and
  * memory binding, container, IOMMU. */
-static void json_host(struct np_json *j, const struct np_host_health *hh)
+static void doc_host(struct np_doc *p, const struct np_host_health *hh)
 {
-	np_json_obj_begin(j, "host");
-	jnum(j, "shm_bytes", hh->shm_bytes);
-	jnum(j, "shm_free_bytes", hh->shm_free);
-	jnum(j, "shm_need_bytes", hh->shm_need);
-	np_json_int(j, "shm_ranks", hh->shm_ranks);
+	struct np_doc *o = np_doc_obj(p, "host");
+
+	jnum(o, "shm_bytes", hh->shm_bytes);
+	jnum(o, "shm_free_bytes", hh->shm_free);
+	jnum(o, "shm_need_bytes", hh->shm_need);
+	np_doc_int(o, "shm_ranks", hh->shm_ranks);
 	if (hh->memlock == -1)
-		np_json_str(j, "memlock_bytes", "unlimited");
+		np_doc_str(o, "memlock_bytes", "unlimited");
 	else
-		jnum(j, "memlock_bytes", hh->memlock);
-	np_json_str(j, "cpus_allowed", hh->cpus[0] ? hh->cpus : NULL);
-	np_json_str(j, "mems_allowed", hh->mems[0] ? hh->mems : NULL);
-	np_json_str(j, "slurm_cpu_bind", hh->slurm_bind[0] ? hh->slurm_bind : NULL);
-	jtri(j, "container", hh->container);
-	np_json_str(j, "container_kind", hh->container_kind[0] ? hh->container_kind : NULL);
-	jtri(j, "iommu_dma_translation", hh->iommu_dma);
-	np_json_str(j, "iommu_group_type", hh->iommu_type[0] ? hh->iommu_type : NULL);
-	np_json_obj_end(j);
+		jnum(o, "memlock_bytes", hh->memlock);
+	np_doc_str(o, "cpus_allowed", hh->cpus[0] ? hh->cpus : NULL);
+	np_doc_str(o, "mems_allowed", hh->mems[0] ? hh->mems : NULL);
+	np_doc_str(o, "slurm_cpu_bind", hh->slurm_bind[0] ? hh->slurm_bind : NULL);
+	jtri(o, "container", hh->container);
+	np_doc_str(o, "container_kind", hh->container_kind[0] ? hh->container_kind : NULL);
+	jtri(o, "iommu_dma_translation", hh->iommu_dma);
+	np_doc_str(o, "iommu_group_type", hh->iommu_type[0] ? hh->iommu_type : NULL);
 }
 
 /* The GPUs' XIDs in the kernel log; null when the log could not be read:
  * XIDs unknown, not none. */
-static void json_xid(struct np_json *j, const struct np_health *h)
+static void doc_xid(struct np_doc *p, const struct np_health *h)
 {
+	struct np_doc *o, *a;
+
 	if (h->xid.readable != NP_YES) {
-		np_json_null(j, "xid");
+		np_doc_null(p, "xid");
 		return;
 	}
-	np_json_obj_begin(j, "xid");
-	np_json_str(j, "source", "kernel log (/dev/kmsg)");
-	jtri(j, "since_boot", h->xid.since_boot);
-	np_json_int(j, "records", h->xid.records);
-	np_json_arr_begin(j, "gpus");
+	o = np_doc_obj(p, "xid");
+	np_doc_str(o, "source", "kernel log (/dev/kmsg)");
+	jtri(o, "since_boot", h->xid.since_boot);
+	np_doc_int(o, "records", h->xid.records);
+	a = np_doc_arr(o, "gpus");
 	for (int i = 0; i < h->xid.ngpus; i++) {
 		const struct np_xid_gpu *g = &h->xid.gpus[i];
-		np_json_obj_begin(j, NULL);
-		np_json_str(j, "bus_id", g->busid);
+		struct np_doc *e = np_doc_obj(a, NULL), *x;
+		np_doc_str(e, "bus_id", g->busid);
 		if (g->gpu >= 0)
-			np_json_int(j, "gpu", g->gpu);
+			np_doc_int(e, "gpu", g->gpu);
 		else
-			np_json_null(j, "gpu");
-		np_json_arr_begin(j, "xids");
+			np_doc_null(e, "gpu");
+		x = np_doc_arr(e, "xids");
 		for (int k = 0; k < g->nkinds; k++) {
 			const char *m = np_xid_meaning(g->xid[k], NULL);
-			np_json_obj_begin(j, NULL);
-			np_json_int(j, "xid", g->xid[k]);
-			np_json_int(j, "count", g->count[k]);
-			np_json_str(j, "meaning", m[0] ? m : NULL);
-			np_json_obj_end(j);
+			struct np_doc *r = np_doc_obj(x, NULL);
+			np_doc_int(r, "xid", g->xid[k]);
+			np_doc_int(r, "count", g->count[k]);
+			np_doc_str(r, "meaning", m[0] ? m : NULL);
 		}
-		np_json_arr_end(j);
-		np_json_obj_end(j);
 	}
-	np_json_arr_end(j);
-	np_json_obj_end(j);
 }
 
-void np_health_report_json(struct np_json *j, const struct np_topo *t)
+struct np_doc *np_health_doc(struct np_doc *top, const struct np_topo *t)
 {
 	const struct np_health *h = t->health;
+	struct np_doc *o, *a;
 
 	if (!h)
-		return;
-	np_json_obj_begin(j, "health");
-	np_json_num(j, "window_s", h->window_s);
-	np_json_bool(j, "under_load", h->under_load);
-	np_json_bool(j, "nvml", h->nvml);
-	np_json_arr_begin(j, "gpus");
+		return NULL;
+	o = np_doc_obj(top, "health");
+	np_doc_num(o, "window_s", h->window_s);
+	np_doc_bool(o, "under_load", h->under_load);
+	np_doc_bool(o, "nvml", h->nvml);
+	a = np_doc_arr(o, "gpus");
 	for (int i = 0; i < h->ngpus; i++)
-		json_gpu(j, &h->gpus[i]);
-	np_json_arr_end(j);
-	np_json_arr_begin(j, "gpus_unreachable");
+		doc_gpu(a, &h->gpus[i]);
+	a = np_doc_arr(o, "gpus_unreachable");
 	for (int i = 0; i < h->nunreachable; i++)
-		np_json_str(j, NULL, h->unreachable[i]);
-	np_json_arr_end(j);
-	np_json_arr_begin(j, "nics");
+		np_doc_str(a, NULL, h->unreachable[i]);
+	a = np_doc_arr(o, "nics");
 	for (int i = 0; i < h->nnics; i++)
-		json_nic(j, &h->nics[i]);
-	np_json_arr_end(j);
-	json_host(j, &h->host);
-	json_xid(j, h);
-	np_json_obj_end(j);
+		doc_nic(a, &h->nics[i]);
+	doc_host(o, &h->host);
+	doc_xid(o, h);
+	return o;
 }

@@ -241,7 +241,6 @@ int np_isolate_report(struct iso *is)
 	const struct np_opts *o = is->o;
 	struct np_err err = { 0 };
 	FILE *out = stdout;
-	struct np_doc *d;
 	double wall;
 	int code;
 
@@ -254,24 +253,18 @@ int np_isolate_report(struct iso *is)
 	np_iso_decide(&is->j, true);
 	np_iso_judge_fleet(&is->j);
 	wall = np_now_s() - is->t0;
-	d = isolate_doc(is, wall);
-	if (!np_doc_ok(d)) {
+	if (!np_doc_render(isolate_doc(is, wall), out, o->format == NP_FMT_JSON, envelope, is)) {
 		np_error("out of memory for the report");
 		if (o->output)
 			np_outfile_discard(&is->of);
 		code = NP_EXIT_RUNTIME;
 	} else {
-		if (o->format == NP_FMT_JSON)
-			np_doc_write_json(d, out, envelope, is);
-		else
-			np_doc_write_table(d, out);
 		code = np_iso_exit_code(&is->j);
 		if (o->output && np_outfile_commit(&is->of, &err)) {
 			np_error("%s", err.msg);
 			code = NP_EXIT_RUNTIME;
 		}
 	}
-	np_doc_free(d);
 	if (o->metrics_file && write_metrics(is, &err)) {
 		np_error("%s", err.msg);
 		code = NP_EXIT_RUNTIME;

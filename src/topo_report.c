@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Formatting of the topology model: table (matrix and legend as
- * nvidia-smi topo -m shows them, GPU and NIC tables, findings,
- * recommendations), the GDR check and the export lines; JSON is
- * topo_report_json.c's. */
+/* The topo command's table sections (matrix and legend as nvidia-smi
+ * topo -m shows them, GPU and NIC tables, findings, recommendations, the
+ * --check-gdr lines), each written on its node of the document that
+ * src/topo_doc.c builds, and the --recommend export lines. */
 #include "config.h"
 
 #include <stdio.h>
@@ -113,7 +113,7 @@ static void matrix_narrow(FILE *f, const struct np_topo *t)
 
 static void legend(FILE *f, const struct np_topo *t);
 
-static void matrix(FILE *f, const struct np_topo *t, bool wide)
+void np_topo_tab_matrix(FILE *f, const struct np_topo *t, bool wide)
 {
 	char cell[16];
 	int cw = 16; /* CPU Affinity column: as wide as its longest list */
@@ -233,7 +233,7 @@ static bool nccl_differs(const struct np_topo *t, int i)
 	       t->near[i].nccl != NP_PATH_UNKNOWN && t->near[i].path != NP_PATH_UNKNOWN;
 }
 
-static void gpu_table(FILE *f, const struct np_topo *t, bool wide)
+void np_topo_tab_gpus(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->ngpus) {
 		if (t->other_gpus && t->other_gpu_what[0])
@@ -328,7 +328,7 @@ static void nic_rate(const struct np_nic *n, char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
-static void nic_table(FILE *f, const struct np_topo *t, bool wide)
+void np_topo_tab_nics(FILE *f, const struct np_topo *t, bool wide)
 {
 	if (!t->nnics) {
 		if (t->unclassified)
@@ -367,7 +367,7 @@ static void nic_table(FILE *f, const struct np_topo *t, bool wide)
 
 static void wrap(FILE *f, const char *lead, const char *indent, const char *text, bool wide);
 
-static void host_line(FILE *f, const struct np_topo *t, bool wide)
+void np_topo_tab_host(FILE *f, const struct np_topo *t, bool wide)
 {
 	char line[1024];
 	int n;
@@ -394,7 +394,7 @@ static void wrap(FILE *f, const char *lead, const char *indent, const char *text
 		np_wrap(f, lead, indent, text, 100);
 }
 
-static void findings(FILE *f, const struct np_topo *t, bool gdr_only, bool wide)
+void np_topo_tab_findings(FILE *f, const struct np_topo *t, bool gdr_only, bool wide)
 {
 	int shown = 0;
 
@@ -520,7 +520,7 @@ void np_topo_report_recommend(FILE *f, const struct np_topo *t)
 			w);
 }
 
-static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
+void np_topo_tab_fleet(FILE *f, const struct np_topo_fleet *fl)
 {
 	int differ = 0;
 
@@ -538,7 +538,7 @@ static void fleet_text(FILE *f, const struct np_topo_fleet *fl)
 }
 
 /* A multi-node NVLink dump: one line per tray, each read on its own. */
-static void tray_table(FILE *f, const struct np_topo *t)
+void np_topo_tab_trays(FILE *f, const struct np_topo *t)
 {
 	if (!t->ntrays)
 		return;
@@ -559,8 +559,8 @@ static void tray_table(FILE *f, const struct np_topo *t)
 	fprintf(f, "\n");
 }
 
-void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
-			  bool wide)
+/* The default table's first lines: what the model was read from */
+void np_topo_tab_title(FILE *f, const struct np_topo *t)
 {
 	if (t->kind == NP_SRC_LIVE)
 		fprintf(f, "nccl-probe topo: live on '%s'\n\n", t->host.hostname);
@@ -568,57 +568,53 @@ void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo
 		fprintf(f, "nccl-probe topo: %s '%s'%s%s%s\n\n", np_topo_kind_str(t->kind),
 			base_name(t->source), t->host.hostname[0] ? " of '" : "", t->host.hostname,
 			t->host.hostname[0] ? "'" : "");
-	matrix(f, t, wide);
-	if (t->ngpus + t->nnics)
-		fprintf(f, "\n");
-	gpu_table(f, t, wide);
-	fprintf(f, "\n");
-	nic_table(f, t, wide);
-	fprintf(f, "\n");
-	tray_table(f, t);
-	host_line(f, t, wide);
-	fprintf(f, "\n");
-	if (t->health) {
-		np_health_report_table(f, t);
-		fprintf(f, "\n");
-	}
-	findings(f, t, false, wide);
+}
+
+void np_topo_tab_recs(FILE *f, const struct np_topo *t, bool wide)
+{
 	fprintf(f, "\nRecommendations:\n");
 	if (t->nrecs == 0)
 		fprintf(f, "  none\n");
 	for (int i = 0; i < t->nrecs; i++)
 		rec_line_table(f, &t->recs[i], wide);
-	fleet_text(f, fleet);
 }
 
-enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t)
+void np_topo_gdr_peer(FILE *f, const struct np_topo *t)
 {
-	int no = 0;
-	enum np_tri all = np_topo_gdr_all(t);
-
 	fprintf(f, "Peer memory: %s%s%s%s; NIC dma-buf: %s\n", np_tri_str(t->host.peermem_loaded),
 		t->host.peermem[0] ? " (" : "", t->host.peermem, t->host.peermem[0] ? ")" : "",
 		np_tri_str(t->host.dmabuf_nic));
-	if (!t->ngpus)
-		fprintf(f, "GDR: no NVIDIA GPU on this node; there is nothing to check\n");
-	for (int i = 0; i < t->ngpus; i++) {
-		char why[NP_MSG_LEN];
-		enum np_tri v = np_topo_gpu_gdr(t, i, why, sizeof(why));
-		no += v == NP_NO;
-		fprintf(f, "GPU%d %s: GDR %s: %s\n", i, t->gpus[i].busid, np_tri_str(v),
-			v == NP_UNKNOWN && !strncmp(why, "unknown: ", 9) ? why + 9 : why);
-	}
-	fprintf(f, "\n");
+}
+
+void np_topo_gdr_gpu(FILE *f, const struct np_topo *t, int i)
+{
+	char why[NP_MSG_LEN];
+	enum np_tri v = np_topo_gpu_gdr(t, i, why, sizeof(why));
+
+	fprintf(f, "GPU%d %s: GDR %s: %s\n", i, t->gpus[i].busid, np_tri_str(v),
+		v == NP_UNKNOWN && !strncmp(why, "unknown: ", 9) ? why + 9 : why);
+}
+
+void np_topo_gdr_trays(FILE *f, const struct np_topo *t)
+{
 	for (int k = 0; k < t->ntrays; k++)
 		fprintf(f, "Tray %d host_hash %s%s: GDR %s\n%s", k + 1, t->trays[k].host_hash,
 			k == t->tray ? " (above)" : "", np_tri_str(t->trays[k].gdr),
 			k + 1 == t->ntrays ? "\n" : "");
-	findings(f, t, true, false);
+}
+
+void np_topo_gdr_verdict(FILE *f, const struct np_topo *t)
+{
+	enum np_tri all = np_topo_gdr_all(t);
+	char why[NP_MSG_LEN];
+	int no = 0;
+
+	for (int i = 0; i < t->ngpus; i++)
+		no += np_topo_gpu_gdr(t, i, why, sizeof(why)) == NP_NO;
 	if (t->ngpus)
 		fprintf(f, "\nGDR: %s%s\n",
 			all == NP_YES        ? "every GPU has a GDR path to a NIC"
 			: no || all == NP_NO ? "not available on every GPU"
 					     : "unknown for some GPUs; none is known to lack it",
 			t->ntrays ? ", over every tray" : "");
-	return all;
 }

@@ -20,13 +20,15 @@ struct np_topo_fleet {
 	int majority; /* index of a node with the most common summary */
 };
 
-void np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
+/* The report, one document (src/topo_doc.c) rendered: the table, JSON
+ * (with gdr_only: --check-gdr's findings and answer, no recommendations)
+ * or --check-gdr's lines. Each returns false, having written nothing,
+ * when the document could not be built (out of memory). */
+bool np_topo_report_table(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
 			  bool wide);
-void np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
+bool np_topo_report_json(FILE *f, const struct np_topo *t, const struct np_topo_fleet *fleet,
 			 bool gdr_only, const struct np_run_record *rec);
-/* --check-gdr as text; returns true when every GPU has a GDR path. */
-/* The --check-gdr report; returns np_topo_gdr_all(t). */
-enum np_tri np_topo_report_gdr(FILE *f, const struct np_topo *t);
+bool np_topo_report_gdr(FILE *f, const struct np_topo *t);
 void np_topo_report_recommend(FILE *f, const struct np_topo *t);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* What the topo command's table and JSON writers (src/topo_report.c,
- * src/topo_report_json.c) say alike: a matrix cell, a NIC's role. */
+/* What the topo command's document (src/topo_doc.c) and its table
+ * sections (src/topo_report.c) share: a matrix cell, a NIC's role, and
+ * the sections, each written to the stream of its node. */
 #ifndef NP_TOPO_REPORT_INTERNAL_H
 #define NP_TOPO_REPORT_INTERNAL_H
 
@@ -8,6 +9,7 @@
 #include <stdio.h>
 
 #include "../topo/topo.h"
+#include "topo_report.h"
 
 /* GPUs i and j not joined by NVLink as far as the source tells, while one
  * of them has an unknown NVLink count */
@@ -34,5 +36,22 @@ static inline const char *nic_role(const struct np_nic *n)
 {
 	return n->mgmt ? "mgmt" : n->rdma == NP_NO ? "socket" : "data";
 }
+
+/* The default table's sections, in the table's order */
+void np_topo_tab_title(FILE *f, const struct np_topo *t);
+void np_topo_tab_matrix(FILE *f, const struct np_topo *t, bool wide); /* with its legend */
+void np_topo_tab_gpus(FILE *f, const struct np_topo *t, bool wide);
+void np_topo_tab_nics(FILE *f, const struct np_topo *t, bool wide);
+void np_topo_tab_trays(FILE *f, const struct np_topo *t);
+void np_topo_tab_host(FILE *f, const struct np_topo *t, bool wide);
+void np_topo_tab_findings(FILE *f, const struct np_topo *t, bool gdr_only, bool wide);
+void np_topo_tab_recs(FILE *f, const struct np_topo *t, bool wide);
+void np_topo_tab_fleet(FILE *f, const struct np_topo_fleet *fl);
+/* --check-gdr's lines: peer memory, a GPU's answer, the trays', the
+ * verdict */
+void np_topo_gdr_peer(FILE *f, const struct np_topo *t);
+void np_topo_gdr_gpu(FILE *f, const struct np_topo *t, int i);
+void np_topo_gdr_trays(FILE *f, const struct np_topo *t);
+void np_topo_gdr_verdict(FILE *f, const struct np_topo *t);
 
 #endif

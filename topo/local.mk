@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The topology module (topo/) and the topo command (src/cmd_topo.c).
-libnp_a_SOURCES += src/cmd_topo.c src/topo_report.c src/topo_report_json.c src/topo_report.h src/topo_report_internal.h \
+libnp_a_SOURCES += src/cmd_topo.c src/topo_report.c src/topo_doc.c src/topo_report.h src/topo_report_internal.h \
 	topo/model.c topo/model.h topo/topo.h topo/internal.h \
 	topo/sysfs.c topo/sysfs.h \
 	topo/source_hwloc.c topo/source_nccl.c topo/source_live.c \
