@@ -8,7 +8,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "doc.h"
@@ -292,20 +291,14 @@ static struct np_doc *doc_fleet(struct np_doc *top, const struct np_topo_fleet *
 	return o;
 }
 
-/* The GDR lines of --check-gdr: each GPU's answer on its node, or why
- * there is nothing to check, and a blank line after them */
-static void gdr_gpu_lines(struct np_doc *top, struct np_doc *gpus, struct np_doc *const *gpu,
-			  const struct np_topo *t)
+/* node's line: GPU i's GDR answer, as --check-gdr says it */
+static void gdr_gpu_line(struct np_doc *node, const struct np_topo *t, int i)
 {
-	if (!t->ngpus)
-		np_doc_text(gpus, "GDR: no NVIDIA GPU on this node; there is nothing to check");
-	for (int i = 0; i < t->ngpus; i++) {
-		FILE *f = np_doc_open(gpu[i]);
-		if (f)
-			np_topo_gdr_gpu(f, t, i);
-		np_doc_close(gpu[i], f);
-	}
-	np_doc_line(top, "%s", "");
+	FILE *f = np_doc_open(node);
+
+	if (f)
+		np_topo_gdr_gpu(f, t, i);
+	np_doc_close(node, f);
 }
 
 /* The table's sections (src/topo_report.c) */
@@ -363,14 +356,9 @@ static void section(struct np_doc *node, enum sect s, const struct np_topo *t,
 static struct np_doc *topo_doc(const struct np_topo *t, const struct np_topo_fleet *fleet,
 			       enum view v)
 {
-	struct np_doc *d = np_doc_new(), *top = np_doc_top(d), *n, *gpus, **gpu;
+	struct np_doc *d = np_doc_new(), *top = np_doc_top(d), *n, *gpus;
 	bool gdr = v == V_GDR;
 
-	gpu = calloc((size_t)(t->ngpus > 0 ? t->ngpus : 1), sizeof(*gpu));
-	if (!gpu) {
-		np_doc_nomem(top);
-		return d;
-	}
 	if (gdr)
 		section(np_doc_line(top, "%s", ""), S_GDR_PEER, t, fleet, v);
 	n = doc_source(top, t);
@@ -381,12 +369,19 @@ static struct np_doc *topo_doc(const struct np_topo *t, const struct np_topo_fle
 	if (!gdr)
 		section(n, S_MATRIX, t, fleet, v);
 	gpus = np_doc_arr(top, "gpus");
-	for (int i = 0; i < t->ngpus; i++)
-		gpu[i] = doc_gpu(gpus, t, i);
-	if (gdr)
-		gdr_gpu_lines(top, gpus, gpu, t);
-	else
+	for (int i = 0; i < t->ngpus; i++) {
+		n = doc_gpu(gpus, t, i);
+		if (gdr)
+			gdr_gpu_line(n, t, i);
+	}
+	if (!gdr) {
 		section(gpus, S_GPUS, t, fleet, v);
+	} else {
+		if (!t->ngpus)
+			np_doc_text(gpus,
+				    "GDR: no NVIDIA GPU on this node; there is nothing to check");
+		np_doc_line(top, "%s", ""); /* a blank line after the GPUs' */
+	}
 	n = np_doc_arr(top, "nics");
 	for (int k = 0; k < t->nnics; k++)
 		doc_nic(n, t, k);
@@ -417,7 +412,6 @@ static struct np_doc *topo_doc(const struct np_topo *t, const struct np_topo_fle
 	n = doc_fleet(top, fleet);
 	if (!gdr)
 		section(n, S_FLEET, t, fleet, v);
-	free(gpu);
 	return d;
 }
 

@@ -499,8 +499,7 @@ static int report(struct tune *tu)
 	const struct np_opts *o = tu->o;
 	struct np_outfile of = { 0 }, jf = { 0 };
 	struct np_err err = { 0 };
-	double wall = np_now_s() - tu->t0;
-	struct np_doc *d = tune_doc(tu, wall);
+	struct np_doc *d = tune_doc(tu, np_now_s() - tu->t0);
 	int code = 0;
 
 	if (!np_doc_ok(d)) {
