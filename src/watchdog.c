@@ -39,6 +39,10 @@
 
 /* Process-wide: the signal the handler caught (a handler has no state) */
 volatile sig_atomic_t np_signal;
+/* Process-wide, as np_signal: when it came (CLOCK_MONOTONIC ns, read in
+ * the handler: the thread may see it late on a loaded host); one aligned
+ * 64-bit store, whole on the 64-bit hosts this runs on */
+static volatile int64_t sig_at;
 
 /* Process-wide: the one watchdog thread of the process, which the signal
  * handlers and every command's steps share */
@@ -276,8 +280,7 @@ static void peers_check(void)
 	}
 	/* after the launcher's signal, the ranks it stops end too: only a
 	 * peer seen gone within 150 ms of it (before any could) is named */
-	if (first < 0 || peers.named ||
-	    (np_signal && wd.sig_seen && now_ns() - wd.sig_seen > 150000000))
+	if (first < 0 || peers.named || (np_signal && sig_at && now_ns() - sig_at > 150000000))
 		return;
 	/* a status of its own (exit 3 after its error message): not ours to
 	 * name; after a signal to this job, only a peer killed by a signal
@@ -371,7 +374,7 @@ static int end_code(char *why, size_t len)
 		/* gone before the signal (or within 150 ms of it, before the
 		 * launcher's stop could end it), not by its own exit status
 		 * nor by the launcher's SIGTERM or SIGINT */
-		if (!peers.gone[i] || (wd.sig_seen && peers.gone_at[i] - wd.sig_seen > 150000000) ||
+		if (!peers.gone[i] || (sig_at && peers.gone_at[i] - sig_at > 150000000) ||
 		    (st >= 0 && !WIFEXITED_(st) &&
 		     ((st & 0x7f) == SIGTERM || (st & 0x7f) == SIGINT)))
 			continue;
@@ -521,6 +524,7 @@ static void on_signal(int sig)
 		np_cleanup();
 		_exit(NP_EXIT_INTERRUPTED);
 	}
+	sig_at = now_ns(); /* clock_gettime: async-signal-safe */
 	np_signal = sig;
 	/* mpirun's SIGKILL may come before the thread acts: what no report
 	 * needs goes now (on ranks other than 0, everything) */
