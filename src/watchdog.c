@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,9 +27,12 @@
 
 #define ARRIVE_TAG 20048 /* below MPI's smallest allowed MPI_TAG_UB (32767) */
 #define MAX_NAMED 8      /* ranks named in one message */
-#define TICK_NS 50000000
+#define TICK_NS 50000000 /* the thread looks for a signal this often */
 /* waitpid's form of a status: exited (not killed by a signal) */
-#define WIFEXITED_(st) (((st)&0x7f) == 0) /* the thread looks for a signal this often */
+#define WIFEXITED_(st) (((st)&0x7f) == 0)
+/* A peer that ended within this long after this rank's signal ended
+ * before the launcher's stop could reach it: its end is its own */
+#define SIG_WINDOW_NS 150000000
 /* After SIGINT or SIGTERM, how long the main thread has to reach its next
  * decision between batches before the thread ends the run itself. mpirun
  * follows its SIGTERM with SIGKILL a second later, and kills every rank
@@ -40,9 +44,10 @@
 /* Process-wide: the signal the handler caught (a handler has no state) */
 volatile sig_atomic_t np_signal;
 /* Process-wide, as np_signal: when it came (CLOCK_MONOTONIC ns, read in
- * the handler: the thread may see it late on a loaded host); one aligned
- * 64-bit store, whole on the 64-bit hosts this runs on */
-static volatile int64_t sig_at;
+ * the handler: the thread may see it late on a loaded host). An atomic,
+ * not a volatile: C11 allows a handler to store to a lock-free atomic
+ * object, and a 64-bit volatile store may tear on a 32-bit host */
+static _Atomic int_least64_t sig_at;
 
 /* Process-wide: the one watchdog thread of the process, which the signal
  * handlers and every command's steps share */
@@ -280,7 +285,7 @@ static void peers_check(void)
 	}
 	/* after the launcher's signal, the ranks it stops end too: only a
 	 * peer seen gone within 150 ms of it (before any could) is named */
-	if (first < 0 || peers.named || (np_signal && sig_at && now_ns() - sig_at > 150000000))
+	if (first < 0 || peers.named || (np_signal && sig_at && now_ns() - sig_at > SIG_WINDOW_NS))
 		return;
 	/* a status of its own (exit 3 after its error message): not ours to
 	 * name; after a signal to this job, only a peer killed by a signal
@@ -374,7 +379,7 @@ static int end_code(char *why, size_t len)
 		/* gone before the signal (or within 150 ms of it, before the
 		 * launcher's stop could end it), not by its own exit status
 		 * nor by the launcher's SIGTERM or SIGINT */
-		if (!peers.gone[i] || (sig_at && peers.gone_at[i] - sig_at > 150000000) ||
+		if (!peers.gone[i] || (sig_at && peers.gone_at[i] - sig_at > SIG_WINDOW_NS) ||
 		    (st >= 0 && !WIFEXITED_(st) &&
 		     ((st & 0x7f) == SIGTERM || (st & 0x7f) == SIGINT)))
 			continue;
