@@ -72,13 +72,53 @@ static int worst_node(const struct sweep *s)
 	return k;
 }
 
+/* This rank's link facts: its node's first rank discovers the machine
+ * once for the bus ids of all the node's ranks (np_bw_facts_node) and
+ * hands each its own; a discovery that failed leaves every one unknown. */
+static void rank_facts(const struct sweep *s, struct np_bw_facts *f)
+{
+	enum { ID_LEN = sizeof(s->be.info.bus_id) };
+	MPI_Comm nc = s->w->node_comm;
+	char *ids = NULL;
+	const char **idp = NULL;
+	struct np_bw_facts *all = NULL;
+	struct np_err err = { 0 };
+	int lr, ln;
+
+	MPI_Comm_rank(nc, &lr);
+	MPI_Comm_size(nc, &ln);
+	if (lr == 0) {
+		ids = calloc((size_t)ln, ID_LEN);
+		idp = calloc((size_t)ln, sizeof(*idp));
+		all = calloc((size_t)ln, sizeof(*all));
+		if (!ids || !idp || !all)
+			np_abort(NP_EXIT_RUNTIME, "out of memory for %d ranks' link facts", ln);
+	}
+	MPI_Gather(s->be.info.bus_id, ID_LEN, MPI_CHAR, ids, ID_LEN, MPI_CHAR, 0, nc);
+	if (lr == 0) {
+		for (int i = 0; i < ln; i++) {
+			ids[(size_t)i * ID_LEN + ID_LEN - 1] = '\0';
+			idp[i] = ids + (size_t)i * ID_LEN;
+		}
+		if (np_bw_facts_node(ln, idp, all, &err) != NP_OK)
+			for (int i = 0; i < ln; i++) {
+				memset(&all[i], 0, sizeof(all[i]));
+				snprintf(all[i].gpu_src, sizeof(all[i].gpu_src), "unknown: %.80s",
+					 err.msg);
+			}
+	}
+	MPI_Scatter(all, (int)sizeof(*f), MPI_BYTE, f, (int)sizeof(*f), MPI_BYTE, 0, nc);
+	free(ids);
+	free(idp);
+	free(all);
+}
+
 /* Link limits: each rank's facts, reduced to the world's bottleneck (the
  * slowest GPU link, the slowest nearest NIC) and, per node, B_node and its
  * rank count; discovery failures only leave the limits unknown. */
 void sweep_gather_limits(struct sweep *s)
 {
 	struct np_bw_facts f;
-	struct np_err err = { 0 };
 	struct {
 		double v;
 		int rank;
@@ -87,10 +127,7 @@ void sweep_gather_limits(struct sweep *s)
 	int k;
 
 	np_watchdog_arm("discovering this node's link rates");
-	if (np_bw_facts_local(s->be.info.bus_id, &f, &err) != NP_OK) {
-		memset(&f, 0, sizeof(f));
-		snprintf(f.gpu_src, sizeof(f.gpu_src), "unknown: %.80s", err.msg);
-	}
+	rank_facts(s, &f);
 	/* a zero (unknown) on any rank makes the world's value unknown */
 	in[0].v = f.gpu_gbps > 0 ? f.gpu_gbps : -1;
 	in[1].v = f.nic_gbps > 0 ? f.nic_gbps : -1;

@@ -120,67 +120,94 @@ static void node_facts(const struct np_topo *t, struct np_bw_facts *out)
 			 "%d ports, %g Gb/s in all (mixed rates)", active, sum);
 }
 
-enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, struct np_err *err)
+/* One rank's facts from the discovered machine: its GPU's link (want,
+ * normalized; "" for host memory) and nearest NIC, and the node's. */
+static void facts_of(const struct np_topo *t, const char *want, struct np_bw_facts *out)
 {
-	struct np_topo *t;
-	enum np_status st;
-	char want[NP_BUSID_LEN] = "";
 	int gi = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (bus_id && *bus_id && !np_busid_norm(bus_id, want, sizeof(want)))
-		return np_fail(err, NP_EUSAGE,
-			       "'%s' is not a PCI bus id; give one like 0000:19:00.0", bus_id);
-	t = malloc(sizeof(*t));
-	if (!t)
-		return np_fail(err, NP_ENOMEM, "out of memory for the topology model");
-	np_topo_init(t);
-	/* host memory: no GPU fact is needed, and a CUDA driver initialized
-	 * here would stay in the process of a host-memory MPI run (a
-	 * CUDA-aware MPI then checks every buffer it is given) */
-	t->no_gpu_libs = !want[0];
-	st = np_topo_discover_live(t, false, err);
-	if (st)
-		goto out_release;
-	np_topo_paths(t);
 	node_facts(t, out);
 	if (!want[0]) {
 		snprintf(out->gpu_src, sizeof(out->gpu_src), "host memory");
-		goto out_release;
+		return;
 	}
 	for (int i = 0; i < t->ngpus; i++)
 		if (!strcmp(t->gpus[i].busid, want))
 			gi = i;
 	if (gi < 0) {
 		snprintf(out->gpu_src, sizeof(out->gpu_src), "no GPU at %s", want);
-		goto out_release;
+		return;
 	}
-	{
-		const struct np_gpu *g = &t->gpus[gi];
-		const struct np_near *nr = &t->near[gi];
-		int gen = g->pcie.gen_max ? g->pcie.gen_max : g->pcie.gen_cur;
-		int width = g->pcie.width_max ? g->pcie.width_max : g->pcie.width_cur;
-		if (g->nvlinks > 0 && g->nvlink_gbps > 0) {
-			out->gpu_gbps = g->nvlinks * g->nvlink_gbps;
-			out->proto_gbps = NP_NVLINK_PROTO_FRACTION * out->gpu_gbps;
-			snprintf(out->gpu_src, sizeof(out->gpu_src), "%d NVLink x %.1f GB/s (NVML)",
-				 g->nvlinks, g->nvlink_gbps);
-		} else if (gen && width) {
-			out->gpu_gbps = np_pcie_gbps(gen, width);
-			snprintf(out->gpu_src, sizeof(out->gpu_src), "PCIe Gen%d x%d", gen, width);
-		} else {
-			snprintf(out->gpu_src, sizeof(out->gpu_src), "GPU %s link unknown", want);
-		}
-		for (int k = 0; k < nr->n; k++) {
-			const struct np_nic *n = &t->nics[nr->nics[k]];
-			if (n->state == NP_PORT_ACTIVE && n->rate_gbit / 8.0 > out->nic_gbps) {
-				out->nic_gbps = n->rate_gbit / 8.0;
-				snprintf(out->nic, sizeof(out->nic), "%.30s:%d", n->name, n->port);
-			}
+	const struct np_gpu *g = &t->gpus[gi];
+	const struct np_near *nr = &t->near[gi];
+	int gen = g->pcie.gen_max ? g->pcie.gen_max : g->pcie.gen_cur;
+	int width = g->pcie.width_max ? g->pcie.width_max : g->pcie.width_cur;
+	if (g->nvlinks > 0 && g->nvlink_gbps > 0) {
+		out->gpu_gbps = g->nvlinks * g->nvlink_gbps;
+		out->proto_gbps = NP_NVLINK_PROTO_FRACTION * out->gpu_gbps;
+		snprintf(out->gpu_src, sizeof(out->gpu_src), "%d NVLink x %.1f GB/s (NVML)",
+			 g->nvlinks, g->nvlink_gbps);
+	} else if (gen && width) {
+		out->gpu_gbps = np_pcie_gbps(gen, width);
+		snprintf(out->gpu_src, sizeof(out->gpu_src), "PCIe Gen%d x%d", gen, width);
+	} else {
+		snprintf(out->gpu_src, sizeof(out->gpu_src), "GPU %s link unknown", want);
+	}
+	for (int k = 0; k < nr->n; k++) {
+		const struct np_nic *n = &t->nics[nr->nics[k]];
+		if (n->state == NP_PORT_ACTIVE && n->rate_gbit / 8.0 > out->nic_gbps) {
+			out->nic_gbps = n->rate_gbit / 8.0;
+			snprintf(out->nic, sizeof(out->nic), "%.30s:%d", n->name, n->port);
 		}
 	}
-out_release:
+}
+
+enum np_status np_bw_facts_node(int n, const char *const *bus_ids, struct np_bw_facts *out,
+				struct np_err *err)
+{
+	char(*want)[NP_BUSID_LEN];
+	struct np_topo *t;
+	enum np_status st;
+	bool gpu = false;
+
+	want = calloc(n > 0 ? (size_t)n : 1, sizeof(*want));
+	t = malloc(sizeof(*t));
+	if (!want || !t) {
+		free(want);
+		free(t);
+		return np_fail(err, NP_ENOMEM, "out of memory for the topology model");
+	}
+	for (int i = 0; i < n; i++) {
+		if (bus_ids[i] && *bus_ids[i] &&
+		    !np_busid_norm(bus_ids[i], want[i], sizeof(want[i]))) {
+			free(want);
+			free(t);
+			return np_fail(err, NP_EUSAGE,
+				       "'%s' is not a PCI bus id; give one like 0000:19:00.0",
+				       bus_ids[i]);
+		}
+		gpu = gpu || want[i][0];
+	}
+	np_topo_init(t);
+	/* host memory: no GPU fact is needed, and a CUDA driver initialized
+	 * here would stay in the process of a host-memory MPI run (a
+	 * CUDA-aware MPI then checks every buffer it is given) */
+	t->no_gpu_libs = !gpu;
+	st = np_topo_discover_live(t, false, err);
+	if (!st) {
+		np_topo_paths(t);
+		for (int i = 0; i < n; i++)
+			facts_of(t, want[i], &out[i]);
+	}
 	np_topo_release(t);
 	free(t);
+	free(want);
 	return st;
+}
+
+enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, struct np_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	return np_bw_facts_node(1, &bus_id, out, err);
 }

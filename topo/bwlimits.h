@@ -31,6 +31,14 @@ struct np_bw_facts {       /* one rank's view, gathered per node by the sweep */
  * NVML, the CUDA driver and NCCL are left unloaded. */
 enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, struct np_err *err);
 
+/* The same for the n ranks of one node, the machine discovered once:
+ * out[i] from bus_ids[i] ("" or NULL for host memory). A discovery loads
+ * hwloc with every PCI device (on a small virtual host, most of a rank's
+ * start-up): a node's ranks each doing it multiplied that by their count.
+ * NVML, the CUDA driver and NCCL are left unloaded where every id is "". */
+enum np_status np_bw_facts_node(int n, const char *const *bus_ids, struct np_bw_facts *out,
+				struct np_err *err);
+
 /* The DESIGN.md formula: busbw limit (GB/s) for a collective over n ranks,
  * L per node (N = n / L nodes, rounded up); 0 when unknown (a term the
  * formula needs is 0, or n, L < 1). b_gpu, b_node, b_nic as in struct

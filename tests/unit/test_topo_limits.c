@@ -184,6 +184,28 @@ int main(void)
 	tap_ok(np_bw_facts_local("0000:99:00.0", &f, &err) == NP_OK && f.gpu_gbps == 0 &&
 		       strstr(f.gpu_src, "no GPU"),
 	       "a bus id with no GPU: 0 and evidence says so");
+	{
+		/* a node's ranks from one discovery: each its own GPU's facts,
+		 * as one rank's own discovery gives them */
+		const char *ids[4] = { "0000:19:00.0", "", NULL, "0000:99:00.0" };
+		struct np_bw_facts nf[4], one;
+		bool same = true;
+		tap_ok(np_bw_facts_node(4, ids, nf, &err) == NP_OK, "a node's 4 ranks at once%s",
+		       err.msg);
+		for (int i = 0; i < 4; i++) {
+			np_bw_facts_local(ids[i], &one, &err);
+			same = same && !memcmp(&one, &nf[i], sizeof(one));
+		}
+		tap_ok(same, "  each rank's facts are those of its own discovery");
+		tap_ok(nf[0].gpu_gbps > 63 && nf[1].gpu_gbps == 0 && nf[2].gpu_gbps == 0 &&
+			       nf[3].gpu_gbps == 0 && nf[1].node_gbps == 200 &&
+			       !strcmp(nf[1].gpu_src, "host memory") &&
+			       strstr(nf[3].gpu_src, "no GPU"),
+		       "  the GPU, host memory (\"\" and none) and a bus id with no GPU");
+		ids[2] = "bogus";
+		tap_ok(np_bw_facts_node(4, ids, nf, &err) == NP_EUSAGE && strstr(err.msg, "bogus"),
+		       "  one malformed bus id: a usage error naming it");
+	}
 	setenv("NCCL_PROBE_FSROOT", "/nonexistent/np-root", 1);
 	tap_ok(np_bw_facts_local("", &f, &err) == NP_EUSAGE,
 	       "a missing NCCL_PROBE_FSROOT is a usage error");
