@@ -18,6 +18,7 @@
 #   slurm_stop_slurmd NAME   stop node NAME's slurmd alone (a node whose slurmd is down)
 #   slurm_node               the (first) node's name
 #   slurm_state [NAME]       a node's state as sinfo shows it (idle, drained, ...)
+#   slurm_batch SECS ARGS... sbatch --wait, polled every 0.2 s (see below)
 
 # slurm_require: the start of every real-Slurm test. Without Slurm it
 # skips, or fails with one line saying why where NP_REQUIRE_SLURM=1 says
@@ -76,6 +77,7 @@ slurm_stop_slurmd() {
 		i=$((i + 1))
 	done
 	kill -KILL "$_p" 2>/dev/null
+	_slurm_down="${_slurm_down:-} $1"
 	return 0
 }
 
@@ -204,13 +206,61 @@ _slurm_node_lines() {
 
 slurm_state() { timeout 10 sinfo -h -N -n "${1:-$(slurm_node)}" -o %T 2>/dev/null | head -n 1; }
 
+# slurm_batch SECS ARGS...: sbatch ARGS, then wait for the job's end, as
+# sbatch --wait does, but polled every 0.2 s: sbatch --wait polls at 2 s,
+# then 3, 4 ... 10 s, so that each short job cost seconds more than its
+# run. The status is sbatch --wait's: the job's exit code, 1 where a
+# signal ended it; 124 where it had not ended within SECS (it is
+# cancelled), 1 where sbatch failed or the job is held (a prolog that
+# failed requeues its job held: it would never end). A job ends when its
+# state is a final one, though its epilog may still run (COMPLETING), as
+# with --wait.
+slurm_batch() {
+	_sb_end=$(($(date +%s) + $1))
+	shift
+	_sb_id=$(timeout 20 sbatch --parsable "$@") || return 1
+	_sb_id=${_sb_id%%;*}
+	while [ "$(date +%s)" -lt "$_sb_end" ]; do
+		_sb_job=$(timeout 10 scontrol -o show job "$_sb_id" 2>/dev/null)
+		case $(echo "$_sb_job" | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p') in
+		PENDING)
+			case $(echo "$_sb_job" | sed -n 's/.* Reason=\([^ ]*\).*/\1/p') in
+			*[Hh]eld*) return 1 ;;
+			esac
+			sleep 0.2
+			;;
+		"" | CONFIGURING | RUNNING | SUSPENDED | REQUEUED | REQUEUE_HOLD | REQUEUE_FED | \
+			RESIZING | SIGNALING | STAGE_OUT) sleep 0.2 ;;
+		*)
+			_sb_ec=$(echo "$_sb_job" | sed -n 's/.* ExitCode=\([0-9]*\):0[ ]*.*/\1/p')
+			return "${_sb_ec:-1}" # none where a signal ended it (ExitCode=N:SIG)
+			;;
+		esac
+	done
+	timeout 10 scancel "$_sb_id" 2>/dev/null
+	return 124
+}
+
+# _slurm_jobs_live: prints "live" while a job may have steps running: one
+# not completing, or one completing while every slurmd runs. Where a
+# slurmd was stopped, its jobs stay completing on every node of theirs
+# until Slurm marks it down (SlurmdTimeout): waiting for them was 10 s
+# lost, and their steps on the other nodes were ended by scancel.
+_slurm_jobs_live() {
+	if [ -n "${_slurm_down:-}" ]; then
+		timeout 5 squeue -h -o %T 2>/dev/null | grep -qv '^COMPLETING$' && echo live
+	else
+		timeout 5 squeue -h 2>/dev/null | head -n 1
+	fi
+}
+
 slurm_stop() {
 	[ -n "$_slurm_pids" ] || return 0
 	# jobs first (their steps are not the daemons' children), then the daemons
 	timeout 10 scancel --user="$(id -un)" 2>/dev/null
 	i=0
-	while [ "$i" -lt 10 ] && [ -n "$(timeout 5 squeue -h 2>/dev/null)" ]; do
-		sleep 1
+	while [ "$i" -lt 50 ] && [ -n "$(_slurm_jobs_live)" ]; do
+		sleep 0.2
 		i=$((i + 1))
 	done
 	for p in $_slurm_pids; do

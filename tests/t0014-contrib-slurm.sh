@@ -106,7 +106,7 @@ exec "$V" --nccl-probe "$NP_BIN" --virtual 4 --ppn 1 --backend mpi --json "$T/v.
 	--size 16K --budget 0.6 --min-effect 50
 EOF
 chmod +x "$T/job.sh"
-sb() { timeout 300 sbatch --wait -N1 -n4 -O -o "$T/job.out" "$@" "$T/job.sh" >/dev/null; }
+sb() { slurm_batch 300 -N1 -n4 -O -o "$T/job.out" "$@" "$T/job.sh" >/dev/null; }
 # a healthy fleet and a planted slow node: timing is judged, apart from
 # the other tests that judge it (Slurm's start above and its drains below
 # judge none)
@@ -143,7 +143,7 @@ ok $? "  the node is idle again, not drained"
 
 # the prolog drains the node: its GPU0 has uncorrectable ECC errors
 touch "$T/prolog.fault"
-timeout 300 sbatch --wait -N1 -n1 -o /dev/null --wrap true >/dev/null
+slurm_batch 300 -N1 -n1 -o /dev/null --wrap true >/dev/null
 wait_state 'drain*'
 ok $? "the prolog drained the node (sinfo: $(slurm_state))"
 r=$(reason)

@@ -147,7 +147,7 @@ ok $? "  resumed"
 # ---- the prolog, run by slurmd ----------------------------------------------------
 touch "$T/prolog.on"
 printf 'NP_MPIRUN_ARGS="--no-such-option"\n' >>"$T/prolog.conf"
-timeout 120 sbatch --wait --exclusive -N1 -n1 -o /dev/null --wrap true >/dev/null
+slurm_batch 120 --exclusive -N1 -n1 -o /dev/null --wrap true >/dev/null
 grep -q "could not run: the all-reduce: 'mpirun' exited 1 without nccl-probe's report" "$T/prolog.log"
 ok $? "the prolog with a launcher argument mpirun refuses: could not run, logged" || sed 's/^/#   /' "$T/prolog.log"
 sleep 2
@@ -161,7 +161,7 @@ for kind in fail hang; do
 	esac >"$T/$kind/nvidia-smi"
 	chmod +x "$T/$kind/nvidia-smi"
 	printf 'NP_PATH=%s/%s:/usr/local/bin:/usr/bin:/bin\n' "$T" "$kind" >>"$T/prolog.conf"
-	timeout 120 sbatch --wait --exclusive -N1 -n1 -o /dev/null --wrap true >/dev/null 2>&1
+	slurm_batch 120 --exclusive -N1 -n1 -o /dev/null --wrap true >/dev/null 2>&1
 	wait_state 'drain*'
 	ok $? "the prolog, a stand-in nvidia-smi that ${kind}s: the node is drained ($(slurm_state))" ||
 		sed 's/^/#   /' "$T/prolog.log"
