@@ -171,6 +171,8 @@ enum np_status np_bw_facts_node(int n, const char *const *bus_ids, struct np_bw_
 	enum np_status st;
 	bool gpu = false;
 
+	if (n > 0)
+		memset(out, 0, (size_t)n * sizeof(*out));
 	want = calloc(n > 0 ? (size_t)n : 1, sizeof(*want));
 	t = malloc(sizeof(*t));
 	if (!want || !t) {
@@ -208,6 +210,5 @@ enum np_status np_bw_facts_node(int n, const char *const *bus_ids, struct np_bw_
 
 enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, struct np_err *err)
 {
-	memset(out, 0, sizeof(*out));
 	return np_bw_facts_node(1, &bus_id, out, err);
 }

@@ -35,7 +35,8 @@ enum np_status np_bw_facts_local(const char *bus_id, struct np_bw_facts *out, st
  * out[i] from bus_ids[i] ("" or NULL for host memory). A discovery loads
  * hwloc with every PCI device (on a small virtual host, most of a rank's
  * start-up): a node's ranks each doing it multiplied that by their count.
- * NVML, the CUDA driver and NCCL are left unloaded where every id is "". */
+ * NVML, the CUDA driver and NCCL are left unloaded where every id is "".
+ * On failure every out[i] is zero (unknown). */
 enum np_status np_bw_facts_node(int n, const char *const *bus_ids, struct np_bw_facts *out,
 				struct np_err *err);
 

@@ -209,6 +209,8 @@ int main(void)
 	setenv("NCCL_PROBE_FSROOT", "/nonexistent/np-root", 1);
 	tap_ok(np_bw_facts_local("", &f, &err) == NP_EUSAGE,
 	       "a missing NCCL_PROBE_FSROOT is a usage error");
+	tap_ok(f.node_gbps == 0 && f.gpu_gbps == 0 && !f.gpu_src[0],
+	       "  its facts are zero (unknown), not the last call's");
 	{
 		char cmd[512];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
