@@ -32,8 +32,8 @@ iso() {
 	n=$1 l=$2
 	shift 2
 	mpirun -np $((n * l)) --oversubscribe --bind-to none \
-		"$NP_BIN" isolate --backend mpi --ranks-per-node "$l" --size 16K --budget 0.6 --min-effect 50 \
-		--timeout 60 --format json --output "$TEST_TMP/i.json" "$@"
+		"$NP_BIN" isolate --backend mpi --ranks-per-node "$l" --size 16K --budget "${ISO_BUDGET:-0.6}" \
+		--min-effect 50 --timeout 60 --format json --output "$TEST_TMP/i.json" "$@"
 }
 # what the report names, one line each: node NAME STATE | link A-B | fleet | scale
 # iso_again N L ARGS (a fault planted): iso, measured again, at most
@@ -217,6 +217,9 @@ expect_unnamed "4 healthy nodes of 2 ranks: nobody named" iso 4 2
 check "" 6
 expect_grep '"kind": "alone"' "$TEST_TMP/i.json" "  each node is measured alone too"
 
+# the planted faults are 10 times their group's time: 0.3 s of samples
+# per figure shows them (a healthy figure's noise needs the 0.6 above)
+ISO_BUDGET=0.3
 NCCL_PROBE_TEST_SLOW=4:1000% expect_verdict 1 "a slow node (inside): exit 1" iso_again 4 2
 check "node vnode2 bad-inside" 6
 NCCL_PROBE_TEST_SLOW=2:1000%:net expect_verdict 1 "a node slow only with others (its network): exit 1" iso_again 8 1
@@ -235,6 +238,8 @@ NCCL_PROBE_TEST_SLOW=2:1000%:net expect_verdict 1 "odd count, 5 nodes, a bad net
 check "node vnode1 bad-network" 6
 NCCL_PROBE_TEST_CORRUPT=6 expect_code 2 "a node computing wrong data: exit 2" iso 8 1
 check "node vnode6 wrong-data" 6
+
+ISO_BUDGET=
 
 # floors from a known-good run (--baseline)
 # (--min-effect 90: floors a tenth of what this run saw, above the noise of

@@ -15,8 +15,10 @@ command -v dpkg-buildpackage >/dev/null 2>&1 || command -v rpmbuild >/dev/null 2
 T=$TEST_TMP
 mkdir -p "$T/home"
 # the builds see no make of ours (jobserver), no settings of the user's
-# (~/.rpmmacros, ~/.devscripts) and write temporaries under $T
-build_env() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL HOME="$T/home" TMPDIR="$T" "$@"; }
+# (~/.rpmmacros, ~/.devscripts) and write temporaries under $T; they run
+# at the lowest priority: under make -j they take the CPU the other tests
+# leave, not the CPU of a test that judges timing
+build_env() { nice -n 19 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL HOME="$T/home" TMPDIR="$T" "$@"; }
 installed=""
 cleanup() {
 	[ -n "$installed" ] && dpkg -r nccl-probe >/dev/null 2>&1

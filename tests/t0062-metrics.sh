@@ -246,13 +246,14 @@ expect_code 64 "--metrics - with the report on standard output: exit 64" np topo
 	--metrics -
 expect_code 64 "compare has no --metrics: exit 64" np compare --metrics "$T/c.prom" "$T/s.json" "$T/s.json"
 
-# from here on isolate and validate name planted slow nodes: timing is
-# judged, apart from the other tests that judge it
-timing_alone
+# isolate and validate with a planted slow node: what is judged is that
+# the files say the verdict the JSON says, whichever it is (0, 1 or 6 on
+# a loaded host), so this needs no turn apart from the tests that judge
+# timing; 0.3 s of samples per figure is enough for a verdict
 # ---- isolate on virtual nodes ----------------------------------------------------
 t0=$(now)
 NCCL_PROBE_TEST_SLOW=1:1000% mpirun -np 4 --oversubscribe --bind-to none "$NP_BIN" isolate --backend mpi \
-	--ranks-per-node 1 --size 16K --budget 0.6 --min-effect 50 --timeout 60 --format json --output "$T/i.json" \
+	--ranks-per-node 1 --size 16K --budget 0.3 --min-effect 50 --timeout 60 --format json --output "$T/i.json" \
 	--metrics "$T/i.prom" >"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
 t1=$(now)
@@ -267,7 +268,7 @@ ok $? "  each node's state (ok, bad, unknown), why, rounds and exit code as the 
 ALL="$ALL $T/i.prom"
 # a node named bad whatever this host's noise: one computing wrong data
 NCCL_PROBE_TEST_CORRUPT=1 mpirun -np 4 --oversubscribe --bind-to none "$NP_BIN" isolate --backend mpi \
-	--ranks-per-node 1 --size 16K --budget 0.6 --timeout 60 --metrics "$T/ic.prom" >"$TEST_OUT" 2>"$TEST_ERR"
+	--ranks-per-node 1 --size 16K --budget 0.3 --timeout 60 --metrics "$T/ic.prom" >"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
 [ "$rc" -eq 2 ] && check lint "$T/ic.prom" &&
 	grep -q '^nccl_probe_isolate_node_bad{node="vnode1",.*reason="wrong-data"} 1' "$T/ic.prom"
@@ -277,7 +278,7 @@ ALL="$ALL $T/ic.prom"
 # ---- nccl-probe-validate --metrics DIR --------------------------------------------
 V="$srcdir/contrib/nccl-probe-validate"
 NCCL_PROBE_TEST_SLOW=2:1000% "$V" --nccl-probe "$NP_BIN" --backend mpi --json "$T/v.json" --out "$T/vout" \
-	--metrics "$T/vm" --virtual 4 --ppn 1 -- --size 16K --budget 0.6 --min-effect 50 >"$TEST_OUT" 2>"$TEST_ERR"
+	--metrics "$T/vm" --virtual 4 --ppn 1 -- --size 16K --budget 0.3 --min-effect 50 >"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
 { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || [ "$rc" -eq 6 ]; }
 ok $? "validate --virtual 4 --metrics DIR: a verdict (exit $rc; 6, inconclusive, on a loaded host)"
@@ -286,7 +287,7 @@ ok $? "  one file per node, nothing else in DIR: state, why, busbw figures, exit
 mkdir "$T/vm1" && cp "$T"/vm/*.prom "$T/vm1/"
 ALL="$ALL $(ls "$T"/vm1/*.prom | tr '\n' ' ')"
 NCCL_PROBE_TEST_CORRUPT=2 "$V" --nccl-probe "$NP_BIN" --backend mpi --metrics "$T/vmc" --virtual 4 --ppn 1 \
-	--no-topo -- --size 16K --budget 0.6 >"$TEST_OUT" 2>"$TEST_ERR"
+	--no-topo -- --size 16K --budget 0.3 >"$TEST_OUT" 2>"$TEST_ERR"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q '^nccl_probe_validate_node_bad{node="vnode2"' "$T"/vmc/*.prom
 ok $? "validate with a node computing wrong data: exit 1 ($rc), its file says it is bad"
