@@ -360,6 +360,26 @@ static int calibrate(struct np_meas *m, const struct np_bench *b, double *t_star
 	return len.iters;
 }
 
+/* Warm-up batches, each twice the last, until they have lasted secs of
+ * the world's time (the slowest rank's: every rank decides alike);
+ * false on a stop */
+static bool warm_for(struct np_meas *m, const struct np_bench *b, double t_start, double secs)
+{
+	double spent = 0, t, el;
+	bool stop = false;
+	int k = m->o->warmup > 0 ? m->o->warmup : 1;
+
+	while (spent < secs) {
+		timed_batch(m, b, k, t_start, &t, &el, &stop, NULL);
+		if (stop)
+			return false;
+		spent += t;
+		if (k <= INT_MAX / 2)
+			k *= 2;
+	}
+	return true;
+}
+
 bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *res)
 {
 	const struct np_opts *o = m->o;
@@ -408,6 +428,9 @@ bool np_measure(struct np_meas *m, const struct np_bench *b, struct np_result *r
 		if (stop)
 			return false;
 	}
+	if (!o->iters && !m->warmed && m->warm_first > 0 && !warm_for(m, b, t_start, m->warm_first))
+		return false;
+	m->warmed = true;
 	res->steady = -1;
 	res->floor_rel = 1;
 	if (o->iters) {

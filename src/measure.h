@@ -82,14 +82,18 @@ struct np_result {
 #define NP_MEAS_MAX_SAMPLES 10000
 
 struct np_meas {
-	struct np_backend *be;       /* open on the world that measures */
-	const struct np_opts *o;     /* check, warmup, iters, samples */
-	double budget;               /* seconds of timed samples */
-	double ci_target;            /* relative half-width of the median's CI */
-	double batch;                /* seconds the shortest batch lasts (--iters auto) */
-	double batch_max;            /* seconds the longest batch may last (the
-				      * steady-state search); 0: budget / 3 */
-	int noise_min;               /* samples before noise-bound may stop it */
+	struct np_backend *be;   /* open on the world that measures */
+	const struct np_opts *o; /* check, warmup, iters, samples */
+	double budget;           /* seconds of timed samples */
+	double ci_target;        /* relative half-width of the median's CI */
+	double batch;            /* seconds the shortest batch lasts (--iters auto) */
+	double batch_max;        /* seconds the longest batch may last (the
+				  * steady-state search); 0: budget / 3 */
+	int noise_min;           /* samples before noise-bound may stop it */
+	/* --iters auto: the first point's warm-up lasts at least this many
+	 * seconds (0: the --warmup count only); warmed once it has */
+	double warm_first;
+	bool warmed;
 	int stall_rank;              /* test: job rank that stalls, -1 none */
 	long stall_after;            /* test: its timed batches to let pass first */
 	bool quiet_wrong;            /* wrong elements counted, not printed */

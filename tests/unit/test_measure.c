@@ -407,6 +407,44 @@ static void test_fixed(void)
 	tap_is_dbl(samples[4], 1e-3, 1e-12, "samples in measurement order: last 1 ms");
 }
 
+/* The first point's warm-up by time (warm_first): batches from --warmup,
+ * each twice the last, until they have lasted warm_first; no more at the
+ * next point, none with a fixed --iters. */
+static void test_warm_first(void)
+{
+	static const double t[] = { 1e-6 };
+	struct np_result r;
+	int runs;
+
+	setup(t, 1, 1e-3);
+	opts.warmup = 5;
+	meas.warm_first = 0.01;
+	tap_ok(np_measure(&meas, &bench, &r), "warm first: np_measure returns true");
+	/* 1 us a call: 0.01 s is 10,000 calls; 5 + 10 + ... + 5 * 2^10 =
+	 * 10,235 in 11 batches, after the --warmup batch of 5 */
+	tap_ok(meas.warmed, "warmed after the first point");
+	runs = stub.runs;
+	setup(t, 1, 1e-3);
+	opts.warmup = 5;
+	tap_ok(np_measure(&meas, &bench, &r), "the same point without warm_first");
+	tap_is_int(runs - stub.runs, 11,
+		   "warm_first 0.01 s of 1 us calls: 11 more batches (5 to 5,120 calls)");
+	setup(t, 1, 1e-3);
+	opts.warmup = 5;
+	meas.warm_first = 0.01;
+	meas.warmed = true;
+	tap_ok(np_measure(&meas, &bench, &r), "a later point");
+	tap_is_int(stub.runs, runs - 11, "warmed already: no warm-up by time");
+	setup(t, 1, 0);
+	opts.iters = 7;
+	opts.samples = 2;
+	opts.warmup = 5;
+	meas.warm_first = 0.01;
+	tap_ok(np_measure(&meas, &bench, &r), "fixed --iters");
+	tap_is_int(stub.runs, 1 + 2,
+		   "fixed --iters: the --warmup batch and the samples, no warm-up by time");
+}
+
 /* A stop flag (a signal) between batches: no row. */
 static void test_interrupted(void)
 {
@@ -432,6 +470,7 @@ int main(int argc, char **argv)
 	test_unsteady();
 	test_batch_rule();
 	test_fixed();
+	test_warm_first();
 	test_interrupted();
 	MPI_Finalize();
 	return tap_done();
