@@ -92,18 +92,60 @@ _slurm_fail() {
 	return 1
 }
 
+# _slurm_take_ports: sets port to the first of 16 ports for this test's
+# Slurm, below the kernel's ephemeral ports (where other programs' client
+# ports come from, mpirun's among them) and away from the default
+# 6817/6818, that no socket uses and no other test holds: a block is held
+# by a directory /tmp/np-slurm-ports.PORT (mkdir: one process wins) that
+# holds its holder's pid, and slurm_stop removes it; a block whose holder
+# is gone (a test killed) is taken again. The search starts from this
+# process's id, so that tests started side by side start apart.
+_slurm_take_ports() {
+	_lo=20000
+	_hi=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	case $_hi in '' | *[!0-9]*) _hi=32768 ;; esac
+	[ "$_hi" -gt $((_lo + 16)) ] || _hi=60000
+	_n=$(((_hi - _lo) / 16))
+	_b=$(($$ % _n))
+	_i=0
+	while [ "$_i" -lt "$_n" ]; do
+		port=$((_lo + 16 * _b))
+		_l=/tmp/np-slurm-ports.$port
+		if mkdir "$_l" 2>/dev/null; then
+			echo "$$" >"$_l/pid"
+			if ! command -v ss >/dev/null 2>&1 ||
+				[ -z "$(ss -Htan "( sport >= :$port and sport <= :$((port + 15)) )" 2>/dev/null)" ]; then
+				_slurm_ports=$_l
+				return 0
+			fi
+			rm -rf "$_l"
+		else
+			_o=$(cat "$_l/pid" 2>/dev/null)
+			# a holder that is gone: its block is free again (the next
+			# round of the loop takes it)
+			if [ -n "$_o" ] && ! kill -0 "$_o" 2>/dev/null && mv "$_l" "$_l.gone.$$" 2>/dev/null; then
+				rm -rf "$_l.gone.$$"
+				continue
+			fi
+		fi
+		_b=$(((_b + 1) % _n))
+		_i=$((_i + 1))
+	done
+	return 1
+}
+_slurm_ports=""
+
 slurm_start() {
 	d=$1
 	shift
 	_slurm_dir=$d
 	mkdir -p "$d/state" "$d/munge"
 	chmod 700 "$d/munge"
-	# ports: from this process's id, away from the default 6817/6818, a
-	# block of 16 a test (slurmctld, slurmd, one a named node), so that
-	# two tests started side by side (make -j) with neighbouring ids never
-	# share one (a slurmd of one test then reached the other's slurmctld,
-	# whose munge refused its credential, and the node never came up)
-	port=$((20000 + 16 * ($$ % 2500)))
+	# ports: a block of 16 a test (slurmctld, slurmd, one a named node)
+	# that no other test holds (a slurmd of one test that reached
+	# another's slurmctld had its credential refused by that one's munge,
+	# and its nodes never came up)
+	_slurm_take_ports || { _slurm_fail "no free block of 16 ports from 20000 for Slurm"; return 1; }
 	node=$(slurm_node)
 	ctld=$(hostname -s 2>/dev/null || hostname)
 	cpus=$(nproc 2>/dev/null || echo 1)
@@ -255,7 +297,7 @@ _slurm_jobs_live() {
 }
 
 slurm_stop() {
-	[ -n "$_slurm_pids" ] || return 0
+	[ -n "$_slurm_pids" ] || { _slurm_free_ports; return 0; }
 	# jobs first (their steps are not the daemons' children), then the daemons
 	timeout 10 scancel --user="$(id -un)" 2>/dev/null
 	i=0
@@ -281,4 +323,9 @@ slurm_stop() {
 		kill -KILL "$p" 2>/dev/null
 	done
 	_slurm_pids=""
+	_slurm_free_ports
+}
+_slurm_free_ports() {
+	[ -n "$_slurm_ports" ] && rm -rf "$_slurm_ports"
+	_slurm_ports=""
 }
