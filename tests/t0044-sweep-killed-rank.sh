@@ -10,14 +10,18 @@ host=$(hostname)
 # start ARGS...: a sweep on 3 host ranks in the background (its pid in
 # $pid), its output files emptied first: the waits for a pid or a row
 # below must not find the last run's (the background shell may open them
-# after the wait has begun)
+# after the wait has begun). The sweeps end at 256 MiB, not 1 GiB: each
+# rank's buffers for the largest size are filled before the first row
+# (2.7 s more for 1 GiB here), and the rows after the kill last seconds
+# either way; the runs that wait for a row measure each size for 0.1 s
+# (--budget), not the default 0.5.
 start() {
 	: >"$TEST_OUT"
 	: >"$TEST_ERR"
 	mpirun -np 3 --oversubscribe "$NP_BIN" --backend mpi "$@" >"$TEST_OUT" 2>"$TEST_ERR" &
 	pid=$!
 }
-start --sweep 1M:1G --timeout 60
+start --sweep 1M:256M --timeout 60
 # rank 1's pid, from the table's rank lines
 victim=$(rank_pid 1 300)
 [ -n "$victim" ]
@@ -33,14 +37,15 @@ diag "mpirun exit $rc"
 if grep -q "rank 1 on '$host' (pid $victim) ended during .*(its exit status was reaped before it could be read)" "$TEST_ERR"; then
 	diag "the launcher reaped rank 1 before its signal was read: named without it"
 	ok 0 "rank 1 killed: named with its host and pid (signal unknown: reaped first)"
-	[ "$(grep -c 'ended during' "$TEST_ERR")" -eq 1 ]
-	ok $? "  once"
 else
 	expect_grep "rank 1 on '$host' \(pid $victim\) was killed by signal 9 \(SIGKILL, as the kernel's OOM killer sends" \
 		"$TEST_ERR" "rank 1 killed: named with its host, pid and signal"
-	[ "$(grep -c 'was killed by signal' "$TEST_ERR")" -eq 1 ]
-	ok $? "  once"
 fi
+# by one rank, the lowest alive on its host (rank 0's report closes with
+# its own line about it, "rank 1 (pid N) ... exit 3")
+n=$(grep -c "^error: rank [0-9]* on '[^']*': rank 1 on '$host' (pid $victim)" "$TEST_ERR")
+[ "$n" -eq 1 ]
+ok $? "  by one rank (got $n lines)" || sed 's/^/#   /' "$TEST_ERR" | head -8
 ! grep -q -e 'did not finish within' -e 'interrupted by signal' "$TEST_ERR"
 ok $? "  not as a timeout or an interrupt"
 [ "$rc" -ne 0 ]
@@ -57,7 +62,7 @@ wait_row() {
 # without --timeout: the message names the step the ranks were in (not
 # "start-up": the step is named without a deadline too), and rank 0's
 # report says exit 3, as the message does, not 130 ("interrupted")
-start --sweep 64K:1G -J "$TEST_TMP/k.json"
+start --sweep 64K:256M --budget 0.1 -J "$TEST_TMP/k.json"
 wait_row 262144
 victim=$(rank_pid 1 10)
 [ -n "$victim" ] && kill -KILL "$victim"
@@ -86,7 +91,7 @@ ok $? "  not said to be an interrupt"
 timing_alone
 sigterm_try=0
 while :; do
-	start --sweep 64K:1G
+	start --sweep 64K:256M --budget 0.1
 	wait_row 262144
 	victim=$(rank_pid 1 10)
 	[ -n "$victim" ] && kill -TERM "$victim"
@@ -110,7 +115,7 @@ ok $? "SIGTERM to rank 1: rank 0 says signal 15 on another rank, not signal 0" |
 # begun to measure, before the first measurement (unless Open MPI reaped
 # rank 1 before its status could be read: then rank 1 is named as ended,
 # its status unknown)
-start --sweep 64K:1G
+start --sweep 64K:256M --budget 0.1
 wait_row 262144
 victim=$(rank_pid 1 10)
 stopped=$(rank_pid 2 10)
