@@ -41,6 +41,26 @@ conf() {
 	} >"$C"
 }
 prolog() { NCCL_PROBE_PROLOG_CONF=$C "$P"; }
+# again_inconclusive CMD...: CMD, run again (at most twice more) while it
+# passes saying its all-reduce was inconclusive, as an operator would
+# measure again: beside the other tests' ranks the batch-length search can
+# end unsteady, and the sweep never judges such a row below a floor, even
+# one 100,000 times above it (src/sweep_verdict.c); the output is the last
+# run's
+again_inconclusive() {
+	_n=0
+	while :; do
+		"$@" >"$TEST_TMP/again.out" 2>"$TEST_TMP/again.err"
+		_rc=$?
+		[ "$_rc" -eq 0 ] && [ "$_n" -lt 2 ] &&
+			grep -q 'inconclusive' "$TEST_TMP/again.out" "$TEST_TMP/again.err" || break
+		_n=$((_n + 1))
+	done
+	[ "$_n" -eq 0 ] || echo "# the all-reduce was inconclusive; measured $_n more time(s)"
+	cat "$TEST_TMP/again.out"
+	cat "$TEST_TMP/again.err" >&2
+	return "$_rc"
+}
 # the node type as the prolog names it: its GPUs where nvidia-smi lists
 # some (the all-reduce then runs on them, one rank each), else host memory
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
@@ -73,7 +93,7 @@ expect_code 1 "the same with NP_FAIL_EXIT=1: exit 1" fault prolog
 echo "$type = 100000" >"$TEST_TMP/floors"
 conf NP_FAIL_EXIT=1 $nogdr
 if [ "$ranks" -gt 1 ]; then
-	expect_code 1 "an all-reduce below its floor: exit 1" prolog
+	expect_code 1 "an all-reduce below its floor: exit 1" again_inconclusive prolog
 	expect_grep "problem: all-reduce \($tre\): allreduce busbw .*below --min-busbw 100000.* [0-9.]+ GB/s" \
 		"$TEST_ERR" "  names the figure and the floor"
 else
@@ -407,7 +427,7 @@ if [ "$ranks" -gt 1 ]; then
 	# -t 90: the check's default 25 s holds the all-reduce on a quiet node;
 	# a sanitized build on a host busy with the other tests took longer, and
 	# a run cut short is rightly logged as not checked, which is not this check
-	expect_code 1 "NHC check, an all-reduce below -a 100000: fails" nhc -b "$NP_BIN" -a 100000 -t 90
+	expect_code 1 "NHC check, an all-reduce below -a 100000: fails" again_inconclusive nhc -b "$NP_BIN" -a 100000 -t 90
 	expect_grep "^die: check_nccl_probe: all-reduce on $ranks ranks: allreduce busbw .*below --min-busbw 100000.* [0-9.]+ GB/s" \
 		"$TEST_OUT" "  the message names the figure"
 else
