@@ -57,12 +57,18 @@ printf '#include <limits.h>\n#if !defined(PATH_MAX) || MB_LEN_MAX < 2\n#error wr
 ok $? "<limits.h> is the system's with the project's include path"
 
 # a build with the NCCL backend names its device code targets: from sm_75
-# up, and PTX for GPUs newer than the toolkit
+# up, and PTX for GPUs newer than the toolkit (a --with-cuda-arch=native
+# build where nvidia-smi listed no GPU, as contrib/np-setup makes on such
+# a machine: PTX of sm_75 alone)
 if [ -x "$NP_BIN" ] && "$NP_BIN" --version 2>/dev/null | grep -q 'nccl backend: yes'; then
 	t=$("$NP_BIN" --version | sed -n 's/^cuda targets: //p')
 	diag "cuda targets: $t"
 	case $t in
 	"as NVCCFLAGS says") ok 0 "device code targets set by NVCCFLAGS" ;;
+	"PTX compute_75")
+		grep -m 1 '^  \$ .*configure' "$top_builddir/config.log" 2>/dev/null | grep -q -e '--with-cuda-arch=native'
+		ok $? "PTX of sm_75 alone only in a --with-cuda-arch=native build"
+		;;
 	*)
 		low=$(printf '%s\n' "$t" | grep -o 'sm_[0-9]*' | sed 's/sm_//' | sort -n | head -n 1)
 		[ -n "$low" ] && printf '%s\n' "$t" | grep -q 'PTX compute_[0-9]'
