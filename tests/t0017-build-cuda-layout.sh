@@ -51,8 +51,12 @@ grep -q 'CUDA targets:   sm_90, PTX compute_90$' "$TEST_OUT"
 ok $? "  two GPUs of compute capability 9.0: sm_90 and its PTX"
 native 'printf "8.0\n99.9\n"'
 grep -q 'CUDA targets:   sm_80, PTX compute_80$' "$TEST_OUT" &&
-	grep -q "cannot build for compute capability 999 (of this machine.s GPUs): those GPUs run the PTX of compute_80" "$TEST_ERR"
-ok $? "  a GPU this nvcc cannot build for: a warning, and PTX for it" || _np_show
+	grep -q "cannot build for compute capability 999 of a GPU of this machine: it runs the PTX of compute_80," "$TEST_ERR"
+ok $? "  a newer GPU than this nvcc builds for: a warning, and the PTX runs on it" || _np_show
+native 'printf "7.0\n8.0\n"'
+grep -q 'CUDA targets:   sm_80, PTX compute_80$' "$TEST_OUT" &&
+	grep -q "cannot build for compute capability 70 of a GPU of this machine, and the PTX built (compute_80) is too new for it: this build has no code for that GPU" "$TEST_ERR"
+ok $? "  an older GPU than this nvcc builds for: a warning that no code runs on it" || _np_show
 native 'echo "No devices were found"; exit 6'
 grep -q 'CUDA targets:   PTX compute_75$' "$TEST_OUT" &&
 	grep -q -- '-gencode arch=compute_75,code=compute_75' "$b/Makefile" &&
