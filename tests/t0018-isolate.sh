@@ -178,6 +178,19 @@ expect_code 64 "bad --seed: exit 64" np_usage 2 isolate --backend mpi --seed -1
 expect_grep "seed" "$TEST_ERR" "  the message names --seed"
 expect_code 64 "missing --baseline: exit 64" np_usage 2 isolate --backend mpi --baseline /nonexistent
 
+# a node computing wrong data is named for it (exit 2), and one whose
+# groups cannot start for that (exit 1): neither is a verdict on timing
+ISO_BUDGET=0.3
+NCCL_PROBE_TEST_CORRUPT=6 expect_code 2 "a node computing wrong data: exit 2" iso 8 1
+check "node vnode6 wrong-data" 6
+ISO_BUDGET=
+start=$(date +%s)
+NCCL_PROBE_TEST_FAIL=2:groups expect_code 1 "one rank fails in its groups: the run ends, its node named" iso 4 1 --timeout 20
+took=$(($(date +%s) - start))
+[ "$took" -lt 20 ]
+ok $? "  before --timeout (took $took s)"
+check "node vnode2 could-not-run" 6
+
 # from here on planted slow nodes and links are named and healthy ones
 # are not: timing is judged, apart from the other tests that judge it
 timing_alone
@@ -236,8 +249,6 @@ NCCL_PROBE_TEST_SLOW=2:1000% expect_verdict 1 "odd count, 5 nodes, a slow node: 
 check "node vnode1 bad-inside" 6
 NCCL_PROBE_TEST_SLOW=2:1000%:net expect_verdict 1 "odd count, 5 nodes, a bad network: exit 1" iso_again 5 2
 check "node vnode1 bad-network" 6
-NCCL_PROBE_TEST_CORRUPT=6 expect_code 2 "a node computing wrong data: exit 2" iso 8 1
-check "node vnode6 wrong-data" 6
 
 ISO_BUDGET=
 
@@ -267,25 +278,12 @@ for b in r["baseline"]:
 json.dump(r, open(sys.argv[1], "w"))
 PY
 ok $? "  its floors set to 0.003 GB/s (written back on one line, as other programs write JSON)"
-head -c 40 "$TEST_TMP/base.json" >"$TEST_TMP/cut.json"
-expect_code 64 "a truncated baseline: exit 64" iso 4 1 --baseline "$TEST_TMP/cut.json"
-expect_grep "^error: --baseline: .*cut.json" "$TEST_ERR" "  one line naming the file"
 NCCL_PROBE_TEST_SLOW=0:20000,1:20000,2:20000,3:20000 \
 	expect_verdict 1 "the whole fleet slow, against the baseline: exit 1" iso 4 1 --baseline "$TEST_TMP/base.json"
 check "fleet" 6
 NCCL_PROBE_TEST_SLOW=0:20000:scale expect_verdict 1 "slow only at full scale: exit 1" \
 	iso 4 1 --baseline "$TEST_TMP/base.json"
 check "scale" 2
-expect_code 64 "a baseline of another node type: exit 64" iso 2 2 --baseline "$TEST_TMP/base.json"
-expect_grep "no floor for nodes of type 'host memory x2'" "$TEST_ERR" "  the message names the type"
-
-# one rank whose groups cannot start: the others measure on, no hang
-start=$(date +%s)
-NCCL_PROBE_TEST_FAIL=2:groups expect_code 1 "one rank fails in its groups: the run ends, its node named" iso 4 1 --timeout 20
-took=$(($(date +%s) - start))
-[ "$took" -lt 20 ]
-ok $? "  before --timeout (took $took s)"
-check "node vnode2 could-not-run" 6
 
 # the table
 TEST_REPORT=
@@ -308,4 +306,13 @@ ok $? "  the JSON's segment is null"
 python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))
 sys.exit(not all(f["segment"] is False for f in r["figures"]))' "$TEST_TMP/i.json"
 ok $? "  no figure counts against a segment, each says so"
+# timing is judged no more: the next test that judges it may start
+timing_done
+
+# --baseline's usage errors
+head -c 40 "$TEST_TMP/base.json" >"$TEST_TMP/cut.json"
+expect_code 64 "a truncated baseline: exit 64" iso 4 1 --baseline "$TEST_TMP/cut.json"
+expect_grep "^error: --baseline: .*cut.json" "$TEST_ERR" "  one line naming the file"
+expect_code 64 "a baseline of another node type: exit 64" iso 2 2 --baseline "$TEST_TMP/base.json"
+expect_grep "no floor for nodes of type 'host memory x2'" "$TEST_ERR" "  the message names the type"
 done_testing
