@@ -376,18 +376,29 @@ static void find_inconclusive(struct np_iso_judge *j)
 			 100 * j->min_effect);
 		return;
 	}
-	/* a link below, measured again, and never fine: neither named (its
-	 * confirmations' intervals reached the fleet) nor cleared */
+	/* a link below and never fine: neither named nor cleared, whether
+	 * measured again (its confirmations' intervals reached the fleet) or
+	 * not in the rounds after (its ends' own confirmations, each with new
+	 * partners first, took them): its ends fine elsewhere clear them, not
+	 * it. (First below in the last round, it has its note only: no round
+	 * was left to measure it again, as none is for a node below there.) */
 	for (int i = 0; i < j->nfigs; i++) {
 		const struct np_iso_fig *f = &j->figs[i];
 		char ev[256];
+		int seen;
 		if (f->kind != NP_FIG_PAIR || !f->bad || f->a < 0 || f->b < 0 ||
-		    pair_figures(j, f->a, f->b) < 2 || count_pair(j, f->a, f->b, false, false))
+		    count_pair(j, f->a, f->b, false, false))
+			continue;
+		seen = pair_figures(j, f->a, f->b);
+		if (seen < 2 && f->round >= j->rounds)
 			continue;
 		evidence_of(j, f->a, f->b, ev, sizeof(ev));
 		snprintf(j->inconclusive, sizeof(j->inconclusive),
-			 "link %s-%s could be neither named nor cleared: below, then measured again and never fine (%.200s): the fleet's noise cannot support a name; measure again on a quieter fabric or with a longer --budget",
-			 j->names[f->a], j->names[f->b], ev);
+			 "link %s-%s could be neither named nor cleared: below, %s and never fine (%.200s): the fleet's noise cannot support a name; measure again on a quieter fabric or with a longer --budget",
+			 j->names[f->a], j->names[f->b],
+			 seen > 1 ? "then measured again"
+				  : "not measured again in the rounds after",
+			 ev);
 		return;
 	}
 }

@@ -603,6 +603,53 @@ static void test_link_intermittent(void)
 	np_iso_judge_release(&j);
 }
 
+/* A link below in round 1 whose ends were each cleared with new partners
+ * in rounds 2 and 3 (their own confirmations first), and the run ended
+ * before it was measured again: neither named nor cleared (exit 6); a
+ * pair first below in the run's last round has its note only (exit 0) */
+static void test_link_unmeasured(void)
+{
+	static const int pairs[3][4][2] = {
+		{ { 0, 1 }, { 2, 3 }, { 4, 5 }, { 6, 7 } },
+		{ { 1, 2 }, { 3, 4 }, { 5, 6 }, { 7, 0 } },
+		{ { 0, 2 }, { 1, 3 }, { 4, 6 }, { 5, 7 } },
+	};
+	struct np_iso_judge j;
+
+	for (int last = 0; last < 2; last++) {
+		setup(&j, 8, 1, 0, 0);
+		for (int r = 0; r < 3; r++)
+			for (int k = 0; k < 4; k++) {
+				int a = pairs[r][k][0], b = pairs[r][k][1];
+				/* below: 0-1 in round 1, or 4-6 in round 3 */
+				bool slow = last ? (r == 2 && a == 4) : (r == 0 && a == 0);
+				add_fig(&j, r + 1, NP_FIG_PAIR, a, b, slow ? 10 : 100, 0);
+			}
+		j.rounds = 3;
+		np_iso_decide(&j, true);
+		np_iso_judge_fleet(&j);
+		tap_is_int(named(&j) + j.nlinks, 0,
+			   last ? "a pair first below in the last round: nobody named"
+				: "a pair below in round 1, its ends fine with two new partners each: nobody named");
+		if (!last) {
+			tap_ok(strstr(j.inconclusive,
+				      "link n0-n1 could be neither named nor cleared") &&
+				       strstr(j.inconclusive,
+					      "not measured again in the rounds after"),
+			       "... and the link not cleared: '%.100s'", j.inconclusive);
+			tap_is_int(np_iso_exit_code(&j), 6,
+				   "exit 6, inconclusive: its ends cleared, not it");
+		} else {
+			tap_ok(!j.inconclusive[0] &&
+				       strstr(all_notes,
+					      "link n4-n6 was below the fleet in 1 round"),
+			       "... said in a note, not inconclusive ('%.60s')", j.inconclusive);
+			tap_is_int(np_iso_exit_code(&j), 0, "exit 0");
+		}
+		np_iso_judge_release(&j);
+	}
+}
+
 /* ---- leaves known (np_iso_judge.leaf) ----------------------------------- */
 
 /* 48 nodes on 6 leaves of 8; in round r the leaves pair up as blocks[r]
@@ -740,6 +787,7 @@ int main(void)
 	test_unpaired_rule();
 	test_inconclusive();
 	test_link_intermittent();
+	test_link_unmeasured();
 	test_run_good();
 	test_run_network();
 	test_run_inside();
