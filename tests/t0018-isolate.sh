@@ -216,11 +216,11 @@ pairs = [f["group"] for f in r["figures"] if f["kind"] == "pair" and f["round"] 
 met = {tuple(sorted(int(n[5:]) for n in f["group"])) for f in r["figures"]
        if f["kind"] == "pair" and f["round"] <= 2}
 b = next(u for u in range(1, 8) if (0, u) not in met)
-print(r["seed"], pairs[0][0][5:], pairs[0][1][5:], len(pairs), b)
+print(r["seed"], len(pairs), b)
 PY
 )
-seed8=$1 link_a=$2 link_b=$3 opp=$5
-[ -n "$seed8" ] && [ "$4" -eq 4 ] && [ -n "$opp" ]
+seed8=$1 opp=$3
+[ -n "$seed8" ] && [ "$2" -eq 4 ] && [ -n "$opp" ]
 ok $? "  8 nodes: 4 pairs in round 1, seed $seed8 reported in the JSON"
 # 3 nodes: one pair per round, nothing measured beside it: only a floor
 # judges (none here), and nothing is named
@@ -229,6 +229,24 @@ check "" 6
 expect_unnamed "4 healthy nodes of 2 ranks: nobody named" iso 4 2
 check "" 6
 expect_grep '"kind": "alone"' "$TEST_TMP/i.json" "  each node is measured alone too"
+# the slow link below is planted on a round-1 pair of 4 nodes: the same
+# seed pairs 4 nodes of one rank as it paired these. Of 8 nodes, a link's
+# two ends must each come out clearly fine with two new partners before
+# the link is measured again (rounds 2 and 3), then below twice (4 and
+# 5): one healthy figure whose interval reached below --min-effect (8
+# ranks time-sliced on two cores: 14 figures in 56; of 4 nodes, 1 in 20)
+# left the link unnamed in 6 rounds in 6 of 11 runs on a quiet host; of
+# 4 nodes, in 2 of 32 (then iso_again measures again)
+set -- $(python3 - "$TEST_TMP/i.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pairs = [f["group"] for f in r["figures"] if f["kind"] == "pair" and f["round"] == 1]
+print(r["seed"], pairs[0][0][5:], pairs[0][1][5:], len(pairs))
+PY
+)
+seed4=$1 link_a=$2 link_b=$3
+[ -n "$seed4" ] && [ "$4" -eq 2 ]
+ok $? "  4 nodes: 2 pairs in round 1, seed $seed4 reported in the JSON"
 
 # the planted faults are 10 times their group's time: 0.3 s of samples
 # per figure shows them (a healthy figure's noise needs the 0.6 above)
@@ -237,7 +255,7 @@ NCCL_PROBE_TEST_SLOW=4:1000% expect_verdict 1 "a slow node (inside): exit 1" iso
 check "node vnode2 bad-inside" 6
 NCCL_PROBE_TEST_SLOW=2:1000%:net expect_verdict 1 "a node slow only with others (its network): exit 1" iso_again 8 1
 check "node vnode2 bad-network" 6
-NCCL_PROBE_TEST_SLOW=$link_a:1000%:link=$link_b expect_verdict 1 "a slow link: exit 1" iso_again 8 1 --seed "$seed8"
+NCCL_PROBE_TEST_SLOW=$link_a:1000%:link=$link_b expect_verdict 1 "a slow link: exit 1" iso_again 4 1 --seed "$seed4"
 lo=$link_a hi=$link_b
 [ "$lo" -lt "$hi" ] || { lo=$link_b; hi=$link_a; }
 check "link vnode$lo-vnode$hi" 6
