@@ -211,7 +211,10 @@ void np_iso_judge_figs(struct np_iso_judge *j);
  * in every round that measured it, three or more, is j->segment (a leaf
  * busy in some rounds only, a note); then names for slowness that the
  * fleet's own false-below rate cannot support become notes, and with
- * nothing named j->inconclusive says why nothing could be cleared. */
+ * nothing named j->inconclusive says why nothing could be cleared (such
+ * as a node none of whose figures is fine, or a pair below and never fine
+ * after, measured again or not; one first below in round j->rounds, the
+ * last, has a note only). */
 int np_iso_decide(struct np_iso_judge *j, bool final);
 /* Rounds 1 and 2: part[v] = node v's pair (-1: sits out), from one
  * random order of the nodes drawn from seed: round 1 pairs its places
