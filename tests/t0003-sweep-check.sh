@@ -17,8 +17,10 @@ no_wrong() {
 }
 
 # the exact runs (one launch each, 0.8 s, mostly waiting on mpirun's
-# start) go 3 at a time, each into its own files; then each is judged in
-# order: it ran (exit 0) and has no wrong element
+# start) go 3 at a time, each into its own files and with its own Open MPI
+# session directory (two mpiruns that create one at once: one fails in
+# orte_init, "mkdir .../ompi.HOST.UID: File exists"); then each is judged
+# in order: it ran (exit 0) and has no wrong element
 # cases: NAME|WHAT|ARGS, one a line
 for t in int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 fp8e4m3 fp8e5m2; do
 	echo "$t|$t: every collective, sum|--coll all --dtype $t --op sum"
@@ -32,6 +34,7 @@ mkdir "$TEST_TMP/runs"
 # shellcheck disable=SC2016 # expanded by the inner shell
 cut -d'|' -f1,3 "$TEST_TMP/cases" | tr '|' '\n' | xargs -d '\n' -n 2 -P 3 sh -c '
 	d=$1/$2
+	mkdir "$d.ompi" && OMPI_MCA_orte_tmpdir_base=$d.ompi && export OMPI_MCA_orte_tmpdir_base
 	# shellcheck disable=SC2086 # ARGS: several words
 	mpirun -np 3 --oversubscribe --bind-to none "$0" --backend mpi --sweep 1K:64K:x64 --iters 1 --samples 1 \
 		--warmup 0 --format csv $3 >"$d.out" 2>"$d.err"
