@@ -353,10 +353,7 @@ static int help_cmd(int argc, char **argv)
  * busy 2-core host, 'nccl-probe bogus' printed nothing in 9 of 40. */
 static int early_usage_end(void)
 {
-	int argc = 0;
-	char **argv = NULL;
-
-	if (launch_env.launched && launch_env.size > 1 && MPI_Init(&argc, &argv) == MPI_SUCCESS) {
+	if (launch_env.launched && launch_env.size > 1 && MPI_Init(NULL, NULL) == MPI_SUCCESS) {
 		MPI_Barrier(MPI_COMM_WORLD);
 		np_exit(NP_EXIT_USAGE);
 	}

@@ -38,11 +38,12 @@ _np_failed=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
-# each test's mpirun keeps its session directory in the test's own
+# each test's mpiruns keep their session directory in the test's own
 # directory: in /tmp (or TMPDIR) every mpirun of a user shares one top
-# directory, which the last mpirun to end removes, and an mpirun of
-# another test that started at that moment failed in orte_init ("mkdir
-# /tmp/ompi.HOST.UID: File exists"). Open MPI 4's name (5 ignores it)
+# directory, and of two mpiruns of tests beside each other that created
+# it at once, one failed in orte_init ("mkdir /tmp/ompi.HOST.UID: File
+# exists"). Open MPI 4's name (5 ignores it); a test that starts mpiruns
+# side by side gives each its own (t0003)
 export OMPI_MCA_orte_tmpdir_base="$TEST_TMP"
 # ranks outnumber cores here: waiting ranks yield the CPU instead of spinning
 export OMPI_MCA_mpi_yield_when_idle=1
